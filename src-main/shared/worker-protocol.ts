@@ -1,0 +1,139 @@
+// The typed message protocol between a host (CLI, Electron main, browser-mode server) and the
+// inference worker process that owns the native addon. One source of truth for both sides.
+
+export type PolicyName = 'off' | 'observe' | 'conservative' | 'memory-bound' | 'reuse-aware' | 'stream';
+
+export interface LoadParams {
+  modelPath: string;
+  /** Memory-map the file (default true). */
+  mmap?: boolean;
+  /** Let ggml repack weights into CPU-friendly layouts (default true). */
+  repack?: boolean;
+  gpuLayers?: number;
+  /** Prefault the whole mapping at load (llama.cpp's MAP_POPULATE); false = --no-prefetch. */
+  prefault?: boolean;
+  ctx?: number;
+  threads?: number;
+  batch?: number;
+  policy?: PolicyName;
+  /** RAM budget in bytes the plan is made for (advisory unless the worker runs capped). */
+  ramBytes?: number;
+  prefetchDepth?: number;
+}
+
+export interface ModelInfo {
+  path: string;
+  name: string;
+  arch: string;
+  description: string;
+  nParams: number;
+  sizeBytes: number;
+  nLayers: number;
+  nCtxTrain: number;
+  nVocab: number;
+  nCtx: number;
+  chatTemplate: string | null;
+  metadata: Record<string, string>;
+  loadMs: number;
+}
+
+export interface SamplingParams {
+  /** 0 = greedy. */
+  temperature: number;
+  topK: number;
+  topP: number;
+  minP: number;
+  seed: number;
+  repeatPenalty: number;
+  repeatLastN: number;
+}
+
+export const DEFAULT_SAMPLING: SamplingParams = {
+  temperature: 0.8,
+  topK: 40,
+  topP: 0.95,
+  minP: 0.05,
+  seed: 0xffffffff,
+  repeatPenalty: 1.0,
+  repeatLastN: 64,
+};
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface GenerateParams {
+  /** Raw prompt (tokenized with BOS as the model asks). Ignored when `messages` is set. */
+  prompt?: string;
+  /** Chat turns rendered with the model's own chat template. */
+  messages?: ChatMessage[];
+  maxTokens: number;
+  sampling: SamplingParams;
+}
+
+export interface TokenEvent {
+  index: number;
+  tokenId: number;
+  /** Text completed by this token (UTF-8 safe: bytes of a split character are held back). */
+  text: string;
+  /** Milliseconds since generation started. */
+  tMs: number;
+}
+
+export type StopReason = 'eos' | 'max_tokens' | 'cancelled' | 'ctx_full';
+
+export interface GenerationTimings {
+  promptMs: number;
+  ttftMs: number;
+  decodeMs: number;
+  promptTokS: number;
+  decodeTokS: number;
+  perTokenMs: number[];
+}
+
+export interface GenerationResult {
+  promptTokens: number[];
+  tokens: number[];
+  text: string;
+  stopReason: StopReason;
+  /** Prompt tokens reused from the KV cache of the previous turn. */
+  reusedTokens: number;
+  timings: GenerationTimings;
+}
+
+/** Host → worker. Every request with an id gets exactly one `result` with that id. */
+export type WorkerRequest =
+  | { id: number; type: 'info' }
+  | { id: number; type: 'load'; params: LoadParams }
+  | { id: number; type: 'generate'; params: GenerateParams }
+  | { id: number; type: 'tokenize'; text: string; addSpecial: boolean }
+  | { id: number; type: 'detokenize'; tokens: number[] }
+  | { id: number; type: 'logits'; tokens: number[] }
+  | { id: number; type: 'unload' }
+  | { type: 'cancel' }
+  | { type: 'shutdown' };
+
+export interface WorkerErrorPayload {
+  code: string;
+  message: string;
+}
+
+/** Worker → host. */
+export type WorkerEvent =
+  | { type: 'ready'; pid: number }
+  | { type: 'progress'; id: number; fraction: number }
+  | { type: 'token'; id: number; token: TokenEvent }
+  | { type: 'sample'; sample: unknown }
+  | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string }
+  | { type: 'result'; id: number; ok: true; value: unknown }
+  | { type: 'result'; id: number; ok: false; error: WorkerErrorPayload };
+
+export type WorkerEndReason = 'exit' | 'crash' | 'oom' | 'timeout' | 'killed';
+
+export interface WorkerExit {
+  reason: WorkerEndReason;
+  code: number | null;
+  signal: string | null;
+  message: string;
+}
