@@ -1,0 +1,83 @@
+// The one API the renderer sees. Electron exposes it through the preload (contextBridge);
+// browser mode implements it over a local WebSocket. Every method's arguments and results
+// are plain JSON.
+import type {
+  ChatMessage,
+  GenerationResult,
+  LoadParams,
+  ModelInfo,
+  PolicyName,
+  SamplingParams,
+  TokenEvent,
+  WorkerExit,
+} from './worker-protocol.js';
+import type { ResidencySample } from './residency-types.js';
+
+export interface ModelRef {
+  /** Absolute path on the machine running main (Electron) or the server (browser mode). */
+  path: string;
+  name: string;
+  sizeBytes: number;
+}
+
+export interface RunSettings {
+  ramBytes: number | null;
+  vramBytes: number | null;
+  enforceRam: boolean;
+  ctx: number;
+  policy: PolicyName | 'auto';
+  prefetchDepth: number;
+  threads: number;
+  mmap: boolean;
+  repack: boolean;
+  prefault: boolean;
+}
+
+export interface Conversation {
+  id: string;
+  title: string;
+  modelPath: string;
+  system: string;
+  messages: (ChatMessage & { stats?: { ttftMs: number; decodeTokS: number; tokens: number } })[];
+  updatedAt: string;
+}
+
+export interface EngineState {
+  status: 'idle' | 'loading' | 'ready' | 'generating' | 'crashed';
+  model: ModelInfo | null;
+  settings: RunSettings | null;
+  lastExit: WorkerExit | null;
+  message: string | null;
+}
+
+/** Events pushed from main to the renderer. */
+export type ApiEvent =
+  | { type: 'state'; state: EngineState }
+  | { type: 'load-progress'; fraction: number }
+  | { type: 'token'; requestId: string; token: TokenEvent }
+  | { type: 'generation-done'; requestId: string; result: GenerationResult; reportId: string | null }
+  | { type: 'generation-error'; requestId: string; message: string }
+  | { type: 'sample'; sample: ResidencySample }
+  | { type: 'cgroup-sample'; tMs: number; usageBytes: number; limitBytes: number };
+
+export interface RamforgeApi {
+  /** Models known to the app: the demo model, recently opened ones. */
+  listModels(): Promise<ModelRef[]>;
+  /** Parse a GGUF header (hardened reader) and build the inspection view. Throws with the reader's message on bad files. */
+  inspect(path: string): Promise<unknown>;
+  /** Inspect bytes of a dropped file (browser mode has no path): the first bytes of the file plus its size. */
+  inspectUpload(name: string, size: number, head: Uint8Array): Promise<unknown>;
+  plan(path: string, settings: RunSettings): Promise<unknown>;
+  load(path: string, settings: RunSettings): Promise<ModelInfo>;
+  unload(): Promise<void>;
+  generate(requestId: string, messages: ChatMessage[], sampling: SamplingParams, maxTokens: number): Promise<void>;
+  stop(): Promise<void>;
+  /** Kill the worker as a crash would (for the user's "force stop" and for tests). */
+  killWorker(): Promise<void>;
+  getState(): Promise<EngineState>;
+  listConversations(): Promise<Conversation[]>;
+  saveConversation(c: Conversation): Promise<void>;
+  /** The JSON report of the last finished generation (schema_version 1). */
+  lastReport(): Promise<unknown | null>;
+  onEvent(listener: (e: ApiEvent) => void): () => void;
+}

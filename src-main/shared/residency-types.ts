@@ -1,0 +1,41 @@
+// Shapes of what the residency engine observes, streamed live to hosts and kept in reports.
+
+export type Tier = 'vram' | 'pinned' | 'streamed';
+
+export interface LayerResidency {
+  index: number;
+  /** Weight bytes of the layer's tensors in the file. */
+  bytes: number;
+  /** Bytes of those tensors resident in RAM (mincore over the mapping), or null when unknown. */
+  residentBytes: number | null;
+  tier: Tier;
+}
+
+export type ResidencyEventKind = 'prefetch' | 'drop' | 'late' | 'stall' | 'release';
+
+export interface ResidencyEvent {
+  tMs: number;
+  kind: ResidencyEventKind;
+  layer: number;
+  bytes: number;
+  durMs?: number;
+}
+
+export interface ResidencySample {
+  /** Milliseconds since the worker started the operation. */
+  tMs: number;
+  /** Tokens decoded so far (0 during load and prompt). */
+  token: number;
+  phase: 'load' | 'prompt' | 'decode' | 'idle';
+  /** Resident bytes per layer, same order as the plan's layers. */
+  layerResident: (number | null)[];
+  persistentResident: number | null;
+  rssBytes: number | null;
+  cgroupBytes: number | null;
+  cgroupLimitBytes: number | null;
+  /** Cumulative bytes read from storage by the worker (/proc/self/io read_bytes). */
+  readBytes: number | null;
+  majorFaults: number | null;
+  decodeTokS: number | null;
+  events: ResidencyEvent[];
+}
