@@ -81,3 +81,13 @@ export interface RamforgeApi {
   lastReport(): Promise<unknown | null>;
   onEvent(listener: (e: ApiEvent) => void): () => void;
 }
+
+// added by renderer: methods the UI needs beyond the contract above.
+export interface RamforgeApiRendererExtras {
+  /** Save a report JSON (Electron: save dialog). Resolves to the saved path, or null when cancelled. */
+  exportReport(report: unknown): Promise<string | null>;
+  /** Electron only (preload, `webUtils.getPathForFile`): the local path of a dropped/picked File; null when unknown. */
+  pathForFile?(file: File): string | null;
+}
+// added by renderer
+export interface RamforgeApi extends RamforgeApiRendererExtras {}
