@@ -65,8 +65,12 @@ export interface RamforgeApi {
   listModels(): Promise<ModelRef[]>;
   /** Parse a GGUF header (hardened reader) and build the inspection view. Throws with the reader's message on bad files. */
   inspect(path: string): Promise<unknown>;
-  /** Inspect bytes of a dropped file (browser mode has no path): the first bytes of the file plus its size. */
-  inspectUpload(name: string, size: number, head: Uint8Array): Promise<unknown>;
+  /**
+   * Make a dropped or picked file usable by the host: in Electron its real path
+   * (webUtils.getPathForFile); in browser mode it is uploaded (streamed, size-bounded, name
+   * sanitised) into dataRoot()/models/uploads. Then call inspect/load with `ref.path`.
+   */
+  importFile(file: File): Promise<ModelRef>;
   plan(path: string, settings: RunSettings): Promise<unknown>;
   load(path: string, settings: RunSettings): Promise<ModelInfo>;
   unload(): Promise<void>;
@@ -74,6 +78,16 @@ export interface RamforgeApi {
   stop(): Promise<void>;
   /** Kill the worker as a crash would (for the user's "force stop" and for tests). */
   killWorker(): Promise<void>;
+  /** After a crash: start a fresh worker and, when one was loaded, reload the last model with its settings. */
+  restart(): Promise<EngineState>;
+  /**
+   * Run one prompt under each policy in turn (fresh load per policy, greedy sampling) and
+   * return one schema-v1 report per run, in order. Token/sample events stream as usual with
+   * requestId `${requestId}:${policy}`.
+   */
+  comparePolicies(requestId: string, path: string, settings: RunSettings, policies: PolicyName[], prompt: string, maxTokens: number): Promise<unknown[]>;
+  /** Save a report: a save dialog in Electron, a download in browser mode. Resolves false when the user cancelled. */
+  exportReport(report: unknown, suggestedName: string): Promise<boolean>;
   getState(): Promise<EngineState>;
   listConversations(): Promise<Conversation[]>;
   saveConversation(c: Conversation): Promise<void>;
