@@ -65,12 +65,8 @@ export interface RamforgeApi {
   listModels(): Promise<ModelRef[]>;
   /** Parse a GGUF header (hardened reader) and build the inspection view. Throws with the reader's message on bad files. */
   inspect(path: string): Promise<unknown>;
-  /**
-   * Make a dropped or picked file usable by the host: in Electron its real path
-   * (webUtils.getPathForFile); in browser mode it is uploaded (streamed, size-bounded, name
-   * sanitised) into dataRoot()/models/uploads. Then call inspect/load with `ref.path`.
-   */
-  importFile(file: File): Promise<ModelRef>;
+  /** Inspect bytes of a dropped file (browser mode has no path): the first bytes of the file plus its size. */
+  inspectUpload(name: string, size: number, head: Uint8Array): Promise<unknown>;
   plan(path: string, settings: RunSettings): Promise<unknown>;
   load(path: string, settings: RunSettings): Promise<ModelInfo>;
   unload(): Promise<void>;
@@ -86,8 +82,6 @@ export interface RamforgeApi {
    * requestId `${requestId}:${policy}`.
    */
   comparePolicies(requestId: string, path: string, settings: RunSettings, policies: PolicyName[], prompt: string, maxTokens: number): Promise<unknown[]>;
-  /** Save a report: a save dialog in Electron, a download in browser mode. Resolves false when the user cancelled. */
-  exportReport(report: unknown, suggestedName: string): Promise<boolean>;
   getState(): Promise<EngineState>;
   listConversations(): Promise<Conversation[]>;
   saveConversation(c: Conversation): Promise<void>;
