@@ -4,7 +4,6 @@
 import type {
   ChatMessage,
   GenerationResult,
-  LoadParams,
   ModelInfo,
   PolicyName,
   SamplingParams,
