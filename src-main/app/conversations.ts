@@ -1,0 +1,54 @@
+// Conversations saved as one JSON file each under <dataRoot>/conversations, written atomically.
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Conversation } from '../shared/api.js';
+import { writeJsonAtomic } from './atomic-write.js';
+
+const ID_RE = /^[A-Za-z0-9_-]{1,64}$/;
+
+export function isConversation(v: unknown): v is Conversation {
+  const c = v as Conversation;
+  return (
+    typeof c === 'object' &&
+    c !== null &&
+    typeof c.id === 'string' &&
+    typeof c.title === 'string' &&
+    typeof c.modelPath === 'string' &&
+    typeof c.system === 'string' &&
+    typeof c.updatedAt === 'string' &&
+    Array.isArray(c.messages) &&
+    c.messages.every((m) => typeof m === 'object' && m !== null && ['system', 'user', 'assistant'].includes(m.role) && typeof m.content === 'string')
+  );
+}
+
+export class ConversationStore {
+  constructor(readonly dir: string) {}
+
+  async list(): Promise<Conversation[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw e;
+    }
+    const out: Conversation[] = [];
+    for (const n of names) {
+      if (!n.endsWith('.json') || n.startsWith('.')) continue;
+      try {
+        const v: unknown = JSON.parse(await readFile(join(this.dir, n), 'utf8'));
+        if (isConversation(v)) out.push(v);
+      } catch {
+        // A file that is not a conversation (or was edited by hand into nonsense) is skipped.
+      }
+    }
+    return out.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0));
+  }
+
+  async save(c: Conversation): Promise<void> {
+    if (!isConversation(c)) throw new TypeError('saveConversation: not a conversation object');
+    // The id becomes a file name: only safe characters, so no path can be escaped.
+    if (!ID_RE.test(c.id)) throw new TypeError(`saveConversation: invalid id '${String(c.id).slice(0, 80)}' (letters, digits, _ and -, at most 64)`);
+    await writeJsonAtomic(join(this.dir, `${c.id}.json`), c);
+  }
+}

@@ -1,0 +1,70 @@
+// A fake inference worker for the service tests: streams numbered tokens on a timer, can be
+// cancelled or killed like the real one.
+import type { GenerateParams, GenerationResult, LoadParams, ModelInfo, TokenEvent, WorkerExit } from '../shared/worker-protocol.js';
+import type { HostLike, HostStartOptions } from './host-like.js';
+
+export class FakeHost implements HostLike {
+  readonly exited: Promise<WorkerExit>;
+  private resolveExit!: (e: WorkerExit) => void;
+  private cancelled = false;
+  private alive = true;
+  report: unknown | null = null;
+  loads: LoadParams[] = [];
+
+  constructor(readonly opts: HostStartOptions, readonly tokenMs = 5) {
+    this.exited = new Promise((r) => (this.resolveExit = r));
+  }
+
+  async load(params: LoadParams, onProgress?: (f: number) => void): Promise<ModelInfo> {
+    this.loads.push(params);
+    if (params.modelPath.endsWith('bad.gguf')) throw new Error('bad magic at offset 0');
+    onProgress?.(0.5);
+    onProgress?.(1);
+    return {
+      path: params.modelPath, name: 'fake', arch: 'llama', description: '', nParams: 1, sizeBytes: 1, nLayers: 2,
+      nCtxTrain: 128, nVocab: 10, nCtx: params.ctx ?? 128, chatTemplate: null, metadata: {}, loadMs: 1,
+    };
+  }
+
+  generate(params: GenerateParams, onToken: (t: TokenEvent) => void): Promise<GenerationResult> {
+    this.cancelled = false;
+    return new Promise((resolve, reject) => {
+      const tokens: number[] = [];
+      const step = (): void => {
+        if (!this.alive) return reject(new Error('worker exited'));
+        if (this.cancelled || tokens.length >= params.maxTokens) {
+          this.report = { schema_version: 1, policy: this.loads.at(-1)?.policy ?? null, tokens: [...tokens] };
+          return resolve({
+            promptTokens: [1], tokens, text: tokens.map((t) => `t${t} `).join(''), stopReason: this.cancelled ? 'cancelled' : 'max_tokens', reusedTokens: 0,
+            timings: { promptMs: 1, ttftMs: 1, decodeMs: 1, promptTokS: 1, decodeTokS: 1, perTokenMs: [] },
+          });
+        }
+        const id = tokens.length;
+        tokens.push(id);
+        this.opts.onSample({ tMs: id, token: id, phase: 'decode', layerResident: [1, 2], persistentResident: 0, rssBytes: 1, cgroupBytes: null, cgroupLimitBytes: null, readBytes: 0, majorFaults: 0, decodeTokS: 1, events: [] });
+        onToken({ index: id, tokenId: id, text: `t${id} `, tMs: id });
+        setTimeout(step, this.tokenMs);
+      };
+      setTimeout(step, this.tokenMs);
+    });
+  }
+
+  cancel(): void {
+    this.cancelled = true;
+  }
+
+  kill(): void {
+    if (!this.alive) return;
+    this.alive = false;
+    this.resolveExit({ reason: 'killed', code: null, signal: 'SIGKILL', message: 'killed on request' });
+  }
+
+  async close(): Promise<void> {
+    this.alive = false;
+    this.resolveExit({ reason: 'exit', code: 0, signal: null, message: '' });
+  }
+
+  lastReport(): unknown | null {
+    return this.report;
+  }
+}

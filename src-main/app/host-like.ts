@@ -1,0 +1,29 @@
+// The part of the inference worker host (src-main/worker/host.ts, `WorkerHost`) the app uses.
+// A seam so the service is tested with a fake worker and Electron can pass its own spawner.
+import type { GenerateParams, GenerationResult, LoadParams, ModelInfo, TokenEvent, WorkerExit } from '../shared/worker-protocol.js';
+import type { ResidencySample } from '../shared/residency-types.js';
+
+export interface HostLike {
+  load(params: LoadParams, onProgress?: (fraction: number) => void): Promise<ModelInfo>;
+  generate(params: GenerateParams, onToken: (t: TokenEvent) => void): Promise<GenerationResult>;
+  cancel(): void;
+  kill(): void;
+  close(): Promise<void>;
+  readonly exited: Promise<WorkerExit>;
+  lastReport(): unknown | null;
+}
+
+export interface CgroupSample {
+  tMs: number;
+  usageBytes: number;
+  limitBytes: number;
+}
+
+export interface HostStartOptions {
+  ramBytes?: number;
+  enforceRam?: boolean;
+  onSample: (s: ResidencySample) => void;
+  onCgroupSample: (s: CgroupSample) => void;
+}
+
+export type HostFactory = (opts: HostStartOptions) => Promise<HostLike>;

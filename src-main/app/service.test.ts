@@ -1,0 +1,134 @@
+import { describe, it, expect, beforeEach, afterEach } from 'vitest';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AppService } from './service.js';
+import { FakeHost } from './fake-host.test-util.js';
+import { defaultSettings } from './settings.js';
+import type { ApiEvent } from '../shared/api.js';
+import { DEFAULT_SAMPLING } from '../shared/worker-protocol.js';
+
+let dir: string;
+let hosts: FakeHost[];
+let svc: AppService;
+let events: ApiEvent[];
+
+function waitFor(pred: () => boolean, ms = 3000): Promise<void> {
+  const t0 = Date.now();
+  return new Promise((resolve, reject) => {
+    const tick = (): void => {
+      if (pred()) return resolve();
+      if (Date.now() - t0 > ms) return reject(new Error('timed out waiting'));
+      setTimeout(tick, 5);
+    };
+    tick();
+  });
+}
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ramforge-app-'));
+  hosts = [];
+  svc = new AppService({
+    dataDir: dir,
+    hostFactory: async (o) => {
+      const h = new FakeHost(o);
+      hosts.push(h);
+      return h;
+    },
+    inspectModel: async (p) => ({ path: p }),
+    planModel: async () => ({}),
+  });
+  events = [];
+  svc.onEvent((e) => events.push(e));
+});
+
+afterEach(async () => {
+  await svc.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const user = [{ role: 'user' as const, content: 'hi' }];
+
+describe('AppService', () => {
+  it('loads a model, reports progress and becomes ready', async () => {
+    const info = await svc.load('/m/a.gguf', defaultSettings());
+    expect(info.name).toBe('fake');
+    expect((await svc.getState()).status).toBe('ready');
+    expect(events.filter((e) => e.type === 'load-progress').map((e) => (e as { fraction: number }).fraction)).toEqual([0.5, 1]);
+    expect((await svc.listModels()).length).toBe(0); // the path does not exist on disk
+  });
+
+  it('streams tokens and samples, then reports done and keeps the report', async () => {
+    await svc.load('/m/a.gguf', defaultSettings());
+    await svc.generate('r1', user, DEFAULT_SAMPLING, 5);
+    await waitFor(() => events.some((e) => e.type === 'generation-done'));
+    const toks = events.filter((e) => e.type === 'token');
+    expect(toks.length).toBe(5);
+    expect(events.some((e) => e.type === 'sample')).toBe(true);
+    expect((await svc.getState()).status).toBe('ready');
+    expect(await svc.lastReport()).toMatchObject({ schema_version: 1 });
+  });
+
+  it('a load error leaves the service idle with the message, not crashed', async () => {
+    await expect(svc.load('/m/bad.gguf', defaultSettings())).rejects.toThrow(/bad magic/);
+    const s = await svc.getState();
+    expect(s.status).toBe('idle');
+    expect(s.message).toMatch(/bad magic/);
+  });
+
+  it('killing the worker mid-generation reports a crash, and restart gives a working engine', async () => {
+    await svc.load('/m/a.gguf', defaultSettings());
+    await svc.generate('r1', user, DEFAULT_SAMPLING, 10_000);
+    await waitFor(() => events.filter((e) => e.type === 'token').length >= 3);
+    await svc.killWorker();
+    await waitFor(() => svc.getStateSync().status === 'crashed');
+    const err = events.find((e) => e.type === 'generation-error');
+    expect(err).toMatchObject({ requestId: 'r1' });
+    expect((err as { message: string }).message).toMatch(/killed.*SIGKILL/);
+    expect(svc.getStateSync().lastExit?.signal).toBe('SIGKILL');
+
+    const st = await svc.restart();
+    expect(st.status).toBe('ready');
+    expect(hosts.length).toBe(2);
+    events = [];
+    await svc.generate('r2', user, DEFAULT_SAMPLING, 3);
+    await waitFor(() => events.some((e) => e.type === 'generation-done'));
+    expect(events.filter((e) => e.type === 'token' && e.requestId === 'r2').length).toBe(3);
+  });
+
+  it('stop cancels the running generation', async () => {
+    await svc.load('/m/a.gguf', defaultSettings());
+    await svc.generate('r1', user, DEFAULT_SAMPLING, 10_000);
+    await waitFor(() => events.some((e) => e.type === 'token'));
+    await svc.stop();
+    await waitFor(() => events.some((e) => e.type === 'generation-done'));
+    const done = events.find((e) => e.type === 'generation-done') as Extract<ApiEvent, { type: 'generation-done' }>;
+    expect(done.result.stopReason).toBe('cancelled');
+  });
+
+  it('compares policies: one fresh load and one report per policy', async () => {
+    const reports = await svc.comparePolicies('c', '/m/a.gguf', defaultSettings(), ['off', 'stream'], 'Once', 4);
+    expect(reports.map((r) => (r as { policy: string }).policy)).toEqual(['off', 'stream']);
+    expect(hosts.length).toBe(2);
+    expect(events.filter((e) => e.type === 'token' && e.requestId === 'c:stream').length).toBe(4);
+  });
+
+  it('rejects bad arguments before touching the worker', async () => {
+    await expect(svc.load('/m/a.gguf', { ...defaultSettings(), policy: 'nope' })).rejects.toThrow(/policy/);
+    await expect(svc.load('', defaultSettings())).rejects.toThrow(/path/);
+    await expect(svc.comparePolicies('c', '/m/a.gguf', defaultSettings(), ['zzz'], 'x', 1)).rejects.toThrow(/unknown policy/);
+    expect(hosts.length).toBe(0);
+  });
+
+  it('saves conversations atomically and lists them newest first', async () => {
+    const base = { title: 't', modelPath: '/m', system: '', messages: [{ role: 'user' as const, content: 'x' }] };
+    await svc.saveConversation({ ...base, id: 'a', updatedAt: '2026-01-01T00:00:00Z' });
+    await svc.saveConversation({ ...base, id: 'b', updatedAt: '2026-02-01T00:00:00Z' });
+    await svc.saveConversation({ ...base, id: 'a', title: 'renamed', updatedAt: '2026-03-01T00:00:00Z' });
+    const list = await svc.listConversations();
+    expect(list.map((c) => [c.id, c.title])).toEqual([['a', 'renamed'], ['b', 't']]);
+    // no temp files left behind
+    expect((await readdir(join(dir, 'conversations'))).sort()).toEqual(['a.json', 'b.json']);
+    await expect(svc.saveConversation({ ...base, id: '../evil', updatedAt: 'x' })).rejects.toThrow(/invalid id/);
+  });
+});

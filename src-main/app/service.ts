@@ -1,0 +1,309 @@
+// The app's API implementation, shared by Electron main (over IPC) and browser mode (over a
+// WebSocket): engine state, one inference worker at a time, conversations, recent models.
+// A worker that dies never takes the service with it: the state becomes 'crashed' with the
+// reason, and restart() starts a fresh worker.
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import type { ApiEvent, Conversation, EngineState, ModelRef, RunSettings } from '../shared/api.js';
+import type { GenerateParams, GenerationResult, ModelInfo, PolicyName, SamplingParams, WorkerExit } from '../shared/worker-protocol.js';
+import { runCliJson } from './cli-tools.js';
+import { ConversationStore } from './conversations.js';
+import { demoModelPath } from './demo-model.js';
+import { describeExit } from './exit-message.js';
+import type { HostFactory, HostLike } from './host-like.js';
+import { RecentModels, modelRef } from './recent-models.js';
+import { checkSettings, planArgs, toLoadParams } from './settings.js';
+import { writeJsonAtomic } from './atomic-write.js';
+import { checkMaxTokens, checkMessages, checkPolicies, checkSampling, checkString } from './validate.js';
+
+export interface AppServiceOptions {
+  hostFactory: HostFactory;
+  /** User data folder (dataRoot() in the app; a temp folder in tests). */
+  dataDir: string;
+  inspectModel?: (path: string) => Promise<unknown>;
+  planModel?: (path: string, settings: RunSettings) => Promise<unknown>;
+  /** Paths listed first by listModels (the demo model, a --model given on the command line). */
+  pinnedModels?: () => string[];
+}
+
+const GREEDY: SamplingParams = { temperature: 0, topK: 1, topP: 1, minP: 0, seed: 1, repeatPenalty: 1, repeatLastN: 64 };
+
+export class AppService {
+  private host: HostLike | null = null;
+  private readonly closing = new WeakSet<HostLike>();
+  private readonly dead = new WeakSet<HostLike>();
+  private state: EngineState = { status: 'idle', model: null, settings: null, lastExit: null, message: null };
+  private readonly listeners = new Set<(e: ApiEvent) => void>();
+  private lastLoad: { path: string; settings: RunSettings } | null = null;
+  private activeRequest: string | null = null;
+  private report: unknown | null = null;
+  private readonly conversations: ConversationStore;
+  private readonly recent: RecentModels;
+
+  constructor(private readonly opts: AppServiceOptions) {
+    this.conversations = new ConversationStore(join(opts.dataDir, 'conversations'));
+    this.recent = new RecentModels(join(opts.dataDir, 'recent-models.json'));
+  }
+
+  onEvent(listener: (e: ApiEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(e: ApiEvent): void {
+    for (const l of this.listeners) {
+      try {
+        l(e);
+      } catch {
+        // One broken listener (a closed socket) must not stop the others.
+      }
+    }
+  }
+
+  private setState(patch: Partial<EngineState>): void {
+    this.state = { ...this.state, ...patch };
+    this.emit({ type: 'state', state: this.getStateSync() });
+  }
+
+  getStateSync(): EngineState {
+    return { ...this.state };
+  }
+
+  async getState(): Promise<EngineState> {
+    return this.getStateSync();
+  }
+
+  async listModels(): Promise<ModelRef[]> {
+    const pinned = [...(this.opts.pinnedModels?.() ?? []), demoModelPath()];
+    const out: ModelRef[] = [];
+    const seen = new Set<string>();
+    for (const p of pinned) {
+      const r = seen.has(p) ? null : await modelRef(p);
+      if (r) {
+        out.push(r);
+        seen.add(p);
+      }
+    }
+    for (const r of await this.recent.list()) if (!seen.has(r.path)) (seen.add(r.path), out.push(r));
+    return out;
+  }
+
+  async inspect(path: unknown): Promise<unknown> {
+    const p = checkString(path, 'path');
+    const v = await (this.opts.inspectModel ?? defaultInspect)(p);
+    await this.recent.add(p).catch(() => {});
+    return v;
+  }
+
+  /** Inspect bytes sent by the client: the bytes go to a private temp file the reader reads. */
+  async inspectUpload(name: unknown, size: unknown, head: unknown): Promise<unknown> {
+    const n = basename(checkString(name, 'name', 255)).replace(/[^A-Za-z0-9._-]/g, '_');
+    if (!(head instanceof Uint8Array)) throw new TypeError('head must be bytes');
+    if (typeof size !== 'number' || size !== head.length) {
+      throw new TypeError('inspectUpload needs the whole file (size must equal the bytes sent); large files are uploaded with PUT /upload');
+    }
+    const dir = await mkdtemp(join(tmpdir(), 'ramforge-inspect-'));
+    try {
+      const p = join(dir, n || 'upload.gguf');
+      await writeFile(p, head);
+      return await (this.opts.inspectModel ?? defaultInspect)(p);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  async plan(path: unknown, settings: unknown): Promise<unknown> {
+    const p = checkString(path, 'path');
+    const s = checkSettings(settings);
+    return (this.opts.planModel ?? defaultPlan)(p, s);
+  }
+
+  private async startHost(s: RunSettings): Promise<HostLike> {
+    await this.stopHost();
+    const opts: Parameters<HostFactory>[0] = {
+      enforceRam: s.enforceRam,
+      onSample: (sample) => {
+        if (this.host === host) this.emit({ type: 'sample', sample });
+      },
+      onCgroupSample: (c) => {
+        if (this.host === host) this.emit({ type: 'cgroup-sample', ...c });
+      },
+    };
+    if (s.ramBytes !== null) opts.ramBytes = s.ramBytes;
+    let host: HostLike | null = null;
+    host = await this.opts.hostFactory(opts);
+    const h = host;
+    this.host = h;
+    void h.exited.then((exit) => this.onExit(h, exit));
+    return h;
+  }
+
+  private async stopHost(): Promise<void> {
+    const h = this.host;
+    this.host = null;
+    if (!h) return;
+    this.closing.add(h);
+    await h.close().catch(() => h.kill());
+  }
+
+  private onExit(h: HostLike, exit: WorkerExit): void {
+    this.dead.add(h);
+    if (this.closing.has(h) || this.host !== h) return;
+    this.host = null;
+    const message = describeExit(exit);
+    if (this.activeRequest) {
+      this.emit({ type: 'generation-error', requestId: this.activeRequest, message });
+      this.activeRequest = null;
+    }
+    this.setState({ status: 'crashed', lastExit: exit, message });
+  }
+
+  /** After an operation failed: did the worker die (then onExit already set the state)? */
+  private async diedDuring(h: HostLike): Promise<boolean> {
+    if (this.dead.has(h)) return true;
+    await Promise.race([h.exited, new Promise((r) => setTimeout(r, 300))]);
+    return this.dead.has(h);
+  }
+
+  async load(path: unknown, settings: unknown): Promise<ModelInfo> {
+    const p = checkString(path, 'path');
+    const s = checkSettings(settings);
+    if (this.state.status === 'loading' || this.state.status === 'generating') throw new Error(`busy: the engine is ${this.state.status}`);
+    this.setState({ status: 'loading', model: null, settings: s, message: null });
+    let h: HostLike;
+    try {
+      h = await this.startHost(s);
+    } catch (e) {
+      this.setState({ status: 'idle', message: `cannot start the inference worker: ${(e as Error).message}` });
+      throw e;
+    }
+    try {
+      const info = await h.load(toLoadParams(p, s), (fraction) => this.emit({ type: 'load-progress', fraction }));
+      this.lastLoad = { path: p, settings: s };
+      await this.recent.add(p).catch(() => {});
+      this.setState({ status: 'ready', model: info, message: null });
+      return info;
+    } catch (e) {
+      if (!(await this.diedDuring(h))) {
+        await this.stopHost();
+        this.setState({ status: 'idle', message: (e as Error).message });
+      }
+      throw e;
+    }
+  }
+
+  async unload(): Promise<void> {
+    if (this.state.status === 'generating') throw new Error('busy: stop the generation first');
+    await this.stopHost();
+    this.setState({ status: 'idle', model: null, message: null });
+  }
+
+  /** Starts a generation; tokens and the end arrive as events. Resolves once it has started. */
+  async generate(requestId: unknown, messages: unknown, sampling: unknown, maxTokens: unknown): Promise<void> {
+    const id = checkString(requestId, 'requestId', 200);
+    const params: GenerateParams = { messages: checkMessages(messages), sampling: checkSampling(sampling), maxTokens: checkMaxTokens(maxTokens) };
+    this.runGeneration(id, params).catch(() => {
+      // Reported through a generation-error event.
+    });
+  }
+
+  private async runGeneration(requestId: string, params: GenerateParams): Promise<GenerationResult> {
+    const h = this.host;
+    if (!h || this.state.status !== 'ready') {
+      const msg = this.state.status === 'generating' ? 'busy: a generation is running' : 'no model is loaded';
+      this.emit({ type: 'generation-error', requestId, message: msg });
+      throw new Error(msg);
+    }
+    this.activeRequest = requestId;
+    this.setState({ status: 'generating', message: null });
+    try {
+      const result = await h.generate(params, (token) => this.emit({ type: 'token', requestId, token }));
+      this.activeRequest = null;
+      this.report = h.lastReport();
+      const reportId = this.report === null ? null : randomUUID();
+      this.setState({ status: 'ready' });
+      this.emit({ type: 'generation-done', requestId, result, reportId });
+      return result;
+    } catch (e) {
+      if (!(await this.diedDuring(h))) {
+        this.activeRequest = null;
+        this.setState({ status: 'ready', message: (e as Error).message });
+        this.emit({ type: 'generation-error', requestId, message: (e as Error).message });
+      }
+      throw e;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.host?.cancel();
+  }
+
+  async killWorker(): Promise<void> {
+    this.host?.kill();
+  }
+
+  async restart(): Promise<EngineState> {
+    await this.stopHost();
+    this.activeRequest = null;
+    if (this.lastLoad) {
+      this.setState({ status: 'idle', message: null });
+      await this.load(this.lastLoad.path, this.lastLoad.settings);
+    } else {
+      this.setState({ status: 'idle', model: null, message: null });
+    }
+    return this.getStateSync();
+  }
+
+  async comparePolicies(requestId: unknown, path: unknown, settings: unknown, policies: unknown, prompt: unknown, maxTokens: unknown): Promise<unknown[]> {
+    const id = checkString(requestId, 'requestId', 200);
+    const p = checkString(path, 'path');
+    const s = checkSettings(settings);
+    const list: PolicyName[] = checkPolicies(policies);
+    const text = checkString(prompt, 'prompt', 100_000);
+    const n = checkMaxTokens(maxTokens);
+    const reports: unknown[] = [];
+    for (const policy of list) {
+      await this.load(p, { ...s, policy });
+      await this.runGeneration(`${id}:${policy}`, { prompt: text, sampling: GREEDY, maxTokens: n });
+      if (this.report === null) throw new Error(`the worker produced no report for policy '${policy}'`);
+      reports.push(this.report);
+    }
+    return reports;
+  }
+
+  async lastReport(): Promise<unknown | null> {
+    return this.report;
+  }
+
+  /** Browser mode / CLI host: save into <dataDir>/reports and return the path. */
+  async exportReport(report: unknown): Promise<string | null> {
+    if (report === null || typeof report !== 'object') throw new TypeError('report must be an object');
+    const path = join(this.opts.dataDir, 'reports', `report-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+    await writeJsonAtomic(path, report);
+    return path;
+  }
+
+  listConversations(): Promise<Conversation[]> {
+    return this.conversations.list();
+  }
+
+  saveConversation(c: unknown): Promise<void> {
+    return this.conversations.save(c as Conversation);
+  }
+
+  async close(): Promise<void> {
+    await this.stopHost();
+    this.listeners.clear();
+  }
+}
+
+function defaultInspect(path: string): Promise<unknown> {
+  return runCliJson(['inspect', path, '--json']);
+}
+
+function defaultPlan(path: string, s: RunSettings): Promise<unknown> {
+  return runCliJson(planArgs(path, s));
+}
+

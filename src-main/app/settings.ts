@@ -1,0 +1,72 @@
+// Run settings from the UI → the worker's load parameters and the planner's flags.
+import { totalmem, availableParallelism } from 'node:os';
+import type { RunSettings } from '../shared/api.js';
+import type { LoadParams, PolicyName } from '../shared/worker-protocol.js';
+import { POLICIES } from './validate.js';
+
+export function defaultSettings(): RunSettings {
+  return {
+    ramBytes: null,
+    vramBytes: null,
+    enforceRam: false,
+    ctx: 2048,
+    policy: 'auto',
+    prefetchDepth: 2,
+    threads: Math.max(1, Math.min(8, availableParallelism())),
+    mmap: true,
+    repack: true,
+    prefault: false,
+  };
+}
+
+function posInt(v: unknown, name: string, min = 1): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) throw new TypeError(`settings.${name} must be an integer ≥ ${min}`);
+  return v;
+}
+
+function checkPolicy(p: unknown): RunSettings['policy'] {
+  if (p === 'auto' || POLICIES.includes(p as PolicyName)) return p as RunSettings['policy'];
+  throw new TypeError(`settings.policy: unknown policy '${String(p)}'`);
+}
+
+/** Validate settings that arrived over IPC / WebSocket (untrusted shape). */
+export function checkSettings(s: unknown): RunSettings {
+  const d = defaultSettings();
+  if (s === null || s === undefined) return d;
+  if (typeof s !== 'object') throw new TypeError('settings must be an object');
+  const v = { ...d, ...(s as Partial<RunSettings>) };
+  const bytesOrNull = (x: unknown, name: string): number | null => (x === null ? null : posInt(x, name));
+  return {
+    ramBytes: bytesOrNull(v.ramBytes, 'ramBytes'),
+    vramBytes: bytesOrNull(v.vramBytes, 'vramBytes'),
+    enforceRam: Boolean(v.enforceRam),
+    ctx: posInt(v.ctx, 'ctx', 16),
+    policy: checkPolicy(v.policy),
+    prefetchDepth: posInt(v.prefetchDepth, 'prefetchDepth', 0),
+    threads: posInt(v.threads, 'threads'),
+    mmap: Boolean(v.mmap),
+    repack: Boolean(v.repack),
+    prefault: Boolean(v.prefault),
+  };
+}
+
+export function toLoadParams(modelPath: string, s: RunSettings): LoadParams {
+  const p: LoadParams = {
+    modelPath,
+    mmap: s.mmap,
+    repack: s.repack,
+    prefault: s.prefault,
+    ctx: s.ctx,
+    threads: s.threads,
+    prefetchDepth: s.prefetchDepth,
+  };
+  if (s.policy !== 'auto') p.policy = s.policy;
+  if (s.ramBytes !== null) p.ramBytes = s.ramBytes;
+  return p;
+}
+
+export function planArgs(modelPath: string, s: RunSettings): string[] {
+  const args = ['plan', modelPath, '--json', '--ram', String(s.ramBytes ?? totalmem()), '--ctx', String(s.ctx)];
+  if (s.vramBytes !== null) args.push('--vram', String(s.vramBytes));
+  return args;
+}

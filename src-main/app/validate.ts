@@ -1,0 +1,41 @@
+// Arguments that arrive over IPC or the WebSocket are untrusted shapes: check them here.
+import { DEFAULT_SAMPLING, type ChatMessage, type PolicyName, type SamplingParams } from '../shared/worker-protocol.js';
+
+export const POLICIES: readonly PolicyName[] = ['off', 'observe', 'conservative', 'memory-bound', 'reuse-aware', 'stream'];
+
+export function checkString(v: unknown, name: string, max = 4096): string {
+  if (typeof v !== 'string' || v.length === 0 || v.length > max) throw new TypeError(`${name} must be a non-empty string (at most ${max} characters)`);
+  return v;
+}
+
+export function checkMessages(v: unknown): ChatMessage[] {
+  if (!Array.isArray(v) || v.length === 0) throw new TypeError('messages must be a non-empty array');
+  return v.map((m, i) => {
+    const r = (m as ChatMessage)?.role;
+    const c = (m as ChatMessage)?.content;
+    if (r !== 'system' && r !== 'user' && r !== 'assistant') throw new TypeError(`messages[${i}].role must be system, user or assistant`);
+    if (typeof c !== 'string') throw new TypeError(`messages[${i}].content must be a string`);
+    return { role: r, content: c };
+  });
+}
+
+export function checkSampling(v: unknown): SamplingParams {
+  const s = { ...DEFAULT_SAMPLING, ...((typeof v === 'object' && v !== null ? v : {}) as Partial<SamplingParams>) };
+  for (const k of Object.keys(DEFAULT_SAMPLING) as (keyof SamplingParams)[]) {
+    if (typeof s[k] !== 'number' || !Number.isFinite(s[k])) throw new TypeError(`sampling.${k} must be a finite number`);
+  }
+  return s;
+}
+
+export function checkMaxTokens(v: unknown): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 1_000_000) throw new TypeError('maxTokens must be an integer between 1 and 1000000');
+  return v;
+}
+
+export function checkPolicies(v: unknown): PolicyName[] {
+  if (!Array.isArray(v) || v.length === 0) throw new TypeError('policies must be a non-empty array');
+  return v.map((p) => {
+    if (!POLICIES.includes(p as PolicyName)) throw new TypeError(`unknown policy '${String(p)}' (known: ${POLICIES.join(', ')})`);
+    return p as PolicyName;
+  });
+}
