@@ -1,0 +1,63 @@
+// Tensors an architecture cannot load without (from llama.cpp's src/models/<arch>.cpp of the
+// pinned tag: create_tensor(..., 0) calls). Each requirement is a list of alternatives; one
+// of them must exist. Per-layer names use `blk.{i}.`.
+
+export interface ArchRequirements {
+  readonly global: readonly (readonly string[])[];
+  readonly perLayer: readonly (readonly string[])[];
+}
+
+const LLAMA_LIKE: ArchRequirements = {
+  global: [['token_embd.weight'], ['output_norm.weight']],
+  perLayer: [
+    ['attn_norm.weight'],
+    ['attn_q.weight', 'attn_qkv.weight'],
+    ['attn_k.weight', 'attn_qkv.weight'],
+    ['attn_v.weight', 'attn_qkv.weight'],
+    ['attn_output.weight'],
+    ['ffn_norm.weight'],
+    ['ffn_gate.weight', 'ffn_gate_inp.weight'],
+    ['ffn_up.weight', 'ffn_up_exps.weight'],
+    ['ffn_down.weight', 'ffn_down_exps.weight'],
+  ],
+};
+
+export const ARCH_REQUIREMENTS: Readonly<Record<string, ArchRequirements>> = {
+  llama: LLAMA_LIKE,
+  qwen2: {
+    global: LLAMA_LIKE.global,
+    perLayer: [...LLAMA_LIKE.perLayer.filter((r) => !r[0]?.startsWith('ffn_')), ['ffn_norm.weight'], ['ffn_gate.weight'], ['ffn_up.weight'], ['ffn_down.weight']],
+  },
+  gptneox: {
+    global: [['token_embd.weight'], ['output_norm.weight'], ['output_norm.bias'], ['output.weight']],
+    perLayer: [
+      ['attn_norm.weight'],
+      ['attn_norm.bias'],
+      ['attn_qkv.weight'],
+      ['attn_qkv.bias'],
+      ['attn_output.weight'],
+      ['attn_output.bias'],
+      ['ffn_norm.weight'],
+      ['ffn_norm.bias'],
+      ['ffn_up.weight'],
+      ['ffn_up.bias'],
+      ['ffn_down.weight'],
+      ['ffn_down.bias'],
+    ],
+  },
+};
+
+/** Names of required tensors that are missing (first alternative named), in order. */
+export function missingTensors(arch: string, blockCount: number, has: (name: string) => boolean): string[] {
+  const req = ARCH_REQUIREMENTS[arch];
+  if (!req) return [];
+  const missing: string[] = [];
+  for (const alts of req.global) if (!alts.some(has)) missing.push(alts.join(' or '));
+  for (let i = 0; i < blockCount; i++) {
+    for (const alts of req.perLayer) {
+      const names = alts.map((a) => `blk.${i}.${a}`);
+      if (!names.some(has)) missing.push(names.join(' or '));
+    }
+  }
+  return missing;
+}
