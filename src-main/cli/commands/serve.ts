@@ -1,13 +1,95 @@
-// PLACEHOLDER — replaced by the owner of this command before the work lands.
+// `ramforge serve`: browser mode. Serves the built renderer on 127.0.0.1 and the app API over a
+// local WebSocket, prints the URL, runs until interrupted.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { CommandSpec } from '../args.js';
-import { CliError } from '../errors.js';
+import { UsageError } from '../errors.js';
+import { AppService } from '../../app/service.js';
+import { workerHostFactory } from '../../app/host-factory.js';
+import { defaultSettings } from '../../app/settings.js';
+import { ensureDemoModel, modelsDir } from '../../app/demo-model.js';
+import { startServer } from '../../server/index.js';
+import { dataRoot, packageRoot } from '../../node/paths.js';
+
+function openBrowser(url: string): void {
+  const cmd = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
+  try {
+    const child = spawn(cmd, [url], { detached: true, stdio: 'ignore' });
+    child.on('error', () => process.stderr.write(`ramforge serve: could not run ${cmd}; open the URL yourself\n`));
+    child.unref();
+  } catch {
+    process.stderr.write(`ramforge serve: could not open a browser; open the URL yourself\n`);
+  }
+}
 
 export const command: CommandSpec = {
   name: 'serve',
-  summary: 'not built yet',
+  summary: 'serve the app UI in a browser on 127.0.0.1 (browser mode)',
   positionals: [],
-  flags: [],
-  async run() {
-    throw new CliError('serve is not built yet', 1);
+  flags: [
+    { name: 'port', type: 'int', description: 'port on 127.0.0.1 (0 = any free port)', default: 0 },
+    { name: 'model', type: 'string', valueName: 'PATH', description: 'a GGUF model to list first and load at start' },
+    { name: 'demo', type: 'boolean', description: 'use the built-in demo model (synthesized on first use) when --model is not given' },
+    { name: 'open', type: 'boolean', description: 'open the URL in the default browser' },
+    { name: 'renderer', type: 'string', valueName: 'DIR', description: 'folder of the built renderer (default: out/renderer in the package)' },
+    { name: 'max-upload', type: 'size', description: 'largest model file accepted by drag and drop (default 64G)' },
+  ],
+  details: [
+    'The printed URL carries a random access token; the server answers only on 127.0.0.1 and',
+    'only to pages it served. Dropped model files are stored in the data folder (models/uploads).',
+    '',
+    'Examples:',
+    '  ramforge serve --port 8080',
+    '  ramforge serve --model ./t.gguf --open',
+  ].join('\n'),
+  async run(args) {
+    const port = args.flags.port as number;
+    if (port < 0 || port > 65535) throw new UsageError(`--port must be between 0 and 65535, got ${port}`);
+    const maxUpload = args.flags['max-upload'] as number | undefined;
+    const rendererDir = resolve((args.flags.renderer as string | undefined) ?? join(packageRoot(), 'out', 'renderer'));
+    if (!existsSync(join(rendererDir, 'index.html'))) {
+      process.stderr.write(`ramforge serve: warning: ${rendererDir} has no index.html (build it with: npm run build:app)\n`);
+    }
+    let model = args.flags.model as string | undefined;
+    if (model !== undefined) {
+      model = resolve(model);
+      if (!existsSync(model)) throw new UsageError(`no such model file: ${model}`);
+    } else if (args.flags.demo === true) {
+      model = await ensureDemoModel((l) => process.stderr.write(l + '\n'));
+    }
+
+    const service = new AppService({
+      dataDir: dataRoot(),
+      hostFactory: workerHostFactory('fork'),
+      pinnedModels: () => (model ? [model] : []),
+    });
+    const server = await startServer({
+      service,
+      rendererDir,
+      uploadDir: join(modelsDir(), 'uploads'),
+      port,
+      uploadLimits: maxUpload !== undefined ? { maxBytes: maxUpload } : {},
+    });
+    process.stdout.write(`RAMforge is serving on ${server.url}\n`);
+    if (args.flags.open === true) openBrowser(server.url);
+    if (model) {
+      const m = model;
+      service.load(m, defaultSettings()).then(
+        (info) => process.stderr.write(`ramforge serve: loaded ${info.name} (${m})\n`),
+        (e: unknown) => process.stderr.write(`ramforge serve: could not load ${m}: ${(e as Error).message}\n`),
+      );
+    }
+
+    return new Promise<number>((resolveExit) => {
+      let stopping = false;
+      const stop = (): void => {
+        if (stopping) return;
+        stopping = true;
+        void Promise.allSettled([service.close(), server.close()]).then(() => resolveExit(0));
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
   },
 };
