@@ -114,11 +114,15 @@ export class Cursor {
   /** A length-prefixed string; the length is checked against `max` and the file before reading. */
   string(what: string, max: number): string {
     const at = this.pos;
-    const len = this.u64(`${what} length`);
-    if (len > BigInt(max)) {
+    this.ensure(8, `${what} length`);
+    const lo = this.view.getUint32(at, true);
+    const hi = this.view.getUint32(at + 4, true);
+    this.pos += 8;
+    if (hi !== 0 || lo > max) {
+      const len = (BigInt(hi) << 32n) | BigInt(lo);
       throw new GgufError('STRING_TOO_LONG', `${this.where}: ${what} length ${len} is over the limit of ${max} bytes`, at);
     }
-    const n = Number(len);
+    const n = lo;
     if (n > this.fileSize - this.pos) {
       throw new GgufError(
         'STRING_TOO_LONG',
@@ -130,6 +134,15 @@ export class Cursor {
     const start = this.pos;
     this.pos += n;
     return decode(this.bytes, start, n);
+  }
+
+  /** `n` fixed-size values read by `get` (the caller has ensured n * size bytes are present). */
+  run<T>(n: number, size: number, get: (view: DataView, at: number) => T): T[] {
+    const out = new Array<T>(n);
+    let p = this.pos;
+    for (let i = 0; i < n; i++, p += size) out[i] = get(this.view, p);
+    this.pos = p;
+    return out;
   }
 }
 
@@ -144,7 +157,7 @@ function decode(bytes: Uint8Array, start: number, n: number): string {
         break;
       }
     }
-    if (ascii) return latin1.decode(bytes.subarray(start, start + n));
+    if (ascii) return n <= 16 ? String.fromCharCode(...bytes.subarray(start, start + n)) : latin1.decode(bytes.subarray(start, start + n));
   }
   return utf8.decode(bytes.subarray(start, start + n));
 }

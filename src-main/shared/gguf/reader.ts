@@ -287,11 +287,32 @@ function readArray(c: Cursor, key: string, depth: number, opts: Required<ParseOp
     );
   }
   // Fixed-size elements: check the whole run is present before allocating anything.
-  if (elementType !== GgufValueType.STRING && elementType !== GgufValueType.ARRAY) c.ensure(n * minBytes, 'array data');
+  if (elementType !== GgufValueType.STRING && elementType !== GgufValueType.ARRAY) {
+    c.ensure(n * minBytes, 'array data');
+    const get = FIXED_GETTERS[elementType];
+    if (get) return { elementType, items: c.run(n, minBytes, get) };
+  }
   const items: GgufValue[] = [];
+  if (elementType === GgufValueType.STRING) {
+    for (let i = 0; i < n; i++) items.push(c.string('string value', opts.maxStringBytes));
+    return { elementType, items };
+  }
   for (let i = 0; i < n; i++) items.push(readValue(c, elementType, key, depth, opts));
   return { elementType, items };
 }
+
+const FIXED_GETTERS: Partial<Record<number, (v: DataView, at: number) => GgufValue>> = {
+  [GgufValueType.UINT8]: (v, at) => v.getUint8(at),
+  [GgufValueType.INT8]: (v, at) => v.getInt8(at),
+  [GgufValueType.UINT16]: (v, at) => v.getUint16(at, true),
+  [GgufValueType.INT16]: (v, at) => v.getInt16(at, true),
+  [GgufValueType.UINT32]: (v, at) => v.getUint32(at, true),
+  [GgufValueType.INT32]: (v, at) => v.getInt32(at, true),
+  [GgufValueType.FLOAT32]: (v, at) => v.getFloat32(at, true),
+  [GgufValueType.UINT64]: (v, at) => v.getBigUint64(at, true),
+  [GgufValueType.INT64]: (v, at) => v.getBigInt64(at, true),
+  [GgufValueType.FLOAT64]: (v, at) => v.getFloat64(at, true),
+};
 
 function readAlignment(entry: GgufKv | undefined, maxAlignment: number): number {
   if (!entry) return GGUF_DEFAULT_ALIGNMENT;
