@@ -1,0 +1,150 @@
+// The supervisor's behaviour tests, run once per cgroup version by supervisor.v1.test.ts and
+// supervisor.v2.test.ts against the real hierarchy (not a test file itself).
+import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startCapped, type UsageSample } from './start-capped.js';
+import { cgroupFor, FIXTURES, gone, MiB, pidAlive, waitFor } from './test-support.js';
+
+export function defineCapTests(version: 1 | 2): void {
+  const { found, why, skip } = cgroupFor(version);
+
+  describe.skipIf(skip)(`supervisor on cgroup v${version} (real hierarchy)`, () => {
+    const det = () => {
+      expect(found, `no usable cgroup v${version}: ${why}`).not.toBeNull();
+      return found!;
+    };
+
+    it('a worker that keeps allocating under a 64 MiB cap is OOM-killed: status oom, exit 137, no group left', async () => {
+      const run = startCapped({
+        detection: det(),
+        limitBytes: 64 * MiB,
+        timeoutS: 60,
+        command: process.execPath,
+        args: [join(FIXTURES, 'grow.mjs')],
+        stdio: 'ignore',
+      });
+      const o = await run.done;
+      expect(o.status).toBe('oom');
+      expect(o.exitCode).toBe(137);
+      expect(o.signal).toBe('SIGKILL');
+      expect(o.cgroup.oom_kills).toBeGreaterThanOrEqual(1);
+      expect(o.message).toMatch(/^killed by the memory cap \(\d+ OOM kills?\)/);
+      expect(o.cgroup.peak_bytes).not.toBeNull();
+      expect(o.cgroup.peak_bytes!).toBeLessThanOrEqual(o.cgroup.limit_bytes);
+      expect(o.cgroup.removed).toBe(true);
+      expect(gone(run.cgroupPath)).toBe(true);
+      console.info(`v${version} OOM run: limit ${o.cgroup.limit_bytes}, peak ${o.cgroup.peak_bytes}, hits ${o.cgroup.max_events}, OOM kills ${o.cgroup.oom_kills}`);
+    });
+
+    it('a worker under the cap runs inside the group, talks over IPC after the exec, and ends ok with peak ≤ exact limit', async () => {
+      const samples: UsageSample[] = [];
+      const run = startCapped({
+        detection: det(),
+        limitBytes: 64 * MiB,
+        timeoutS: 60,
+        command: process.execPath,
+        args: [join(FIXTURES, 'steady.mjs'), '16'],
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        sampleMs: 20,
+        onSample: (s) => samples.push(s),
+      });
+      const got = new Promise<{ pid: number; heldMiB: number; cgroup: string | null }>((resolve) =>
+        run.child.once('message', (m) => {
+          resolve(m as { pid: number; heldMiB: number; cgroup: string | null });
+          run.child.send('bye');
+        }),
+      );
+      const msg = await got;
+      const o = await run.done;
+      expect(msg.pid).toBe(run.child.pid); // exec kept the pid: the shell became the worker
+      expect(msg.heldMiB).toBe(16);
+      const name = run.cgroupPath.slice(run.cgroupPath.lastIndexOf('/') + 1);
+      expect(msg.cgroup).toContain(`/${name}`); // the worker saw itself inside the group
+      expect(o.status).toBe('ok');
+      expect(o.exitCode).toBe(0);
+      expect(o.cgroup.limit_bytes).toBe(64 * MiB);
+      expect(o.cgroup.limit_bytes_exact).toBe(String(64 * MiB));
+      expect(o.cgroup.oom_kills).toBe(0);
+      expect(o.cgroup.peak_bytes!).toBeGreaterThanOrEqual(16 * MiB);
+      expect(o.cgroup.peak_bytes!).toBeLessThanOrEqual(64 * MiB);
+      expect(samples.length).toBeGreaterThan(0);
+      expect(samples.every((s) => s.limitBytes === 64 * MiB && s.usageBytes <= 64 * MiB)).toBe(true);
+      expect(o.cgroup.stat.anon).not.toBeNull();
+      expect(gone(run.cgroupPath)).toBe(true);
+      console.info(`v${version} steady run: limit ${o.cgroup.limit_bytes}, peak ${o.cgroup.peak_bytes} (${o.cgroup.sources.peak_bytes}), ${samples.length} samples`);
+    });
+
+    it('counts limit hits when the page cache presses on the cap without an OOM kill', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'ramforge-cap-'));
+      try {
+        const run = startCapped({
+          detection: det(),
+          limitBytes: 32 * MiB,
+          timeoutS: 60,
+          command: 'dd',
+          args: ['if=/dev/zero', `of=${join(dir, 'f')}`, 'bs=1M', 'count=96', 'status=none'],
+          stdio: 'ignore',
+        });
+        const o = await run.done;
+        expect(o.status).toBe('ok');
+        expect(o.cgroup.max_events).toBeGreaterThan(0);
+        expect(o.cgroup.peak_bytes!).toBeLessThanOrEqual(32 * MiB);
+        expect(gone(run.cgroupPath)).toBe(true);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('reports the limit the kernel holds (page-rounded) next to the one requested', async () => {
+      const run = startCapped({ detection: det(), limitBytes: 64 * MiB + 100, command: 'true', stdio: 'ignore' });
+      const o = await run.done;
+      expect(o.status).toBe('ok');
+      expect(o.cgroup.limit_bytes_requested).toBe(64 * MiB + 100);
+      expect(o.cgroup.limit_bytes).toBe(64 * MiB);
+    });
+
+    it('--enforce-timeout: kills the group after 1 s → timeout, 124, no process and no group left', async () => {
+      const run = startCapped({ detection: det(), limitBytes: 64 * MiB, timeoutS: 1, command: 'sleep', args: ['30'], stdio: 'ignore' });
+      const pid = run.child.pid!;
+      const o = await run.done;
+      expect(o.status).toBe('timeout');
+      expect(o.exitCode).toBe(124);
+      expect(o.wallMs).toBeGreaterThanOrEqual(1000);
+      expect(o.wallMs).toBeLessThan(10_000);
+      expect(pidAlive(pid)).toBe(false);
+      expect(gone(run.cgroupPath)).toBe(true);
+    });
+
+    it('kills what the worker left running in the group before removing it', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'ramforge-cap-'));
+      try {
+        const pidFile = join(dir, 'pid');
+        const run = startCapped({
+          detection: det(),
+          limitBytes: 64 * MiB,
+          command: process.execPath,
+          args: [join(FIXTURES, 'leave-child.mjs'), pidFile],
+          stdio: 'ignore',
+        });
+        const o = await run.done;
+        const orphan = Number(readFileSync(pidFile, 'utf8'));
+        expect(o.status).toBe('ok');
+        expect(await waitFor(() => !pidAlive(orphan), 2000)).toBe(true);
+        expect(gone(run.cgroupPath)).toBe(true);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('kill(reason) stops the run: status error with the reason, group removed', async () => {
+      const run = startCapped({ detection: det(), limitBytes: 64 * MiB, command: 'sleep', args: ['30'], stdio: 'ignore' });
+      setTimeout(() => run.kill('user cancelled'), 200);
+      const o = await run.done;
+      expect(o.status).toBe('error');
+      expect(o.message).toMatch(/user cancelled/);
+      expect(gone(run.cgroupPath)).toBe(true);
+    });
+  });
+}

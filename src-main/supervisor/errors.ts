@@ -1,0 +1,10 @@
+// The error the CLI turns into exit 2: a cap was asked for and no memory cgroup can hold it.
+import { CliError, EXIT } from '../cli/errors.js';
+
+export class CgroupUnavailableError extends CliError {
+  readonly code = 'CGROUP_UNAVAILABLE';
+  constructor(message: string) {
+    super(`cannot enforce the memory cap: ${message}`, EXIT.usage);
+    this.name = 'CgroupUnavailableError';
+  }
+}

@@ -1,0 +1,232 @@
+// Start one worker inside a fresh memory cgroup, watch it, and remove the group on every path.
+import { spawn, type ChildProcess, type IOType, type StdioOptions } from 'node:child_process';
+import { constants as osConstants } from 'node:os';
+import { selectStat } from '../shared/cgroup/memory-stat.js';
+import { classifyOutcome } from '../shared/cgroup/outcome.js';
+import type { CgroupReport, SupervisedOutcome } from '../shared/cgroup/report.js';
+import { writeControl } from './control-io.js';
+import { createGroup, groupName } from './create-group.js';
+import { detectCgroup, type CgroupDetection } from './detect.js';
+import { CgroupUnavailableError } from './errors.js';
+import type { MemoryGroup, Reading } from './group.js';
+import { killAndRemove, killAndRemoveSync } from './procs.js';
+import { trackGroup, untrackGroup } from './signals.js';
+
+export interface UsageSample {
+  /** Milliseconds since the worker was started. */
+  tMs: number;
+  usageBytes: number;
+  limitBytes: number;
+}
+
+export interface StartCappedOptions {
+  /** Hard limit in bytes (the kernel rounds it down to whole pages; the report says so). */
+  limitBytes: number;
+  /** Kill the group after this many seconds (default 900); null = no timeout. */
+  timeoutS?: number | null;
+  command: string;
+  args?: string[];
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** As child_process.spawn; include 'ipc' for a Node worker that uses process.send. */
+  stdio?: StdioOptions;
+  serialization?: 'json' | 'advanced';
+  /** Group name prefix (default 'ramforge'): the group is `<prefix>-<pid>-<rand>`. */
+  namePrefix?: string;
+  /** Sampling period of the usage series (default 100 ms). */
+  sampleMs?: number;
+  onSample?: (s: UsageSample) => void;
+  /** Install SIGTERM/SIGINT/SIGHUP/exit cleanup handlers (default true; the app may own shutdown). */
+  handleSignals?: boolean;
+  /** A detection result to reuse (default: detectCgroup()). */
+  detection?: CgroupDetection;
+}
+
+export interface CappedRun {
+  child: ChildProcess;
+  /** Directory of the group while it exists. */
+  cgroupPath: string;
+  /** Always resolves (never rejects) once the worker has ended and the group is gone. */
+  done: Promise<SupervisedOutcome>;
+  /** Stop the run on purpose: kills the whole group; the outcome is 'error' with this reason. */
+  kill(reason: string): void;
+}
+
+// $0 names the script; $1 is the group's cgroup.procs; the rest is the worker's command line.
+// The shell moves itself into the group, then exec()s the worker, which therefore charges
+// every page to the group from its first instruction. Open fds (the IPC channel) survive exec.
+const JOIN_SCRIPT =
+  'p=$1; shift; echo $$ > "$p" || { echo "ramforge: cannot join the memory cgroup ($p)" >&2; exit 125; }; exec "$@"';
+
+function put(r: CgroupReport, field: string, reading: Reading): number | null {
+  if (reading.value === null) r.reasons[field] = reading.reason;
+  else r.sources[field] = reading.source;
+  return reading.value;
+}
+
+function safe<T>(f: () => T, fallback: T): T {
+  try {
+    return f();
+  } catch {
+    return fallback;
+  }
+}
+
+export function startCapped(opts: StartCappedOptions): CappedRun {
+  if (!Number.isSafeInteger(opts.limitBytes) || opts.limitBytes <= 0) {
+    throw new RangeError(`limitBytes must be a positive integer, got ${opts.limitBytes}`);
+  }
+  const timeoutS = opts.timeoutS === undefined ? 900 : opts.timeoutS;
+  const found = opts.detection ?? detectCgroup();
+  if (!found.usable) throw new CgroupUnavailableError(found.reason);
+
+  const group: MemoryGroup = createGroup(found, groupName(opts.namePrefix));
+  let limit: { bytes: number; exact: string; notes: string[] };
+  try {
+    limit = group.setLimit(opts.limitBytes);
+  } catch (e) {
+    safe(() => killAndRemoveSync(group, 1000), undefined);
+    throw new CgroupUnavailableError(`could not set the limit on ${group.dir}: ${(e as Error).message}`);
+  }
+  trackGroup(group, opts.handleSignals ?? true);
+
+  const report: CgroupReport = {
+    version: group.version,
+    path: group.dir,
+    limit_bytes: limit.bytes,
+    limit_bytes_exact: limit.exact,
+    limit_bytes_requested: opts.limitBytes,
+    peak_bytes: null,
+    max_events: null,
+    oom_kills: null,
+    swap_peak_bytes: null,
+    stat: { anon: null, file: null, file_mapped: null, kernel: null },
+    stat_t_ms: null,
+    usage_samples: 0,
+    removed: false,
+    sources: {},
+    reasons: {},
+  };
+  if (limit.notes.length > 0) report.reasons.limit_notes = limit.notes.join('; ');
+
+  const t0 = performance.now();
+  let maxSample = -1;
+  let timedOut = false;
+  let stoppedReason: string | null = null;
+  let startError: string | null = null;
+
+  const sampleStat = (tMs: number) => {
+    const s = safe(() => group.stat(), null);
+    if (s === null) return;
+    const sel = selectStat(group.version, s.kv);
+    if (s.kernel) {
+      sel.stat.kernel = s.kernel.value;
+      sel.sources.kernel = s.kernel.source;
+      delete sel.reasons.kernel;
+    }
+    report.stat = sel.stat;
+    report.stat_t_ms = tMs;
+    for (const k of ['anon', 'file', 'file_mapped', 'kernel'] as const) {
+      delete report.sources[`stat.${k}`];
+      delete report.reasons[`stat.${k}`];
+      if (sel.sources[k]) report.sources[`stat.${k}`] = sel.sources[k]!;
+      if (sel.reasons[k]) report.reasons[`stat.${k}`] = sel.reasons[k]!;
+    }
+  };
+
+  const sample = () => {
+    const usage = safe(() => group.usage(), null);
+    if (usage === null) return;
+    const tMs = Math.round(performance.now() - t0);
+    report.usage_samples++;
+    if (usage > maxSample) {
+      maxSample = usage;
+      sampleStat(tMs);
+    }
+    opts.onSample?.({ tMs, usageBytes: usage, limitBytes: limit.bytes });
+  };
+
+  const child = spawn('/bin/sh', ['-c', JOIN_SCRIPT, 'ramforge-join', group.procsFile, opts.command, ...(opts.args ?? [])], {
+    env: opts.env ?? process.env,
+    cwd: opts.cwd,
+    stdio: opts.stdio ?? (['inherit', 'inherit', 'inherit'] as IOType[]),
+    serialization: opts.serialization,
+  });
+  // Belt and braces: also move the pid from here. A no-op once the shell has joined; if it
+  // fails for a live process the group is unusable and the worker is stopped.
+  if (child.pid !== undefined) {
+    try {
+      writeControl(group.dir, 'cgroup.procs', String(child.pid));
+    } catch (e) {
+      const errno = (e as { errno?: string }).errno;
+      if (errno !== 'ESRCH') {
+        startError = `could not move pid ${child.pid} into ${group.dir}: ${(e as Error).message}`;
+        safe(() => group.killAll(), undefined);
+        safe(() => child.kill('SIGKILL'), true);
+      }
+    }
+  }
+
+  const sampler = setInterval(sample, opts.sampleMs ?? 100);
+  const timer =
+    timeoutS === null
+      ? null
+      : setTimeout(() => {
+          timedOut = true;
+          safe(() => group.killAll(), undefined);
+        }, timeoutS * 1000);
+
+  const done = new Promise<SupervisedOutcome>((resolve) => {
+    let finished = false;
+    const finish = async (code: number | null, signal: NodeJS.Signals | null) => {
+      if (finished) return;
+      finished = true;
+      clearInterval(sampler);
+      if (timer) clearTimeout(timer);
+      const wallMs = Math.round(performance.now() - t0);
+      sample(); // last reading while the group still holds what the worker left (page cache)
+      report.oom_kills = put(report, 'oom_kills', safe(() => group.oomKills(), { value: null, reason: 'unreadable' }));
+      report.max_events = put(report, 'max_events', safe(() => group.maxEvents(), { value: null, reason: 'unreadable' }));
+      report.swap_peak_bytes = put(report, 'swap_peak_bytes', safe(() => group.swapPeak(), { value: null, reason: 'unreadable' }));
+      const kpeak = safe(() => group.peak(), { value: null, reason: 'unreadable' } as Reading);
+      if (kpeak.value !== null) report.peak_bytes = put(report, 'peak_bytes', kpeak);
+      else if (maxSample >= 0) {
+        report.peak_bytes = maxSample;
+        report.sources.peak_bytes = `samples (max of ${report.usage_samples} readings every ${opts.sampleMs ?? 100} ms; ${kpeak.reason})`;
+      } else report.reasons.peak_bytes = `${kpeak.reason}; no usage sample was taken`;
+      const rm = await killAndRemove(group);
+      report.removed = rm.removed;
+      if (rm.reason) report.reasons.removed = rm.reason;
+      untrackGroup(group);
+      const verdict = classifyOutcome({
+        workerExitCode: code,
+        workerSignal: signal,
+        workerSignalNumber: signal ? (osConstants.signals[signal] ?? null) : null,
+        timedOut,
+        timeoutS: timeoutS ?? 0,
+        stoppedReason,
+        oomKills: report.oom_kills,
+        startError,
+      });
+      resolve({ ...verdict, workerExitCode: code, signal, wallMs, cgroup: report });
+    };
+    child.once('exit', (code, signal) => void finish(code, signal));
+    child.once('error', (err) => {
+      // 'error' also reports failed kill()/send(); only a spawn failure leaves no pid.
+      if (child.pid === undefined) {
+        startError = err.message;
+        void finish(null, null);
+      }
+    });
+  });
+
+  return {
+    child,
+    cgroupPath: group.dir,
+    done,
+    kill(reason: string) {
+      if (stoppedReason === null && !timedOut) stoppedReason = reason;
+      safe(() => group.killAll(), undefined);
+    },
+  };
+}

@@ -1,0 +1,4 @@
+// Real cgroup v2 runs, where this machine has the memory controller on the unified hierarchy.
+import { defineCapTests } from './cap-cases.js';
+
+defineCapTests(2);
