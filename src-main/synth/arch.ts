@@ -1,0 +1,94 @@
+// Architecture tables: hyperparameter keys and tensors (names, ggml shapes ne0-first) exactly as
+// the pinned llama.cpp's loader asks for them (src/models/{llama,qwen2,gptneox}.cpp,
+// llama-arch.cpp). Each tensor says what kind of values it holds; the planner turns that into
+// a ggml type (1-D tensors stay F32) and an init distribution.
+import { GgufValueType } from '../shared/gguf/ggml-types.js';
+import type { TypedKv } from '../shared/gguf/writer-types.js';
+import type { ArchName, ModelShape } from './shape.js';
+
+/** matrix: a linear layer (fan-in = ne0); embedding: token_embd; norm: norm weight (1.0); normBias: 0; bias: linear bias. */
+export type TensorRole = 'matrix' | 'embedding' | 'output' | 'norm' | 'normBias' | 'bias';
+
+export interface ArchTensor {
+  readonly name: string;
+  readonly dims: readonly number[];
+  readonly role: TensorRole;
+}
+
+const u32 = (key: string, value: number): TypedKv => ({ key, type: GgufValueType.UINT32, value });
+const f32 = (key: string, value: number): TypedKv => ({ key, type: GgufValueType.FLOAT32, value });
+const bool = (key: string, value: boolean): TypedKv => ({ key, type: GgufValueType.BOOL, value });
+
+export function archHparams(arch: ArchName, s: ModelShape, nVocab: number): TypedKv[] {
+  const a = arch;
+  const kv: TypedKv[] = [
+    u32(`${a}.vocab_size`, nVocab),
+    u32(`${a}.context_length`, s.nCtxTrain),
+    u32(`${a}.embedding_length`, s.nEmbd),
+    u32(`${a}.block_count`, s.nLayer),
+    u32(`${a}.feed_forward_length`, s.nFf),
+    u32(`${a}.attention.head_count`, s.nHead),
+    u32(`${a}.attention.head_count_kv`, s.nHeadKv),
+    f32(`${a}.rope.freq_base`, s.ropeFreqBase),
+    u32(`${a}.rope.dimension_count`, s.ropeDim),
+  ];
+  if (arch === 'gptneox') {
+    kv.push(f32(`${a}.attention.layer_norm_epsilon`, s.normEps), bool(`${a}.use_parallel_residual`, true));
+  } else {
+    kv.push(f32(`${a}.attention.layer_norm_rms_epsilon`, s.normEps));
+  }
+  return kv;
+}
+
+export function archTensors(arch: ArchName, s: ModelShape, nVocab: number): ArchTensor[] {
+  const E = s.nEmbd;
+  const headDim = s.nEmbd / s.nHead;
+  const kvDim = headDim * s.nHeadKv;
+  const t: ArchTensor[] = [{ name: 'token_embd.weight', dims: [E, nVocab], role: 'embedding' }];
+  const blk = (i: number, name: string, dims: number[], role: TensorRole): void => {
+    t.push({ name: `blk.${i}.${name}`, dims, role });
+  };
+  for (let i = 0; i < s.nLayer; i++) {
+    if (arch === 'gptneox') {
+      blk(i, 'attn_norm.weight', [E], 'norm');
+      blk(i, 'attn_norm.bias', [E], 'normBias');
+      blk(i, 'attn_qkv.weight', [E, E + 2 * kvDim], 'matrix');
+      blk(i, 'attn_qkv.bias', [E + 2 * kvDim], 'bias');
+      blk(i, 'attn_output.weight', [E, E], 'matrix');
+      blk(i, 'attn_output.bias', [E], 'bias');
+      blk(i, 'ffn_norm.weight', [E], 'norm');
+      blk(i, 'ffn_norm.bias', [E], 'normBias');
+      blk(i, 'ffn_up.weight', [E, s.nFf], 'matrix');
+      blk(i, 'ffn_up.bias', [s.nFf], 'bias');
+      blk(i, 'ffn_down.weight', [s.nFf, E], 'matrix');
+      blk(i, 'ffn_down.bias', [E], 'bias');
+      continue;
+    }
+    blk(i, 'attn_norm.weight', [E], 'norm');
+    blk(i, 'attn_q.weight', [E, E], 'matrix');
+    blk(i, 'attn_k.weight', [E, kvDim], 'matrix');
+    blk(i, 'attn_v.weight', [E, kvDim], 'matrix');
+    if (arch === 'qwen2') {
+      // Qwen2 checkpoints carry Q/K/V biases (optional for the loader, present in real files).
+      blk(i, 'attn_q.bias', [E], 'bias');
+      blk(i, 'attn_k.bias', [kvDim], 'bias');
+      blk(i, 'attn_v.bias', [kvDim], 'bias');
+    }
+    blk(i, 'attn_output.weight', [E, E], 'matrix');
+    blk(i, 'ffn_norm.weight', [E], 'norm');
+    blk(i, 'ffn_gate.weight', [E, s.nFf], 'matrix');
+    blk(i, 'ffn_up.weight', [E, s.nFf], 'matrix');
+    blk(i, 'ffn_down.weight', [s.nFf, E], 'matrix');
+  }
+  t.push({ name: 'output_norm.weight', dims: [E], role: 'norm' });
+  if (arch === 'gptneox') t.push({ name: 'output_norm.bias', dims: [E], role: 'normBias' });
+  // gptneox requires output.weight; llama and qwen2 fall back to token_embd when it is absent.
+  if (arch === 'gptneox' || !s.tieEmbeddings) t.push({ name: 'output.weight', dims: [E, nVocab], role: 'output' });
+  return t;
+}
+
+/** The layer a tensor belongs to (blk.N.*), or -1 for the embedding, output norm and head. */
+export function tensorLayer(name: string): number {
+  const m = /^blk\.(\d+)\./.exec(name);
+  return m ? Number(m[1]) : -1;
+}

@@ -1,0 +1,40 @@
+// Preset shapes per architecture. The larger ones copy real models (Llama 3.2 1B/3B, Llama 3 8B,
+// Qwen2.5 1.5B/3B, Qwen2 7B, Pythia 410M/1.4B/2.8B/6.9B); tiny and small are scaled down. Every
+// width is a multiple of 256 so that Q4_K (256-element super-blocks) applies to every matrix.
+import type { ArchName, ModelShape, PresetName } from './shape.js';
+
+type Row = Omit<ModelShape, 'ropeDim'>;
+
+const LLAMA: Record<PresetName, Row> = {
+  tiny: { nEmbd: 256, nLayer: 2, nHead: 4, nHeadKv: 2, nFf: 512, nCtxTrain: 2048, tieEmbeddings: false, ropeFreqBase: 10000, normEps: 1e-5 },
+  small: { nEmbd: 1024, nLayer: 16, nHead: 16, nHeadKv: 4, nFf: 2816, nCtxTrain: 4096, tieEmbeddings: false, ropeFreqBase: 10000, normEps: 1e-5 },
+  '1b': { nEmbd: 2048, nLayer: 16, nHead: 32, nHeadKv: 8, nFf: 8192, nCtxTrain: 131072, tieEmbeddings: true, ropeFreqBase: 500000, normEps: 1e-5 },
+  '3b': { nEmbd: 3072, nLayer: 28, nHead: 24, nHeadKv: 8, nFf: 8192, nCtxTrain: 131072, tieEmbeddings: true, ropeFreqBase: 500000, normEps: 1e-5 },
+  '8b': { nEmbd: 4096, nLayer: 32, nHead: 32, nHeadKv: 8, nFf: 14336, nCtxTrain: 8192, tieEmbeddings: false, ropeFreqBase: 500000, normEps: 1e-5 },
+};
+
+const QWEN2: Record<PresetName, Row> = {
+  tiny: { nEmbd: 256, nLayer: 2, nHead: 4, nHeadKv: 2, nFf: 512, nCtxTrain: 4096, tieEmbeddings: true, ropeFreqBase: 1000000, normEps: 1e-6 },
+  small: { nEmbd: 1024, nLayer: 16, nHead: 16, nHeadKv: 2, nFf: 2816, nCtxTrain: 32768, tieEmbeddings: true, ropeFreqBase: 1000000, normEps: 1e-6 },
+  '1b': { nEmbd: 1536, nLayer: 28, nHead: 12, nHeadKv: 2, nFf: 8960, nCtxTrain: 32768, tieEmbeddings: true, ropeFreqBase: 1000000, normEps: 1e-6 },
+  '3b': { nEmbd: 2048, nLayer: 36, nHead: 16, nHeadKv: 2, nFf: 11008, nCtxTrain: 32768, tieEmbeddings: true, ropeFreqBase: 1000000, normEps: 1e-6 },
+  '8b': { nEmbd: 3584, nLayer: 28, nHead: 28, nHeadKv: 4, nFf: 18944, nCtxTrain: 32768, tieEmbeddings: false, ropeFreqBase: 1000000, normEps: 1e-6 },
+};
+
+const GPTNEOX: Record<PresetName, Row> = {
+  tiny: { nEmbd: 256, nLayer: 2, nHead: 4, nHeadKv: 4, nFf: 1024, nCtxTrain: 2048, tieEmbeddings: false, ropeFreqBase: 10000, normEps: 1e-5 },
+  small: { nEmbd: 1024, nLayer: 24, nHead: 16, nHeadKv: 16, nFf: 4096, nCtxTrain: 2048, tieEmbeddings: false, ropeFreqBase: 10000, normEps: 1e-5 },
+  '1b': { nEmbd: 2048, nLayer: 24, nHead: 16, nHeadKv: 16, nFf: 8192, nCtxTrain: 2048, tieEmbeddings: false, ropeFreqBase: 10000, normEps: 1e-5 },
+  '3b': { nEmbd: 2560, nLayer: 32, nHead: 32, nHeadKv: 32, nFf: 10240, nCtxTrain: 2048, tieEmbeddings: false, ropeFreqBase: 10000, normEps: 1e-5 },
+  '8b': { nEmbd: 4096, nLayer: 32, nHead: 32, nHeadKv: 32, nFf: 16384, nCtxTrain: 2048, tieEmbeddings: false, ropeFreqBase: 10000, normEps: 1e-5 },
+};
+
+export const PRESET_TABLE: Record<ArchName, Record<PresetName, Row>> = { llama: LLAMA, qwen2: QWEN2, gptneox: GPTNEOX };
+
+/** The vocab file (models/ggml-vocab-NAME.gguf) each architecture and preset uses by default. */
+export function defaultVocab(arch: ArchName, preset: PresetName): string {
+  if (arch === 'qwen2') return 'qwen2';
+  if (arch === 'gptneox') return 'gpt-neox';
+  // Llama 3 shapes get Llama 3's 128k BPE vocab; the small ones the 32k SentencePiece vocab.
+  return preset === 'tiny' || preset === 'small' ? 'llama-spm' : 'llama-bpe';
+}
