@@ -19,6 +19,12 @@ export interface LoadParams {
   /** RAM budget in bytes the plan is made for (advisory unless the worker runs capped). */
   ramBytes?: number;
   prefetchDepth?: number;
+  /** Per-layer tiers from the memory plan; the residency engine executes them. */
+  tiers?: ('vram' | 'pinned' | 'streamed')[];
+  /** Release policies (memory-bound, reuse-aware) release toward this many resident bytes. */
+  residencyTargetBytes?: number;
+  /** reuse-aware: layer release order from a graph-trace profile (first released first). */
+  releaseOrder?: number[];
 }
 
 export interface ModelInfo {

@@ -1,0 +1,104 @@
+// Module entry: version and system info, backends, model loading, file-cache helpers.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <vector>
+
+#include "common.h"
+#include "context.h"
+#include "ggml-backend.h"
+#include "llama.h"
+#include "model.h"
+
+namespace rf {
+namespace {
+
+Napi::Value SystemInfo(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("system", llama_print_system_info());
+  o.Set("mmapSupported", llama_supports_mmap());
+  o.Set("mlockSupported", llama_supports_mlock());
+  o.Set("gpuOffload", llama_supports_gpu_offload());
+  Napi::Array devs = Napi::Array::New(env);
+  for (size_t i = 0; i < ggml_backend_dev_count(); i++) {
+    ggml_backend_dev_t d = ggml_backend_dev_get(i);
+    size_t free_b = 0, total_b = 0;
+    ggml_backend_dev_memory(d, &free_b, &total_b);
+    Napi::Object dv = Napi::Object::New(env);
+    dv.Set("name", ggml_backend_dev_name(d));
+    dv.Set("description", ggml_backend_dev_description(d));
+    auto t = ggml_backend_dev_type(d);
+    dv.Set("type", t == GGML_BACKEND_DEVICE_TYPE_CPU ? "cpu" : t == GGML_BACKEND_DEVICE_TYPE_GPU ? "gpu" : t == GGML_BACKEND_DEVICE_TYPE_IGPU ? "igpu" : "accel");
+    dv.Set("memoryFree", static_cast<double>(free_b));
+    dv.Set("memoryTotal", static_cast<double>(total_b));
+    devs.Set(devs.Length(), dv);
+  }
+  o.Set("devices", devs);
+  return o;
+}
+
+// Drops a file's clean page-cache pages (cold start before a capped run). Returns the bytes
+// that were cached before and after, measured with mincore over a private mapping.
+Napi::Value FileCache(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsString()) {
+    ThrowError(env, "BAD_ARGUMENT", "fileCache(path: string, drop?: boolean)");
+    return env.Undefined();
+  }
+  std::string path = info[0].As<Napi::String>().Utf8Value();
+  bool drop = info.Length() > 1 && info[1].ToBoolean().Value();
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    ThrowError(env, "IO_ERROR", "cannot open " + path + ": " + std::strerror(errno));
+    return env.Undefined();
+  }
+  struct stat st;
+  fstat(fd, &st);
+  auto resident = [&]() -> double {
+    if (st.st_size == 0) return 0;
+    void* m = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_SHARED, fd, 0);
+    if (m == MAP_FAILED) return -1;
+    size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    std::vector<unsigned char> v((static_cast<size_t>(st.st_size) + page - 1) / page);
+    double n = 0;
+    if (mincore(m, static_cast<size_t>(st.st_size), v.data()) == 0)
+      for (unsigned char c : v) n += (c & 1);
+    else
+      n = -1;
+    munmap(m, static_cast<size_t>(st.st_size));
+    return n < 0 ? -1 : n * static_cast<double>(page);
+  };
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("sizeBytes", static_cast<double>(st.st_size));
+  o.Set("cachedBefore", resident());
+  if (drop) {
+    int rc = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    o.Set("fadviseError", rc == 0 ? env.Null() : Napi::Value(Napi::String::New(env, std::strerror(rc))));
+    o.Set("cachedAfter", resident());
+  }
+  close(fd);
+  return o;
+}
+
+}  // namespace
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  InstallLogCapture();
+  llama_backend_init();
+  Model::Init(env, exports);
+  Context::Init(env, exports);
+  exports.Set("systemInfo", Napi::Function::New(env, SystemInfo));
+  exports.Set("loadModel", Napi::Function::New(env, LoadModel));
+  exports.Set("fileCache", Napi::Function::New(env, FileCache));
+  return exports;
+}
+
+}  // namespace rf
+
+static Napi::Object InitModule(Napi::Env env, Napi::Object exports) { return rf::Init(env, exports); }
+
+NODE_API_MODULE(ramforge, InitModule)

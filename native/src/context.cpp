@@ -1,0 +1,442 @@
+#include "context.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <string>
+
+#include "common.h"
+#include "ggml-backend.h"
+#include "ggml.h"
+#include "model.h"
+#include "residency.h"
+
+// llama.cpp's own (internal, C++) accessor for the loaded weight tensors; we link llama
+// statically, so it is reachable, and it is the only way to learn where each weight lives.
+const std::vector<std::pair<std::string, ggml_tensor*>>& llama_internal_get_tensor_map(const llama_model* model);
+
+namespace rf {
+
+Napi::FunctionReference Context::constructor_;
+
+namespace {
+
+double NowMs() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+int GetInt(const Napi::Object& o, const char* key, int def) {
+  if (!o.Has(key)) return def;
+  Napi::Value v = o.Get(key);
+  return v.IsNumber() ? v.As<Napi::Number>().Int32Value() : def;
+}
+
+double GetNum(const Napi::Object& o, const char* key, double def) {
+  if (!o.Has(key)) return def;
+  Napi::Value v = o.Get(key);
+  return v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : def;
+}
+
+bool DecodeTokens(Context* c, const llama_token* toks, int n, int n_batch, std::string* err) {
+  Residency* r = c->residency();
+  for (int i = 0; i < n; i += n_batch) {
+    int k = std::min(n_batch, n - i);
+    llama_batch batch = llama_batch_get_one(const_cast<llama_token*>(toks + i), k);
+    if (r) r->OnDecodeStart();
+    int rc = llama_decode(c->get(), batch);
+    if (r) r->OnDecodeEnd();
+    if (rc != 0) {
+      std::string why = LogErrorsSinceMark();
+      *err = "llama_decode failed (" + std::to_string(rc) + ")" + (why.empty() ? "" : ": " + why);
+      return false;
+    }
+    c->cached().insert(c->cached().end(), toks + i, toks + i + k);
+  }
+  return true;
+}
+
+struct SamplingOpts {
+  double temperature = 0.8;
+  int top_k = 40;
+  double top_p = 0.95;
+  double min_p = 0.05;
+  uint32_t seed = 0xFFFFFFFFu;
+  double repeat_penalty = 1.0;
+  int repeat_last_n = 64;
+};
+
+llama_sampler* BuildSampler(const SamplingOpts& s, int n_vocab) {
+  llama_sampler* chain = llama_sampler_chain_init(llama_sampler_chain_default_params());
+  if (s.repeat_penalty != 1.0)
+    llama_sampler_chain_add(chain, llama_sampler_init_penalties(n_vocab, s.repeat_last_n, static_cast<float>(s.repeat_penalty), 0.0f, 0.0f));
+  if (s.temperature <= 0) {
+    llama_sampler_chain_add(chain, llama_sampler_init_greedy());
+    return chain;
+  }
+  if (s.top_k > 0) llama_sampler_chain_add(chain, llama_sampler_init_top_k(s.top_k));
+  if (s.top_p < 1.0) llama_sampler_chain_add(chain, llama_sampler_init_top_p(static_cast<float>(s.top_p), 1));
+  if (s.min_p > 0) llama_sampler_chain_add(chain, llama_sampler_init_min_p(static_cast<float>(s.min_p), 1));
+  llama_sampler_chain_add(chain, llama_sampler_init_temp(static_cast<float>(s.temperature)));
+  llama_sampler_chain_add(chain, llama_sampler_init_dist(s.seed));
+  return chain;
+}
+
+struct TokenMsg {
+  int index;
+  int32_t id;
+  std::string piece;
+  double t_ms;
+};
+
+class GenerateWorker : public Napi::AsyncWorker {
+ public:
+  GenerateWorker(Napi::Env env, Context* ctx, Napi::Object self, std::vector<llama_token> prompt, int max_tokens,
+                 SamplingOpts sampling, Napi::Function on_token)
+      : Napi::AsyncWorker(env),
+        deferred_(Napi::Promise::Deferred::New(env)),
+        ctx_(ctx),
+        prompt_(std::move(prompt)),
+        max_tokens_(max_tokens),
+        sampling_(sampling) {
+    self_ref_ = Napi::Persistent(self);
+    if (!on_token.IsEmpty()) {
+      tsfn_ = Napi::ThreadSafeFunction::New(env, on_token, "ramforge-tokens", 0, 1);
+      has_tsfn_ = true;
+    }
+  }
+  ~GenerateWorker() override {
+    if (has_tsfn_) tsfn_.Release();
+  }
+  Napi::Promise Promise() { return deferred_.Promise(); }
+
+  void Execute() override {
+    LogMark();
+    llama_context* lctx = ctx_->get();
+    const llama_vocab* vocab = ctx_->model()->vocab();
+    const int n_ctx = static_cast<int>(llama_n_ctx(lctx));
+    const int n_batch = static_cast<int>(llama_n_batch(lctx));
+    double t0 = NowMs();
+    if (static_cast<int>(prompt_.size()) >= n_ctx) {
+      SetError("prompt has " + std::to_string(prompt_.size()) + " tokens; the context holds " + std::to_string(n_ctx));
+      return;
+    }
+    // Reuse the KV cache for the longest common prefix with what is already decoded (the earlier
+    // turns of a chat); at least one prompt token is decoded so there are fresh logits.
+    auto& cached = ctx_->cached();
+    size_t keep = 0;
+    while (keep < cached.size() && keep + 1 < prompt_.size() && cached[keep] == prompt_[keep]) keep++;
+    llama_memory_seq_rm(llama_get_memory(lctx), 0, static_cast<llama_pos>(keep), -1);
+    cached.resize(keep);
+    reused_ = static_cast<int>(keep);
+
+    std::string err;
+    if (!DecodeTokens(ctx_, prompt_.data() + keep, static_cast<int>(prompt_.size() - keep), n_batch, &err)) {
+      SetError(err);
+      return;
+    }
+    prompt_ms_ = NowMs() - t0;
+    if (Residency* r = ctx_->residency()) r->BetweenTokens();
+
+    llama_sampler* smpl = BuildSampler(sampling_, llama_vocab_n_tokens(vocab));
+    double t_prev = NowMs();
+    stop_reason_ = "max_tokens";
+    for (int i = 0; i < max_tokens_; i++) {
+      if (ctx_->cancel_flag().load()) {
+        stop_reason_ = "cancelled";
+        break;
+      }
+      llama_token tok = llama_sampler_sample(smpl, lctx, -1);
+      if (llama_vocab_is_eog(vocab, tok)) {
+        stop_reason_ = "eos";
+        break;
+      }
+      double now = NowMs();
+      if (i == 0) ttft_ms_ = now - t0;
+      per_token_ms_.push_back(now - t_prev);
+      t_prev = now;
+      tokens_.push_back(tok);
+      char buf[256];
+      int n = llama_token_to_piece(vocab, tok, buf, sizeof buf, 0, false);
+      std::string piece = n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+      if (has_tsfn_) {
+        auto* msg = new TokenMsg{i, tok, std::move(piece), now - t0};
+        tsfn_.NonBlockingCall(msg, [](Napi::Env env, Napi::Function cb, TokenMsg* m) {
+          cb.Call({Napi::Number::New(env, m->index), Napi::Number::New(env, m->id),
+                   Napi::Buffer<char>::Copy(env, m->piece.data(), m->piece.size()), Napi::Number::New(env, m->t_ms)});
+          delete m;
+        });
+      }
+      if (i + 1 == max_tokens_) break;  // no need to decode a token nobody will sample after
+      if (static_cast<int>(cached.size()) + 1 >= n_ctx) {
+        stop_reason_ = "ctx_full";
+        break;
+      }
+      if (!DecodeTokens(ctx_, &tok, 1, 1, &err)) {
+        llama_sampler_free(smpl);
+        SetError(err);
+        return;
+      }
+      if (Residency* r = ctx_->residency()) r->BetweenTokens();
+    }
+    llama_sampler_free(smpl);
+    total_ms_ = NowMs() - t0;
+  }
+
+  void OnOK() override {
+    Napi::Env env = Env();
+    ctx_->busy().store(false);
+    Napi::Object o = Napi::Object::New(env);
+    Napi::Array toks = Napi::Array::New(env, tokens_.size());
+    for (size_t i = 0; i < tokens_.size(); i++) toks.Set(i, tokens_[i]);
+    o.Set("tokens", toks);
+    Napi::Array per = Napi::Array::New(env, per_token_ms_.size());
+    for (size_t i = 0; i < per_token_ms_.size(); i++) per.Set(i, per_token_ms_[i]);
+    o.Set("perTokenMs", per);
+    o.Set("stopReason", stop_reason_);
+    o.Set("promptMs", prompt_ms_);
+    o.Set("ttftMs", tokens_.empty() ? total_ms_ : ttft_ms_);
+    o.Set("totalMs", total_ms_);
+    o.Set("reusedTokens", reused_);
+    deferred_.Resolve(o);
+  }
+
+  void OnError(const Napi::Error& e) override {
+    ctx_->busy().store(false);
+    deferred_.Reject(MakeError(Env(), "DECODE_FAILED", e.Message()).Value());
+  }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  Napi::ObjectReference self_ref_;  // keeps the context alive while we run
+  Context* ctx_;
+  std::vector<llama_token> prompt_;
+  int max_tokens_;
+  SamplingOpts sampling_;
+  Napi::ThreadSafeFunction tsfn_;
+  bool has_tsfn_ = false;
+  std::vector<llama_token> tokens_;
+  std::vector<double> per_token_ms_;
+  std::string stop_reason_;
+  double prompt_ms_ = 0, ttft_ms_ = 0, total_ms_ = 0;
+  int reused_ = 0;
+};
+
+std::vector<llama_token> TokensFrom(const Napi::Value& v, int n_vocab, std::string* err) {
+  std::vector<llama_token> out;
+  if (v.IsTypedArray() && v.As<Napi::TypedArray>().TypedArrayType() == napi_int32_array) {
+    Napi::Int32Array a = v.As<Napi::Int32Array>();
+    out.assign(a.Data(), a.Data() + a.ElementLength());
+  } else if (v.IsArray()) {
+    Napi::Array a = v.As<Napi::Array>();
+    for (uint32_t i = 0; i < a.Length(); i++) out.push_back(a.Get(i).As<Napi::Number>().Int32Value());
+  } else {
+    *err = "tokens must be an Int32Array or number[]";
+    return out;
+  }
+  for (llama_token t : out)
+    if (t < 0 || t >= n_vocab) {
+      *err = "token id " + std::to_string(t) + " out of range";
+      break;
+    }
+  return out;
+}
+
+}  // namespace
+
+void Context::Init(Napi::Env env, Napi::Object exports) {
+  Napi::Function fn = DefineClass(env, "Context",
+                                  {
+                                      InstanceMethod("evalLogits", &Context::EvalLogits),
+                                      InstanceMethod("generate", &Context::Generate),
+                                      InstanceMethod("cancel", &Context::Cancel),
+                                      InstanceMethod("clearMemory", &Context::ClearMemory),
+                                      InstanceMethod("info", &Context::Info),
+                                      InstanceMethod("residency", &Context::ResidencyCall),
+                                      InstanceMethod("free", &Context::Free),
+                                  });
+  constructor_ = Napi::Persistent(fn);
+  constructor_.SuppressDestruct();
+  exports.Set("Context", fn);
+}
+
+Napi::Value Context::Create(Napi::Env env, Napi::Value model, Napi::Object opts) {
+  return constructor_.New({model, opts});
+}
+
+Context::Context(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Context>(info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 2 || !info[0].IsObject() || !Model::Is(info[0].As<Napi::Object>())) {
+    ThrowError(env, "BAD_ARGUMENT", "Context cannot be constructed directly; use model.createContext()");
+    return;
+  }
+  model_ = Model::Unwrap(info[0].As<Napi::Object>());
+  if (!model_->CheckAlive(env)) return;
+  Napi::Object opts = info[1].As<Napi::Object>();
+  llama_context_params p = llama_context_default_params();
+  p.n_ctx = static_cast<uint32_t>(GetInt(opts, "nCtx", 4096));
+  n_batch_ = GetInt(opts, "nBatch", 512);
+  p.n_batch = static_cast<uint32_t>(n_batch_);
+  p.n_ubatch = static_cast<uint32_t>(std::min(n_batch_, 512));
+  int threads = GetInt(opts, "nThreads", 0);
+  if (threads > 0) {
+    p.n_threads = threads;
+    p.n_threads_batch = threads;
+  }
+  p.no_perf = false;
+  if (opts.Has("observeLayers") && opts.Get("observeLayers").ToBoolean().Value()) {
+    residency_ = std::make_unique<Residency>();
+    p.cb_eval = Residency::EvalCallback;
+    p.cb_eval_user_data = residency_.get();
+  }
+  LogMark();
+  ctx_ = llama_init_from_model(model_->get(), p);
+  if (!ctx_) {
+    std::string why = LogErrorsSinceMark();
+    ThrowError(env, "CONTEXT_FAILED", "failed to create the context" + (why.empty() ? std::string() : ": " + why));
+    return;
+  }
+  model_ref_ = Napi::Persistent(info[0].As<Napi::Object>());
+  model_->live_contexts++;
+}
+
+Context::~Context() { Release(); }
+
+void Context::Release() {
+  if (ctx_) {
+    llama_free(ctx_);
+    ctx_ = nullptr;
+    residency_.reset();
+    if (model_) model_->live_contexts--;
+    model_ref_.Reset();
+  }
+}
+
+bool Context::CheckUsable(Napi::Env env) {
+  if (!ctx_) {
+    ThrowError(env, "FREED", "context has been freed");
+    return false;
+  }
+  if (busy_.load()) {
+    ThrowError(env, "BUSY", "the context is generating; cancel() and wait first");
+    return false;
+  }
+  return true;
+}
+
+// Final-token logits for a token sequence, from an empty KV cache (correctness checks).
+Napi::Value Context::EvalLogits(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!CheckUsable(env)) return env.Undefined();
+  std::string err;
+  auto toks = TokensFrom(info[0], llama_vocab_n_tokens(model_->vocab()), &err);
+  if (err.empty() && toks.empty()) err = "no tokens";
+  if (err.empty() && static_cast<int>(toks.size()) >= static_cast<int>(llama_n_ctx(ctx_))) err = "too many tokens for the context";
+  if (!err.empty()) {
+    ThrowError(env, "BAD_ARGUMENT", err);
+    return env.Undefined();
+  }
+  LogMark();
+  llama_memory_clear(llama_get_memory(ctx_), true);
+  cached_.clear();
+  if (!DecodeTokens(this, toks.data(), static_cast<int>(toks.size()), n_batch_, &err)) {
+    ThrowError(env, "DECODE_FAILED", err);
+    return env.Undefined();
+  }
+  const float* logits = llama_get_logits_ith(ctx_, -1);
+  int n_vocab = llama_vocab_n_tokens(model_->vocab());
+  Napi::Float32Array out = Napi::Float32Array::New(env, static_cast<size_t>(n_vocab));
+  std::memcpy(out.Data(), logits, sizeof(float) * static_cast<size_t>(n_vocab));
+  return out;
+}
+
+// generate(promptTokens, {maxTokens, temperature, topK, topP, minP, seed, repeatPenalty,
+// repeatLastN}, onToken(index, id, pieceBytes, tMs)) -> Promise<result>
+Napi::Value Context::Generate(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!CheckUsable(env)) return env.Undefined();
+  std::string err;
+  auto toks = TokensFrom(info[0], llama_vocab_n_tokens(model_->vocab()), &err);
+  if (err.empty() && toks.empty()) err = "empty prompt: nothing to condition on";
+  if (!err.empty()) {
+    ThrowError(env, "BAD_ARGUMENT", err);
+    return env.Undefined();
+  }
+  Napi::Object o = info.Length() > 1 && info[1].IsObject() ? info[1].As<Napi::Object>() : Napi::Object::New(env);
+  SamplingOpts s;
+  s.temperature = GetNum(o, "temperature", s.temperature);
+  s.top_k = GetInt(o, "topK", s.top_k);
+  s.top_p = GetNum(o, "topP", s.top_p);
+  s.min_p = GetNum(o, "minP", s.min_p);
+  s.seed = static_cast<uint32_t>(GetNum(o, "seed", s.seed));
+  s.repeat_penalty = GetNum(o, "repeatPenalty", s.repeat_penalty);
+  s.repeat_last_n = GetInt(o, "repeatLastN", s.repeat_last_n);
+  int max_tokens = GetInt(o, "maxTokens", 128);
+  Napi::Function cb = info.Length() > 2 && info[2].IsFunction() ? info[2].As<Napi::Function>() : Napi::Function();
+  cancel_.store(false);
+  busy_.store(true);
+  auto* w = new GenerateWorker(env, this, Value(), std::move(toks), max_tokens, s, cb);
+  Napi::Promise p = w->Promise();
+  w->Queue();
+  return p;
+}
+
+Napi::Value Context::Cancel(const Napi::CallbackInfo& info) {
+  cancel_.store(true);
+  return info.Env().Undefined();
+}
+
+Napi::Value Context::ClearMemory(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!CheckUsable(env)) return env.Undefined();
+  llama_memory_clear(llama_get_memory(ctx_), true);
+  cached_.clear();
+  return env.Undefined();
+}
+
+Napi::Value Context::Info(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!ctx_) {
+    ThrowError(env, "FREED", "context has been freed");
+    return env.Undefined();
+  }
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("nCtx", llama_n_ctx(ctx_));
+  o.Set("nBatch", llama_n_batch(ctx_));
+  o.Set("nThreads", llama_n_threads(ctx_));
+  o.Set("cachedTokens", static_cast<double>(cached_.size()));
+  return o;
+}
+
+Napi::Value Context::Free(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (busy_.load()) {
+    ThrowError(env, "BUSY", "the context is generating; cancel() and wait first");
+    return env.Undefined();
+  }
+  Release();
+  return env.Undefined();
+}
+
+Napi::Value TensorInventory(Napi::Env env, const llama_model* model) {
+  const auto& map = llama_internal_get_tensor_map(model);
+  Napi::Array out = Napi::Array::New(env, map.size());
+  uint32_t i = 0;
+  for (const auto& [name, t] : map) {
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("name", name);
+    o.Set("type", ggml_type_name(t->type));
+    o.Set("bytes", Napi::Number::New(env, static_cast<double>(ggml_nbytes(t))));
+    o.Set("addr", Napi::Number::New(env, static_cast<double>(reinterpret_cast<uintptr_t>(t->data))));
+    if (t->buffer) {
+      o.Set("buffer", ggml_backend_buffer_name(t->buffer));
+      o.Set("host", ggml_backend_buffer_is_host(t->buffer));
+    } else {
+      o.Set("buffer", env.Null());
+      o.Set("host", true);
+    }
+    out.Set(i++, o);
+  }
+  return out;
+}
+
+}  // namespace rf

@@ -1,0 +1,57 @@
+// Context handle: one llama_context (KV cache, compute buffers) on a model. One operation at a
+// time; generation runs on a libuv pool thread and streams tokens back through a
+// thread-safe function; cancel() flips an atomic flag checked between tokens.
+#pragma once
+#include <napi.h>
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include "llama.h"
+
+namespace rf {
+
+class Model;
+class Residency;
+
+Napi::Value TensorInventory(Napi::Env env, const llama_model* model);
+
+class Context : public Napi::ObjectWrap<Context> {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports);
+  static Napi::Value Create(Napi::Env env, Napi::Value model, Napi::Object opts);
+  explicit Context(const Napi::CallbackInfo& info);
+  ~Context() override;
+
+  llama_context* get() const { return ctx_; }
+  Model* model() const { return model_; }
+  std::vector<llama_token>& cached() { return cached_; }
+  std::atomic<bool>& cancel_flag() { return cancel_; }
+  std::atomic<bool>& busy() { return busy_; }
+  Residency* residency() const { return residency_.get(); }
+
+ private:
+  static Napi::FunctionReference constructor_;
+
+  Napi::Value EvalLogits(const Napi::CallbackInfo& info);
+  Napi::Value Generate(const Napi::CallbackInfo& info);
+  Napi::Value Cancel(const Napi::CallbackInfo& info);
+  Napi::Value ClearMemory(const Napi::CallbackInfo& info);
+  Napi::Value Info(const Napi::CallbackInfo& info);
+  Napi::Value ResidencyCall(const Napi::CallbackInfo& info);
+  Napi::Value Free(const Napi::CallbackInfo& info);
+  bool CheckUsable(Napi::Env env);
+  void Release();
+
+  llama_context* ctx_ = nullptr;
+  Model* model_ = nullptr;
+  Napi::ObjectReference model_ref_;
+  std::vector<llama_token> cached_;  // tokens whose KV entries are in sequence 0, in order
+  std::atomic<bool> cancel_{false};
+  std::atomic<bool> busy_{false};
+  std::unique_ptr<Residency> residency_;
+  int n_batch_ = 512;
+};
+
+}  // namespace rf

@@ -1,0 +1,50 @@
+// Model handle: owns one llama_model. Explicit free(); contexts keep their model alive.
+#pragma once
+#include <napi.h>
+
+#include <string>
+#include <vector>
+
+#include "llama.h"
+
+namespace rf {
+
+class Model : public Napi::ObjectWrap<Model> {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports);
+  static Napi::Object Wrap(Napi::Env env, llama_model* model, std::vector<std::string> paths, double loadMs);
+  static bool Is(Napi::Object o) { return o.InstanceOf(constructor_.Value()); }
+  explicit Model(const Napi::CallbackInfo& info);
+  ~Model() override;
+
+  llama_model* get() const { return model_; }
+  const llama_vocab* vocab() const { return llama_model_get_vocab(model_); }
+  const std::vector<std::string>& paths() const { return paths_; }
+  int live_contexts = 0;
+
+  // Throws a JS error (and returns false) when the model has been freed.
+  bool CheckAlive(Napi::Env env) const;
+
+ private:
+  static Napi::FunctionReference constructor_;
+
+  Napi::Value Info(const Napi::CallbackInfo& info);
+  Napi::Value Tokenize(const Napi::CallbackInfo& info);
+  Napi::Value TokenToPiece(const Napi::CallbackInfo& info);
+  Napi::Value Detokenize(const Napi::CallbackInfo& info);
+  Napi::Value IsEog(const Napi::CallbackInfo& info);
+  Napi::Value ApplyChatTemplate(const Napi::CallbackInfo& info);
+  Napi::Value CreateContext(const Napi::CallbackInfo& info);
+  Napi::Value Tensors(const Napi::CallbackInfo& info);
+  Napi::Value Free(const Napi::CallbackInfo& info);
+
+  llama_model* model_ = nullptr;
+  std::vector<std::string> paths_;
+  double load_ms_ = 0;
+};
+
+// loadModel(paths: string[], opts, onProgress?) -> Promise<Model>; the load runs on a libuv
+// pool thread, progress comes back through a thread-safe function.
+Napi::Value LoadModel(const Napi::CallbackInfo& info);
+
+}  // namespace rf

@@ -1,0 +1,328 @@
+#include "residency.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+#include "ggml.h"
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+
+namespace rf {
+
+namespace {
+double NowMs() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+const size_t kPage = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+}  // namespace
+
+Policy PolicyFromString(const std::string& s, bool* ok) {
+  *ok = true;
+  if (s == "off") return Policy::Off;
+  if (s == "observe") return Policy::Observe;
+  if (s == "conservative") return Policy::Conservative;
+  if (s == "memory-bound") return Policy::MemoryBound;
+  if (s == "reuse-aware") return Policy::ReuseAware;
+  if (s == "stream") return Policy::Stream;
+  *ok = false;
+  return Policy::Off;
+}
+
+Residency::Residency() : t0_(NowMs()) {}
+
+Residency::~Residency() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (io_.joinable()) io_.join();
+  for (int fd : fds_)
+    if (fd >= 0) close(fd);
+}
+
+double Residency::Now() const { return NowMs() - t0_; }
+
+std::string Residency::Configure(Policy policy, std::vector<ResidencyLayer> layers, const std::vector<std::string>& files,
+                                 int prefetch_depth, size_t target_bytes,
+                                 std::vector<int> release_order) {
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    queue_.clear();
+    // Wait for an in-flight prefetch to finish before the ranges change under it.
+    cv_.wait(lock, [&] { return std::none_of(state_.begin(), state_.end(), [](int s) { return s == 2; }); });
+  }
+  for (int fd : fds_)
+    if (fd >= 0) close(fd);
+  fds_.clear();
+  for (const auto& f : files) {
+    int fd = open(f.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return "cannot open " + f + ": " + std::strerror(errno);
+    fds_.push_back(fd);
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  policy_ = policy;
+  layers_ = std::move(layers);
+  prefetch_depth_ = std::max(0, prefetch_depth);
+  target_bytes_ = target_bytes;
+  streamed_.clear();
+  for (const auto& l : layers_)
+    if (l.tier == 1) streamed_.push_back(l.index);
+  std::sort(streamed_.begin(), streamed_.end());
+  // Default release order for a cyclic scan: the layer the next token needs last goes first.
+  release_order_ = release_order.empty() ? std::vector<int>(streamed_.rbegin(), streamed_.rend()) : std::move(release_order);
+  state_.assign(layers_.size(), 0);
+  ready_at_.assign(layers_.size(), 0);
+  current_layer_ = -1;
+  if ((policy_ == Policy::Stream) && !io_.joinable()) io_ = std::thread([this] { IoLoop(); });
+  return "";
+}
+
+void Residency::Event(int kind, int layer, double bytes, double dur_ms) {
+  std::lock_guard<std::mutex> lock(ev_mu_);
+  if (events_.size() < 100000) events_.push_back({Now(), kind, layer, bytes, dur_ms});
+}
+
+std::vector<ResidencyEventRec> Residency::TakeEvents() {
+  std::lock_guard<std::mutex> lock(ev_mu_);
+  std::vector<ResidencyEventRec> out;
+  out.swap(events_);
+  return out;
+}
+
+Residency::Counters Residency::counters() {
+  std::lock_guard<std::mutex> lock(ev_mu_);
+  return counters_;
+}
+
+int Residency::PosInStreamed(int layer) const {
+  auto it = std::lower_bound(streamed_.begin(), streamed_.end(), layer);
+  if (it != streamed_.end() && *it == layer) return static_cast<int>(it - streamed_.begin());
+  return -1;
+}
+
+bool Residency::EvalCallback(ggml_tensor* t, bool ask, void* user) {
+  auto* self = static_cast<Residency*>(user);
+  // The first node of each layer is "attn_norm-<il>" in llama, qwen2 and gptneox graphs. The
+  // ask==true calls are a look-ahead scan before anything computes; the ask==false call for the
+  // same node comes when it has been computed, i.e. when layer il really starts.
+  const char* name = t->name;
+  if (std::strncmp(name, "attn_norm-", 10) != 0) return ask ? false : true;
+  if (ask) return true;
+  self->OnLayerStart(std::atoi(name + 10));
+  return true;
+}
+
+void Residency::OnDecodeStart() { current_layer_ = -1; }
+
+void Residency::OnDecodeEnd() {
+  if (policy_ != Policy::Stream) return;
+  // The last layer finished with the decode; drop it unless the next token needs it soon.
+  if (current_layer_ >= 0 && current_layer_ < static_cast<int>(layers_.size()) && layers_[current_layer_].tier == 1) {
+    int pos = PosInStreamed(current_layer_);
+    int n = static_cast<int>(streamed_.size());
+    if (n > prefetch_depth_ + 1 || pos < 0) DropLayer(current_layer_, true);
+  }
+  current_layer_ = -1;
+}
+
+void Residency::OnLayerStart(int il) {
+  if (il < 0 || il >= static_cast<int>(layers_.size())) return;
+  int prev = current_layer_;
+  current_layer_ = il;
+  int n = static_cast<int>(streamed_.size());
+  if (n == 0) return;
+
+  // Is this layer's data here? If its prefetch is in flight, wait (a stall); if it was never
+  // requested, compute will fault it in (a late arrival).
+  if (layers_[il].tier == 1) {
+    std::unique_lock<std::mutex> lock(mu_);
+    int st = state_[il];
+    if (st == 3) {
+      std::lock_guard<std::mutex> l2(ev_mu_);
+      counters_.prefetch_hits++;
+    } else if (st == 1 || st == 2) {
+      double t = NowMs();
+      if (st == 1) {
+        // Still queued: move it to the front.
+        queue_.erase(std::remove(queue_.begin(), queue_.end(), il), queue_.end());
+        queue_.push_front(il);
+        cv_.notify_all();
+      }
+      cv_.wait(lock, [&] { return state_[il] == 3 || stop_; });
+      double dur = NowMs() - t;
+      lock.unlock();
+      {
+        std::lock_guard<std::mutex> l2(ev_mu_);
+        counters_.stall_ms += dur;
+        counters_.late++;
+      }
+      Event(3, il, 0, dur);
+    } else {
+      lock.unlock();
+      {
+        std::lock_guard<std::mutex> l2(ev_mu_);
+        counters_.late++;
+      }
+      Event(2, il, 0, 0);
+    }
+  }
+
+  // Read ahead: the next `prefetch_depth_` streamed layers in cyclic order.
+  int start = static_cast<int>(std::upper_bound(streamed_.begin(), streamed_.end(), il) - streamed_.begin());
+  std::vector<int> window;
+  for (int k = 0; k < std::min(prefetch_depth_, n); k++) window.push_back(streamed_[(start + k) % n]);
+  for (int l : window) RequestPrefetch(l);
+
+  // Drop the layer that just finished, unless it is about to be needed again.
+  if (prev >= 0 && prev != il && layers_[prev].tier == 1 &&
+      std::find(window.begin(), window.end(), prev) == window.end()) {
+    DropLayer(prev, true);
+  }
+}
+
+void Residency::RequestPrefetch(int layer) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (state_[layer] != 0) return;
+  state_[layer] = 1;
+  queue_.push_back(layer);
+  cv_.notify_all();
+}
+
+void Residency::IoLoop() {
+  for (;;) {
+    int layer;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+      if (stop_) return;
+      layer = queue_.front();
+      queue_.pop_front();
+      state_[layer] = 2;
+    }
+    double t = NowMs();
+    double bytes = 0;
+    for (const auto& r : layers_[layer].ranges) {
+      if (madvise(reinterpret_cast<void*>(r.addr), r.len, MADV_POPULATE_READ) != 0) {
+        // Older kernels: touch one byte per page.
+        volatile const char* p = reinterpret_cast<const char*>(r.addr);
+        for (size_t off = 0; off < r.len; off += kPage) (void)p[off];
+      }
+      bytes += static_cast<double>(r.len);
+    }
+    double dur = NowMs() - t;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      state_[layer] = 3;
+    }
+    cv_.notify_all();
+    {
+      std::lock_guard<std::mutex> l2(ev_mu_);
+      counters_.prefetches++;
+      counters_.prefetch_bytes += bytes;
+    }
+    Event(0, layer, bytes, dur);
+  }
+}
+
+double Residency::PrefetchLayerSync(int layer) {
+  if (layer < 0 || layer >= static_cast<int>(layers_.size())) return 0;
+  double bytes = 0;
+  for (const auto& r : layers_[layer].ranges) {
+    if (madvise(reinterpret_cast<void*>(r.addr), r.len, MADV_POPULATE_READ) != 0) {
+      volatile const char* p = reinterpret_cast<const char*>(r.addr);
+      for (size_t off = 0; off < r.len; off += kPage) (void)p[off];
+    }
+    bytes += static_cast<double>(r.len);
+  }
+  return bytes;
+}
+
+// Both calls are needed: MADV_DONTNEED unmaps our view, POSIX_FADV_DONTNEED frees the clean
+// page-cache pages (which a cgroup is charged for). Large page-cache folios can straddle a layer
+// boundary and are skipped by fadvise, so the previous streamed layer's file range is advised
+// again too.
+double Residency::DropLayer(int layer, bool fadvise_neighbours) {
+  if (layer < 0 || layer >= static_cast<int>(layers_.size())) return 0;
+  double t = NowMs();
+  double bytes = 0;
+  auto advise_file = [&](const ResidencyLayer& l) {
+    for (const auto& r : l.ranges)
+      if (r.file >= 0 && r.file < static_cast<int>(fds_.size()))
+        posix_fadvise(fds_[r.file], r.file_offset, static_cast<off_t>(r.len), POSIX_FADV_DONTNEED);
+  };
+  for (const auto& r : layers_[layer].ranges) {
+    madvise(reinterpret_cast<void*>(r.addr), r.len, MADV_DONTNEED);
+    bytes += static_cast<double>(r.len);
+  }
+  advise_file(layers_[layer]);
+  if (fadvise_neighbours) {
+    int pos = PosInStreamed(layer);
+    if (pos > 0) advise_file(layers_[streamed_[pos - 1]]);
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (state_[layer] == 3) state_[layer] = 0;
+  }
+  {
+    std::lock_guard<std::mutex> l2(ev_mu_);
+    counters_.drops++;
+    counters_.dropped_bytes += bytes;
+  }
+  Event(1, layer, bytes, NowMs() - t);
+  return bytes;
+}
+
+std::vector<double> Residency::ResidentBytes() {
+  std::vector<double> out(layers_.size(), 0);
+  std::vector<unsigned char> vec;
+  for (size_t i = 0; i < layers_.size(); i++) {
+    double resident = 0;
+    for (const auto& r : layers_[i].ranges) {
+      size_t pages = (r.len + kPage - 1) / kPage;
+      vec.resize(pages);
+      if (mincore(reinterpret_cast<void*>(r.addr), r.len, vec.data()) != 0) {
+        resident = -1;
+        break;
+      }
+      size_t n = 0;
+      for (unsigned char c : vec) n += (c & 1);
+      resident += static_cast<double>(n * kPage);
+    }
+    out[i] = resident;
+  }
+  return out;
+}
+
+// Release policies act between tokens: conservative releases the streamed tier's exclusive
+// pages; memory-bound and reuse-aware release layers in the order given by the plan (the order
+// the next token needs them last, or last use from a graph-trace profile) until the resident
+// total is under the target.
+void Residency::BetweenTokens() {
+  if (policy_ == Policy::Conservative) {
+    for (int l : streamed_) DropLayer(l, false);
+    return;
+  }
+  if (policy_ != Policy::MemoryBound && policy_ != Policy::ReuseAware) return;
+  std::vector<double> res = ResidentBytes();
+  double total = 0;
+  for (double r : res) total += std::max(0.0, r);
+  for (int l : release_order_) {
+    if (total <= static_cast<double>(target_bytes_)) break;
+    if (res[l] <= 0) continue;
+    DropLayer(l, false);
+    total -= res[l];
+    std::lock_guard<std::mutex> l2(ev_mu_);
+    counters_.released_bytes += res[l];
+  }
+}
+
+}  // namespace rf

@@ -1,0 +1,37 @@
+#!/usr/bin/env node
+// Bundles the CLI and the inference worker for plain Node (ES modules, node_modules external).
+import { build } from 'esbuild';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+
+export async function buildCli() {
+  await build({
+    absWorkingDir: root,
+    entryPoints: {
+      ramforge: 'src-main/cli/main.ts',
+      worker: 'src-main/worker/worker-main.ts',
+    },
+    outdir: 'out/cli',
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    sourcemap: 'linked',
+    logLevel: 'warning',
+    define: {
+      __RAMFORGE_VERSION__: JSON.stringify(pkg.version),
+      __LLAMA_CPP_TAG__: JSON.stringify(pkg.llamaCpp.tag),
+    },
+  });
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  await buildCli();
+}

@@ -1,0 +1,153 @@
+#!/usr/bin/env node
+// Fetches the pinned llama.cpp source and builds only what we link (ggml + llama, static, PIC),
+// in a cache outside the repo keyed by the pinned tag and the build flags, so clean clones and
+// CI reuse it. The source is the git bundle inside the `node-llama-cpp` npm tarball, fetched
+// with `npm pack` (installing the package would pull ~670 MB of prebuilt binaries we never use)
+// and checked against the integrity hash pinned in package.json.
+//
+//   node scripts/llama-cpp.mjs source             fetch + verify + clone (idempotent)
+//   node scripts/llama-cpp.mjs build [target...]  build targets (default: llama)
+//   node scripts/llama-cpp.mjs paths              print the source and build folders as JSON
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir, cpus } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const pin = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).llamaCpp;
+
+export function cacheRoot() {
+  return process.env.RAMFORGE_CACHE || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'ramforge');
+}
+
+const tagDir = () => join(cacheRoot(), 'llama.cpp', pin.tag);
+export const sourceDir = () => join(tagDir(), 'src');
+const patchDir = join(root, 'native', 'patches');
+
+function patchFiles() {
+  return existsSync(patchDir) ? readdirSync(patchDir).filter((f) => f.endsWith('.patch')).sort() : [];
+}
+
+// Our llama.cpp patches are part of the source identity: a changed patch set re-extracts the
+// source and selects another build folder.
+function patchHash() {
+  const h = createHash('sha256');
+  for (const f of patchFiles()) h.update(f).update(readFileSync(join(patchDir, f)));
+  return h.digest('hex').slice(0, 12);
+}
+
+// Everything that changes the compiled libraries goes into the key.
+const CMAKE_FLAGS = [
+  '-DCMAKE_BUILD_TYPE=Release',
+  '-DBUILD_SHARED_LIBS=OFF',
+  '-DCMAKE_POSITION_INDEPENDENT_CODE=ON',
+  '-DCMAKE_C_VISIBILITY_PRESET=hidden',
+  '-DCMAKE_CXX_VISIBILITY_PRESET=hidden',
+  // Built on the user's own machine, so -march=native is right; the cache key includes the CPU.
+  '-DGGML_NATIVE=ON',
+  '-DGGML_OPENMP=ON',
+  '-DLLAMA_BUILD_TESTS=OFF',
+  '-DLLAMA_BUILD_SERVER=OFF',
+  '-DLLAMA_BUILD_APP=OFF',
+  '-DLLAMA_BUILD_UI=OFF',
+  '-DLLAMA_OPENSSL=OFF',
+  '-DLLAMA_CURL=OFF',
+  // Configured (cheap) so that llama-simple and llama-bench can be built on demand for parity
+  // and benchmark checks; only the targets asked for are compiled.
+  '-DLLAMA_BUILD_COMMON=ON',
+  '-DLLAMA_BUILD_EXAMPLES=ON',
+  '-DLLAMA_BUILD_TOOLS=ON',
+];
+
+function cpuKey() {
+  let model = '';
+  try {
+    const info = readFileSync('/proc/cpuinfo', 'utf8');
+    model = (/^flags\s*:(.*)$/m.exec(info)?.[1] ?? '') + (/^model name\s*:(.*)$/m.exec(info)?.[1] ?? '');
+  } catch {
+    model = cpus()[0]?.model ?? '';
+  }
+  let cxx = '';
+  try {
+    cxx = execFileSync('c++', ['--version'], { encoding: 'utf8' }).split('\n')[0];
+  } catch {
+    /* reported by cmake */
+  }
+  return createHash('sha256').update([process.arch, model, cxx, patchHash(), ...CMAKE_FLAGS].join('\n')).digest('hex').slice(0, 12);
+}
+
+export const buildDir = () => join(tagDir(), `build-${cpuKey()}`);
+
+function log(msg) {
+  process.stderr.write(`[llama.cpp ${pin.tag}] ${msg}\n`);
+}
+
+export function ensureSource() {
+  const src = sourceDir();
+  const stamp = join(src, '.ramforge-patches');
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === patchHash()) return src;
+  if (existsSync(src)) {
+    log('patch set changed: re-extracting the source');
+    rmSync(src, { recursive: true, force: true });
+  }
+  mkdirSync(tagDir(), { recursive: true });
+  const work = mkdtempSync(join(tmpdir(), 'ramforge-llama-'));
+  try {
+    log(`fetching ${pin.package}@${pin.version} with npm pack (source bundle only)`);
+    execFileSync('npm', ['pack', `${pin.package}@${pin.version}`, '--pack-destination', work, '--silent'], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const tgz = join(work, `${pin.package}-${pin.version}.tgz`);
+    const [algo, expected] = pin.integrity.split(/-(.*)/s);
+    const actual = createHash(algo).update(readFileSync(tgz)).digest('base64');
+    if (actual !== expected) throw new Error(`integrity mismatch for ${pin.package}@${pin.version}: got ${algo}-${actual}`);
+    execFileSync('tar', ['-xzf', tgz, '-C', work, 'package/llama/gitRelease.bundle', 'package/llama/llama.cpp.info.json']);
+    const info = JSON.parse(readFileSync(join(work, 'package/llama/llama.cpp.info.json'), 'utf8'));
+    if (info.tag !== pin.tag) throw new Error(`bundle holds llama.cpp ${info.tag}, package.json pins ${pin.tag}`);
+    const staging = `${src}.tmp-${process.pid}`;
+    rmSync(staging, { recursive: true, force: true });
+    execFileSync('git', ['clone', '--quiet', join(work, 'package/llama/gitRelease.bundle'), staging], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
+    });
+    rmSync(join(staging, '.git'), { recursive: true, force: true });
+    for (const f of patchFiles()) {
+      log(`applying ${f}`);
+      execFileSync('git', ['apply', join(patchDir, f)], { cwd: staging, stdio: ['ignore', 'inherit', 'inherit'] });
+    }
+    writeFileSync(join(staging, '.ramforge-patches'), patchHash());
+    renameSync(staging, src);
+    log(`source ready in ${src}`);
+    return src;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+export function ensureBuild(targets = ['llama']) {
+  const src = ensureSource();
+  const bdir = buildDir();
+  const jobs = String(Math.max(1, cpus().length));
+  if (!existsSync(join(bdir, 'CMakeCache.txt'))) {
+    log(`configuring in ${bdir}`);
+    mkdirSync(bdir, { recursive: true });
+    execFileSync('cmake', ['-S', src, '-B', bdir, ...CMAKE_FLAGS], { stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  log(`building ${targets.join(', ')} (cached after the first time)`);
+  execFileSync('cmake', ['--build', bdir, '--parallel', jobs, '--target', ...targets], { stdio: ['ignore', 'inherit', 'inherit'] });
+  writeFileSync(join(bdir, 'ramforge-stamp.json'), JSON.stringify({ tag: pin.tag, targets, at: new Date().toISOString() }));
+  return bdir;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const [cmd = 'build', ...rest] = process.argv.slice(2);
+  if (cmd === 'source') ensureSource();
+  else if (cmd === 'build') ensureBuild(rest.length ? rest : ['llama']);
+  else if (cmd === 'paths') process.stdout.write(JSON.stringify({ tag: pin.tag, source: sourceDir(), build: buildDir() }) + '\n');
+  else {
+    process.stderr.write(`usage: node scripts/llama-cpp.mjs source|build [targets...]|paths\n`);
+    process.exit(2);
+  }
+}

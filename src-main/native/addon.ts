@@ -1,0 +1,171 @@
+// Finds and loads the native addon, and types its surface. Only the inference worker (and
+// native tests) load it: a GGML_ABORT in llama.cpp kills the process that holds it.
+import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '../node/paths.js';
+
+export interface NativeModelOptions {
+  mmap?: boolean;
+  repack?: boolean;
+  gpuLayers?: number;
+}
+
+export interface NativeModelInfo {
+  description: string;
+  nParams: number;
+  sizeBytes: number;
+  nLayers: number;
+  nCtxTrain: number;
+  nEmbd: number;
+  nHead: number;
+  nHeadKv: number;
+  nVocab: number;
+  bos: number;
+  eos: number;
+  addBos: boolean;
+  loadMs: number;
+  chatTemplate: string | null;
+  metadata: Record<string, string>;
+  paths: string[];
+}
+
+export interface NativeTensor {
+  name: string;
+  type: string;
+  bytes: number;
+  /** Host address of the tensor's data (in the file mapping when mmapped, else anonymous). */
+  addr: number;
+  buffer: string | null;
+  host: boolean;
+}
+
+export interface NativeContextOptions {
+  nCtx?: number;
+  nThreads?: number;
+  nBatch?: number;
+  /** Install the residency engine's layer-boundary observer (eval callback). */
+  observeLayers?: boolean;
+}
+
+export interface NativeGenerateOptions {
+  maxTokens: number;
+  temperature: number;
+  topK: number;
+  topP: number;
+  minP: number;
+  seed: number;
+  repeatPenalty: number;
+  repeatLastN: number;
+}
+
+export interface NativeGenerateResult {
+  tokens: number[];
+  perTokenMs: number[];
+  stopReason: 'eos' | 'max_tokens' | 'cancelled' | 'ctx_full';
+  promptMs: number;
+  ttftMs: number;
+  totalMs: number;
+  reusedTokens: number;
+}
+
+export interface NativeResidencyLayer {
+  index: number;
+  /** 0 pinned, 1 streamed, 2 vram */
+  tier: 0 | 1 | 2;
+  /** [address, length, fileIndex, fileOffset], page aligned, never shared with a pinned tensor. */
+  ranges: [number, number, number, number][];
+}
+
+export interface NativeResidencyConfig {
+  policy: string;
+  files: string[];
+  layers: NativeResidencyLayer[];
+  prefetchDepth: number;
+  targetBytes: number;
+  releaseOrder?: number[];
+}
+
+export interface NativeResidencyEvent {
+  tMs: number;
+  kind: 'prefetch' | 'drop' | 'late' | 'stall' | 'release';
+  layer: number;
+  bytes: number;
+  durMs: number;
+}
+
+export interface NativeResidencyCounters {
+  prefetchBytes: number;
+  droppedBytes: number;
+  releasedBytes: number;
+  prefetches: number;
+  prefetchHits: number;
+  late: number;
+  drops: number;
+  stallMs: number;
+}
+
+export interface NativeResidencySample {
+  layerResident: (number | null)[];
+  events: NativeResidencyEvent[];
+  counters: NativeResidencyCounters;
+}
+
+export interface NativeContext {
+  evalLogits(tokens: Int32Array | number[]): Float32Array;
+  generate(
+    prompt: Int32Array | number[],
+    opts: NativeGenerateOptions,
+    onToken?: (index: number, id: number, piece: Buffer, tMs: number) => void,
+  ): Promise<NativeGenerateResult>;
+  cancel(): void;
+  clearMemory(): void;
+  info(): { nCtx: number; nBatch: number; nThreads: number; cachedTokens: number };
+  residency(op: 'configure', cfg: NativeResidencyConfig): void;
+  residency(op: 'sample'): NativeResidencySample;
+  residency(op: 'drop' | 'prefetch', layer: number): number;
+  free(): void;
+}
+
+export interface NativeModel {
+  info(): NativeModelInfo;
+  tokenize(text: string, addSpecial?: boolean, parseSpecial?: boolean): Int32Array;
+  tokenToPiece(token: number, special?: boolean): Buffer;
+  detokenize(tokens: Int32Array, removeSpecial?: boolean, unparseSpecial?: boolean): Buffer;
+  isEog(token: number): boolean;
+  applyChatTemplate(messages: { role: string; content: string }[], addAssistant?: boolean, template?: string): string;
+  createContext(opts?: NativeContextOptions): NativeContext;
+  tensors(): NativeTensor[];
+  free(): void;
+}
+
+export interface NativeAddon {
+  systemInfo(): {
+    system: string;
+    mmapSupported: boolean;
+    mlockSupported: boolean;
+    gpuOffload: boolean;
+    devices: { name: string; description: string; type: string; memoryFree: number; memoryTotal: number }[];
+  };
+  loadModel(paths: string[], opts?: NativeModelOptions, onProgress?: (fraction: number) => void): Promise<NativeModel>;
+  fileCache(path: string, drop?: boolean): { sizeBytes: number; cachedBefore: number; cachedAfter?: number; fadviseError?: string | null };
+}
+
+export function addonPath(): string {
+  return join(packageRoot(), 'native', 'build', 'Release', 'ramforge.node');
+}
+
+let cached: NativeAddon | undefined;
+
+export function loadAddon(): NativeAddon {
+  if (cached) return cached;
+  const p = addonPath();
+  if (!existsSync(p)) {
+    throw new Error(`the native addon is not built (${p} is missing): run 'npm run build:native' (or 'npm start', which builds what is missing)`);
+  }
+  // ggml would try to attach gdb on an abort; we want a plain, fast death of the worker.
+  process.env.GGML_NO_BACKTRACE ??= '1';
+  const require = createRequire(import.meta.url);
+  cached = require(p) as NativeAddon;
+  return cached;
+}

@@ -1,0 +1,211 @@
+// The host side of the inference worker: starts it (plain fork, or inside a memory cgroup via
+// the supervisor), correlates requests and results, streams tokens and samples, and turns the
+// worker's end — crash, OOM kill, timeout — into a WorkerExit instead of an exception in the
+// caller's process.
+import { fork, type ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '../node/paths.js';
+import type { ResidencySample } from '../shared/residency-types.js';
+import type {
+  GenerateParams,
+  GenerationResult,
+  LoadParams,
+  ModelInfo,
+  TokenEvent,
+  WorkerEvent,
+  WorkerExit,
+  WorkerRequest,
+} from '../shared/worker-protocol.js';
+
+export interface CgroupUsageSample {
+  tMs: number;
+  usageBytes: number;
+  limitBytes: number;
+}
+
+/** How a caller starts the worker process; the default forks plain Node. */
+export interface WorkerProcess {
+  send(msg: WorkerRequest): void;
+  onMessage(fn: (e: WorkerEvent) => void): void;
+  /** Resolves once, however the process ended. */
+  exited: Promise<WorkerExit>;
+  kill(): void;
+}
+
+export interface WorkerHostOptions {
+  /** Extra environment for the worker. */
+  env?: NodeJS.ProcessEnv;
+  /** Start the process some other way (cgroup supervisor, Electron utilityProcess). */
+  spawn?: (script: string, env: NodeJS.ProcessEnv) => Promise<WorkerProcess> | WorkerProcess;
+  onSample?: (s: ResidencySample) => void;
+  onLog?: (level: string, message: string) => void;
+}
+
+export class WorkerError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'WorkerError';
+  }
+}
+
+export function workerScript(): string {
+  const p = join(packageRoot(), 'out', 'cli', 'worker.mjs');
+  if (!existsSync(p)) throw new Error(`the worker bundle is missing (${p}): run 'npm run build:cli'`);
+  return p;
+}
+
+export function forkWorker(script: string, env: NodeJS.ProcessEnv): WorkerProcess {
+  const child: ChildProcess = fork(script, [], { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' });
+  return wrapChild(child);
+}
+
+/** Adapts a child process with an IPC channel (forked, or spawned by the supervisor). */
+export function wrapChild(child: ChildProcess): WorkerProcess {
+  const exited = new Promise<WorkerExit>((resolve) => {
+    child.once('exit', (code, signal) => {
+      const crashed = signal !== null || (code !== null && code !== 0);
+      resolve({
+        reason: crashed ? (signal === 'SIGKILL' ? 'killed' : 'crash') : 'exit',
+        code,
+        signal,
+        message: crashed ? `the inference worker ended ${signal ? `with ${signal}` : `with exit code ${code}`}` : 'the inference worker exited',
+      });
+    });
+  });
+  return {
+    send: (msg) => {
+      if (child.connected) child.send(msg);
+    },
+    onMessage: (fn) => child.on('message', (m) => fn(m as WorkerEvent)),
+    exited,
+    kill: () => child.kill('SIGKILL'),
+  };
+}
+
+interface Pending {
+  resolve: (v: unknown) => void;
+  reject: (e: Error) => void;
+  onToken?: (t: TokenEvent) => void;
+  onProgress?: (f: number) => void;
+}
+
+export class WorkerHost extends EventEmitter {
+  private nextId = 1;
+  private pending = new Map<number, Pending>();
+  private ended: WorkerExit | null = null;
+  readonly exited: Promise<WorkerExit>;
+  pid = 0;
+
+  private constructor(
+    private proc: WorkerProcess,
+    private opts: WorkerHostOptions,
+  ) {
+    super();
+    proc.onMessage((e) => this.onEvent(e));
+    this.exited = proc.exited.then((x) => {
+      this.ended = x;
+      for (const p of this.pending.values()) p.reject(new WorkerError('WORKER_EXITED', x.message));
+      this.pending.clear();
+      this.emit('exit', x);
+      return x;
+    });
+  }
+
+  static async start(opts: WorkerHostOptions = {}): Promise<WorkerHost> {
+    const env = { ...process.env, GGML_NO_BACKTRACE: '1', ...opts.env };
+    const script = workerScript();
+    const proc = await (opts.spawn ? opts.spawn(script, env) : forkWorker(script, env));
+    const host = new WorkerHost(proc, opts);
+    await new Promise<void>((resolve, reject) => {
+      host.once('ready', () => resolve());
+      void host.exited.then((x) => reject(new WorkerError('WORKER_EXITED', `the inference worker did not start: ${x.message}`)));
+    });
+    return host;
+  }
+
+  private onEvent(e: WorkerEvent): void {
+    switch (e.type) {
+      case 'ready':
+        this.pid = e.pid;
+        this.emit('ready');
+        return;
+      case 'progress':
+        this.pending.get(e.id)?.onProgress?.(e.fraction);
+        return;
+      case 'token':
+        this.pending.get(e.id)?.onToken?.(e.token);
+        return;
+      case 'sample':
+        this.opts.onSample?.(e.sample as ResidencySample);
+        this.emit('sample', e.sample);
+        return;
+      case 'log':
+        this.opts.onLog?.(e.level, e.message);
+        return;
+      case 'result': {
+        const p = this.pending.get(e.id);
+        if (!p) return;
+        this.pending.delete(e.id);
+        if (e.ok) p.resolve(e.value);
+        else p.reject(new WorkerError(e.error.code, e.error.message));
+      }
+    }
+  }
+
+  private request<T>(req: Omit<Exclude<WorkerRequest, { type: 'cancel' } | { type: 'shutdown' }>, 'id'>, extra: Partial<Pending> = {}): Promise<T> {
+    if (this.ended) return Promise.reject(new WorkerError('WORKER_EXITED', this.ended.message));
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, ...extra });
+      this.proc.send({ ...req, id } as WorkerRequest);
+    });
+  }
+
+  load(params: LoadParams, onProgress?: (fraction: number) => void): Promise<ModelInfo> {
+    return this.request<ModelInfo>({ type: 'load', params }, { onProgress });
+  }
+
+  generate(params: GenerateParams, onToken: (t: TokenEvent) => void): Promise<GenerationResult> {
+    return this.request<GenerationResult>({ type: 'generate', params }, { onToken });
+  }
+
+  tokenize(text: string, addSpecial = true): Promise<number[]> {
+    return this.request<number[]>({ type: 'tokenize', text, addSpecial });
+  }
+
+  detokenize(tokens: number[]): Promise<string> {
+    return this.request<string>({ type: 'detokenize', tokens });
+  }
+
+  logits(tokens: number[]): Promise<number[]> {
+    return this.request<number[]>({ type: 'logits', tokens });
+  }
+
+  cancel(): void {
+    if (!this.ended) this.proc.send({ type: 'cancel' });
+  }
+
+  kill(): void {
+    this.proc.kill();
+  }
+
+  isAlive(): boolean {
+    return this.ended === null;
+  }
+
+  async close(timeoutMs = 5000): Promise<WorkerExit> {
+    if (!this.ended) {
+      this.proc.send({ type: 'shutdown' });
+      const timer = setTimeout(() => this.proc.kill(), timeoutMs);
+      const x = await this.exited;
+      clearTimeout(timer);
+      return x;
+    }
+    return this.ended;
+  }
+}

@@ -1,0 +1,110 @@
+// Runs the residency engine for one loaded model: builds the inventory from what llama.cpp
+// loaded and where the file is mapped, hands the plan's tiers to the native engine, and
+// samples residency, process counters and engine events as a time series.
+import { readFileSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
+import type { NativeContext, NativeModel, NativeResidencyCounters } from '../native/addon.js';
+import { buildInventory, parseMaps, type Inventory } from '../shared/residency/inventory.js';
+import type { ResidencyEvent, ResidencySample, Tier } from '../shared/residency-types.js';
+import type { LoadParams, PolicyName } from '../shared/worker-protocol.js';
+import { readProcStats } from '../node/proc-stats.js';
+
+const PAGE_SIZE = 4096;
+const TIER_CODE: Record<Tier, 0 | 1 | 2> = { pinned: 0, streamed: 1, vram: 2 };
+
+export class ResidencyRuntime {
+  readonly inventory: Inventory;
+  readonly policy: PolicyName;
+  readonly tiers: Tier[];
+  readonly samples: ResidencySample[] = [];
+  private t0 = performance.now();
+  private token = 0;
+  private lastSampleAt = -Infinity;
+  private listeners: ((s: ResidencySample) => void)[] = [];
+  counters: NativeResidencyCounters | null = null;
+
+  constructor(
+    private model: NativeModel,
+    private ctx: NativeContext,
+    private files: string[],
+    nLayers: number,
+    private params: LoadParams,
+  ) {
+    this.policy = params.policy ?? 'observe';
+    const real = files.map((f) => realpathSync(f));
+    const maps = parseMaps(readFileSync('/proc/self/maps', 'utf8'), real);
+    this.inventory = buildInventory(model.tensors(), maps, nLayers, PAGE_SIZE);
+    this.tiers = Array.from({ length: nLayers }, (_, i) => params.tiers?.[i] ?? 'pinned');
+  }
+
+  configure(): void {
+    this.ctx.residency('configure', {
+      policy: this.policy,
+      files: this.files,
+      prefetchDepth: this.params.prefetchDepth ?? 4,
+      targetBytes: this.params.residencyTargetBytes ?? 0,
+      releaseOrder: this.params.releaseOrder,
+      layers: this.inventory.layers.map((l) => ({ index: l.index, tier: TIER_CODE[this.tiers[l.index] ?? 'pinned'], ranges: l.ranges })),
+    });
+  }
+
+  onSample(fn: (s: ResidencySample) => void): void {
+    this.listeners.push(fn);
+  }
+
+  beginGeneration(): void {
+    this.token = 0;
+    this.sample('prompt', null, true);
+  }
+
+  onToken(token: number, _tMs: number): void {
+    this.token = token;
+    this.sample('decode', null, false);
+  }
+
+  endGeneration(): void {
+    this.sample('idle', null, true);
+  }
+
+  /** Drop / prefetch one layer by hand (--release-layer, tests). */
+  drop(layer: number): number {
+    return this.ctx.residency('drop', layer);
+  }
+
+  prefetch(layer: number): number {
+    return this.ctx.residency('prefetch', layer);
+  }
+
+  residentNow(): (number | null)[] {
+    return this.ctx.residency('sample').layerResident;
+  }
+
+  // Sampling costs one mincore pass over the model; at most ~20 samples a second.
+  sample(phase: ResidencySample['phase'], decodeTokS: number | null, force: boolean): ResidencySample | null {
+    const now = performance.now();
+    if (!force && now - this.lastSampleAt < 50) return null;
+    this.lastSampleAt = now;
+    const s = this.ctx.residency('sample');
+    this.counters = s.counters;
+    const proc = readProcStats();
+    const events: ResidencyEvent[] = s.events.map((e) => ({ tMs: e.tMs, kind: e.kind, layer: e.layer, bytes: e.bytes, durMs: e.durMs }));
+    const sample: ResidencySample = {
+      tMs: now - this.t0,
+      token: this.token,
+      phase,
+      layerResident: s.layerResident,
+      persistentResident: null,
+      rssBytes: proc.rssBytes,
+      cgroupBytes: null,
+      cgroupLimitBytes: null,
+      readBytes: proc.readBytes,
+      majorFaults: proc.majorFaults,
+      decodeTokS,
+      events,
+    };
+    this.samples.push(sample);
+    if (this.samples.length > 20000) this.samples.splice(0, this.samples.length - 20000);
+    for (const l of this.listeners) l(sample);
+    return sample;
+  }
+}

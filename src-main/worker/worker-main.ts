@@ -1,0 +1,78 @@
+// Entry of the inference worker process. It owns the native addon; the host talks to it only
+// through the typed protocol in shared/worker-protocol.ts. If llama.cpp aborts, this process
+// dies and the host reports it; nothing propagates into the UI or the CLI's own process.
+import { openChannel } from './channel.js';
+import { Engine, EngineError } from './engine.js';
+import type { WorkerRequest } from '../shared/worker-protocol.js';
+
+const channel = openChannel();
+const engine = new Engine();
+let queue: Promise<unknown> = Promise.resolve();
+
+function fail(id: number, e: unknown): void {
+  const code = e instanceof EngineError ? e.code : ((e as { code?: string })?.code ?? 'ERROR');
+  channel.send({ type: 'result', id, ok: false, error: { code, message: (e as Error)?.message ?? String(e) } });
+}
+
+async function handle(req: Exclude<WorkerRequest, { type: 'cancel' } | { type: 'shutdown' }>): Promise<void> {
+  const id = req.id;
+  try {
+    let value: unknown;
+    switch (req.type) {
+      case 'info':
+        value = { pid: process.pid, model: engine.modelInfo() };
+        break;
+      case 'load':
+        value = await engine.load(req.params, (fraction) => channel.send({ type: 'progress', id, fraction }));
+        engine.residency?.onSample((sample) => channel.send({ type: 'sample', sample }));
+        break;
+      case 'generate':
+        value = await engine.generate(req.params, (token) => channel.send({ type: 'token', id, token }));
+        if (engine.residency) {
+          (value as { residency?: unknown }).residency = {
+            policy: engine.residency.policy,
+            tiers: engine.residency.tiers,
+            inventory: engine.residency.inventory,
+            counters: engine.residency.counters,
+            finalResident: engine.residency.residentNow(),
+          };
+        }
+        break;
+      case 'tokenize':
+        value = engine.tokenize(req.text, req.addSpecial);
+        break;
+      case 'detokenize':
+        value = engine.detokenize(req.tokens);
+        break;
+      case 'logits':
+        value = engine.logits(req.tokens);
+        break;
+      case 'unload':
+        await engine.unload();
+        value = null;
+        break;
+    }
+    channel.send({ type: 'result', id, ok: true, value });
+  } catch (e) {
+    fail(id, e);
+  }
+}
+
+channel.onRequest((req) => {
+  if (req.type === 'cancel') {
+    engine.cancel();
+    return;
+  }
+  if (req.type === 'shutdown') {
+    engine.cancel();
+    void queue.finally(async () => {
+      await engine.unload();
+      process.exit(0);
+    });
+    return;
+  }
+  // One operation at a time, in order; cancel and shutdown jump the queue.
+  queue = queue.then(() => handle(req));
+});
+channel.onDisconnect(() => process.exit(0));
+channel.send({ type: 'ready', pid: process.pid });
