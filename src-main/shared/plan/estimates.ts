@@ -1,0 +1,59 @@
+// The estimate formulas of the planner, one function each, each returning its value and its
+// formula text. Pure arithmetic over the model view's metadata.
+import { formatBytes } from '../size.js';
+import type { Quantity } from './plan-types.js';
+
+export const MiB = 1024 * 1024;
+export const RUNTIME_FIXED_BYTES = 96 * MiB;
+export const RUNTIME_WEIGHT_FRACTION = 0.005;
+export const VRAM_CONTEXT_BYTES = 256 * MiB;
+
+const fb = (n: number): string => formatBytes(n);
+
+/**
+ * KV cache of one layer: K and V, each n_kv_heads × head_dim × ctx elements:
+ * 2 × n_kv_heads × head_dim × ctx × bytes per element (key and value head sizes may differ).
+ */
+export function kvBytesForLayer(nKvHeads: number, keyDim: number, valueDim: number, ctx: number, elemBytes: number): Quantity {
+  const value = nKvHeads * (keyDim + valueDim) * ctx * elemBytes;
+  const formula =
+    keyDim === valueDim
+      ? `2 × n_kv_heads ${nKvHeads} × head_dim ${keyDim} × ctx ${ctx} × ${elemBytes} B = ${fb(value)}`
+      : `n_kv_heads ${nKvHeads} × (key_length ${keyDim} + value_length ${valueDim}) × ctx ${ctx} × ${elemBytes} B = ${fb(value)}`;
+  return { value, formula };
+}
+
+/**
+ * Compute buffer (llama.cpp's graph allocator, CPU): the largest of the logits of a
+ * micro-batch and the attention scores of one layer, plus the per-token activations:
+ * 4 B × n_ubatch × max(n_vocab, n_head × ctx) + 4 B × n_ubatch × (n_embd + n_ff).
+ * An estimate: calibrate against measured compute-buffer sizes.
+ */
+export function computeBufferBytes(nVocab: number, nHead: number, nEmbd: number, nFf: number, ctx: number, ubatch: number): Quantity {
+  const value = 4 * ubatch * Math.max(nVocab, nHead * ctx) + 4 * ubatch * (nEmbd + nFf);
+  const formula = `4 B × n_ubatch ${ubatch} × max(n_vocab ${nVocab}, n_head ${nHead} × ctx ${ctx}) + 4 B × n_ubatch ${ubatch} × (n_embd ${nEmbd} + n_ff ${nFf}) = ${fb(value)}`;
+  return { value, formula };
+}
+
+/**
+ * Runtime overhead: the worker process, the addon and its libraries, ggml's tensor metadata
+ * and the page tables of the mapping: a fixed 96 MiB + 0.5 % of the weight bytes.
+ */
+export function runtimeOverheadBytes(weightBytes: number): Quantity {
+  const value = Math.ceil(RUNTIME_FIXED_BYTES + RUNTIME_WEIGHT_FRACTION * weightBytes);
+  return { value, formula: `96 MiB fixed + 0.5 % × weights ${fb(weightBytes)} = ${fb(value)}` };
+}
+
+/**
+ * Decode speed, bandwidth-bound. Per token every weight is read once: streamed bytes come from
+ * storage (prefetched, so they overlap compute), resident bytes from RAM (and VRAM):
+ * tok/s = 1 / max(streamed / disk_bw, ram_bytes / ram_bw + vram_bytes / vram_bw).
+ */
+export function predictedTokS(streamed: number, diskBw: number, ramTouched: number, ramBw: number, vramTouched: number, vramBw: number): Quantity {
+  const io = streamed / diskBw;
+  const compute = ramTouched / ramBw + vramTouched / vramBw;
+  const t = Math.max(io, compute);
+  const value = t > 0 ? 1 / t : null;
+  const parts = [`streamed ${fb(streamed)} / disk ${fb(diskBw)}/s = ${(io * 1000).toFixed(1)} ms`, `RAM ${fb(ramTouched)} / ${fb(ramBw)}/s` + (vramTouched > 0 ? ` + VRAM ${fb(vramTouched)} / ${fb(vramBw)}/s` : '') + ` = ${(compute * 1000).toFixed(1)} ms`];
+  return { value, formula: `1 / max(${parts.join(', ')}) = ${value === null ? '—' : value.toFixed(2)} tok/s` };
+}

@@ -1,0 +1,87 @@
+// The memory plan: a plain data structure the runtime executes (tiers per layer, prefetch
+// depth) and the CLI/UI show. Every number carries the formula that produced it.
+
+export type Tier = 'vram' | 'pinned' | 'streamed';
+export type Verdict = 'fits' | 'out-of-core' | 'cannot-run';
+
+export interface Quantity {
+  /** null where it cannot be known (never a silent 0). */
+  readonly value: number | null;
+  /** How the value was computed, in words and symbols, with the inputs filled in. */
+  readonly formula: string;
+}
+
+export interface PlanInput {
+  /** RAM budget in bytes (the cap the run will be held to). */
+  readonly ramBytes: number;
+  readonly vramBytes?: number;
+  /** Context length in tokens. */
+  readonly ctx: number;
+  readonly diskBandwidthBytesPerS: number;
+  /** Where the disk bandwidth came from ('--disk-bw', 'measured (may be optimistic)', ...). */
+  readonly diskBandwidthSource?: string;
+  /** Bytes per KV-cache element (f16 = 2). */
+  readonly kvTypeBytes?: number;
+  /** Streamed layers read ahead of the one being computed (default 2). */
+  readonly prefetchDepth?: number;
+  /** Micro-batch (llama.cpp n_ubatch) the compute buffer is sized for (default min(512, ctx)). */
+  readonly ubatch?: number;
+  /** Assumed RAM bandwidth for compute-bound estimates (default 20 GB/s). */
+  readonly memoryBandwidthBytesPerS?: number;
+  /** Assumed VRAM bandwidth (default 300 GB/s). */
+  readonly vramBandwidthBytesPerS?: number;
+  readonly threads?: number;
+}
+
+export interface LayerPlan {
+  readonly index: number;
+  /** Weight bytes of the layer (sum of its tensors' nbytes). */
+  readonly bytes: number;
+  /** KV-cache bytes of the layer for the context. */
+  readonly kvBytes: number;
+  readonly tier: Tier;
+}
+
+export interface TierSummary {
+  readonly layers: number[];
+  readonly bytes: number;
+}
+
+export interface MemoryPlan {
+  readonly schemaVersion: 1;
+  readonly model: {
+    readonly architecture: string | null;
+    readonly name: string | null;
+    readonly blockCount: number;
+    readonly fileBytes: number;
+    readonly tensorBytes: number;
+  };
+  readonly input: Required<Omit<PlanInput, 'vramBytes' | 'threads' | 'diskBandwidthSource'>> & {
+    readonly vramBytes: number | null;
+    readonly threads: number | null;
+    readonly diskBandwidthSource: string;
+  };
+  readonly layers: LayerPlan[];
+  readonly tiers: { readonly vram: TierSummary; readonly pinned: TierSummary; readonly streamed: TierSummary };
+  readonly quantities: {
+    readonly persistentBytes: Quantity;
+    readonly layerBytesTotal: Quantity;
+    readonly kvBytesPerLayer: Quantity;
+    readonly kvBytesTotal: Quantity;
+    readonly kvRamBytes: Quantity;
+    readonly computeBufferBytes: Quantity;
+    readonly runtimeOverheadBytes: Quantity;
+    readonly fixedRamBytes: Quantity;
+    readonly pinnedBytes: Quantity;
+    readonly streamingReserveBytes: Quantity;
+    readonly ramUsedBytes: Quantity;
+    readonly vramUsedBytes: Quantity;
+    readonly bytesReadPerToken: Quantity;
+    readonly predictedDecodeTokS: Quantity;
+    readonly minimumRamBytes: Quantity;
+    readonly fullResidencyRamBytes: Quantity;
+  };
+  readonly verdict: Verdict;
+  readonly reason: string;
+  readonly notes: string[];
+}

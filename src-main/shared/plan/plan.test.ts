@@ -1,0 +1,155 @@
+import { describe, expect, it } from 'vitest';
+import { planMemory, PlanInputError, type MemoryPlan } from './plan.js';
+import { parseGgufHeader } from '../gguf/reader.js';
+import { buildModelView, type ModelView } from '../gguf/model-view.js';
+import { buildGguf, tensorBytes } from '../gguf/testdata/build-gguf.js';
+import { tinySpec, type TinyOptions } from '../gguf/testdata/tiny-models.js';
+import { GgufValueType as V } from '../gguf/ggml-types.js';
+
+const GiB = 1024 ** 3;
+const MiB = 1024 ** 2;
+
+/** A model view of real size built from a header only (the payload is never materialised). */
+function headerOnlyView(o: TinyOptions): ModelView {
+  const spec = tinySpec(o);
+  const { bytes, offsets } = buildGguf({ ...spec, dataBytes: 0 });
+  let end = 0;
+  for (const t of spec.tensors ?? []) end = Math.ceil(end / 32) * 32 + tensorBytes(t);
+  const h = parseGgufHeader(bytes, offsets.dataOffset + end);
+  return buildModelView([{ path: 'model.gguf', header: h }]);
+}
+
+// Llama-3-8B's shape at Q4_0 (vocab cut to 32k to keep the test header small).
+const eightB = (): ModelView => headerOnlyView({ arch: 'llama', layers: 32, embd: 4096, heads: 32, kvHeads: 8, ff: 14336, vocab: 32000, matType: 2 });
+const base = { ctx: 4096, diskBandwidthBytesPerS: 2 * GiB };
+
+function allFormulas(p: MemoryPlan): void {
+  for (const [k, v] of Object.entries(p.quantities)) {
+    expect(typeof v.formula, k).toBe('string');
+    expect(v.formula.length, k).toBeGreaterThan(5);
+  }
+}
+
+describe('planMemory', () => {
+  it('KV cache: 2 × n_kv_heads × head_dim × ctx × bytes per layer', () => {
+    const v = eightB();
+    const p = planMemory(v, { ...base, ramBytes: 64 * GiB });
+    expect(p.quantities.kvBytesPerLayer.value).toBe(2 * 8 * 128 * 4096 * 2);
+    expect(p.quantities.kvBytesPerLayer.value).toBe(16 * MiB);
+    expect(p.quantities.kvBytesTotal.value).toBe(32 * 16 * MiB);
+    expect(p.quantities.kvBytesPerLayer.formula).toMatch(/2 × n_kv_heads 8 × head_dim 128 × ctx 4096 × 2 B/);
+    const p8 = planMemory(v, { ...base, ctx: 1024, kvTypeBytes: 1, ramBytes: 64 * GiB });
+    expect(p8.quantities.kvBytesPerLayer.value).toBe(2 * 8 * 128 * 1024 * 1);
+  });
+
+  it('fits: every layer pinned, nothing read per token, RAM used = fixed + layers', () => {
+    const v = eightB();
+    const p = planMemory(v, { ...base, ramBytes: 64 * GiB });
+    expect(p.verdict).toBe('fits');
+    expect(p.tiers.pinned.layers.length).toBe(32);
+    expect(p.tiers.streamed.layers).toEqual([]);
+    expect(p.quantities.bytesReadPerToken.value).toBe(0);
+    expect(p.quantities.ramUsedBytes.value).toBe((p.quantities.fixedRamBytes.value as number) + v.layers.reduce((a, l) => a + l.bytes, 0));
+    expect(p.quantities.predictedDecodeTokS.value).toBeGreaterThan(0);
+    allFormulas(p);
+  });
+
+  it('out-of-core at half the model: pinned prefix, streamed rest, bytes/token = streamed bytes', () => {
+    const v = eightB();
+    const ram = Math.floor(v.fileBytes / 2);
+    const p = planMemory(v, { ...base, ramBytes: ram });
+    expect(p.verdict).toBe('out-of-core');
+    const pinned = p.tiers.pinned.layers;
+    const streamed = p.tiers.streamed.layers;
+    expect(pinned.length).toBeGreaterThan(0);
+    expect(streamed.length).toBeGreaterThan(0);
+    // Pinned layers are the first N: the fixed prefix of the cyclic scan.
+    expect(pinned).toEqual(Array.from({ length: pinned.length }, (_, i) => i));
+    expect(streamed[0]).toBe(pinned.length);
+    const streamedBytes = v.layers.filter((l) => streamed.includes(l.index)).reduce((a, l) => a + l.bytes, 0);
+    expect(p.quantities.bytesReadPerToken.value).toBe(streamedBytes);
+    // The plan stays under the cap and pinning one more layer would not.
+    const used = p.quantities.ramUsedBytes.value as number;
+    expect(used).toBeLessThanOrEqual(ram);
+    const nextLayer = v.layers[pinned.length]!.bytes;
+    const maxStreamed = Math.max(...v.layers.slice(pinned.length + 1).map((l) => l.bytes));
+    expect((p.quantities.fixedRamBytes.value as number) + p.tiers.pinned.bytes + nextLayer + 3 * maxStreamed).toBeGreaterThan(ram);
+    // Reserve = (prefetchDepth + 1) × largest streamed layer.
+    expect(p.quantities.streamingReserveBytes.value).toBe(3 * Math.max(...v.layers.slice(pinned.length).map((l) => l.bytes)));
+    // Bandwidth-bound speed: streamed bytes / disk bandwidth dominates here.
+    expect(p.quantities.predictedDecodeTokS.value).toBeCloseTo((2 * GiB) / streamedBytes, 6);
+    expect(p.reason).toMatch(/pinned, \d+ streamed/);
+    allFormulas(p);
+  });
+
+  it('cannot-run below the minimum working set, naming the smallest cap that runs', () => {
+    const v = eightB();
+    const probe = planMemory(v, { ...base, ramBytes: 64 * GiB });
+    const min = probe.quantities.minimumRamBytes.value as number;
+    const largest = Math.max(...v.layers.map((l) => l.bytes));
+    expect(min).toBe((probe.quantities.fixedRamBytes.value as number) + 3 * largest);
+    const below = planMemory(v, { ...base, ramBytes: min - 1 });
+    expect(below.verdict).toBe('cannot-run');
+    expect(below.quantities.minimumRamBytes.value).toBe(min);
+    expect(below.reason).toMatch(/smallest cap that runs is/);
+    expect(below.quantities.predictedDecodeTokS.value).toBe(null);
+    const at = planMemory(v, { ...base, ramBytes: min });
+    expect(at.verdict).toBe('out-of-core');
+    expect(at.tiers.pinned.layers).toEqual([]);
+    expect(at.tiers.streamed.layers.length).toBe(32);
+  });
+
+  it('prefetch depth changes the streaming reserve and the minimum', () => {
+    const v = eightB();
+    const d0 = planMemory(v, { ...base, ramBytes: 64 * GiB, prefetchDepth: 0 });
+    const d4 = planMemory(v, { ...base, ramBytes: 64 * GiB, prefetchDepth: 4 });
+    const largest = Math.max(...v.layers.map((l) => l.bytes));
+    expect((d4.quantities.minimumRamBytes.value as number) - (d0.quantities.minimumRamBytes.value as number)).toBe(4 * largest);
+  });
+
+  it('VRAM takes the last layers, with their KV', () => {
+    const v = eightB();
+    const layer = v.layers[0]!.bytes + 16 * MiB;
+    const p = planMemory(v, { ...base, ramBytes: 64 * GiB, vramBytes: (p0Compute(v) + 256 * MiB) + 4 * layer + 1 });
+    expect(p.tiers.vram.layers).toEqual([28, 29, 30, 31]);
+    expect(p.quantities.vramUsedBytes.value).toBe(4 * layer);
+    expect(p.quantities.kvRamBytes.value).toBe(28 * 16 * MiB);
+  });
+
+  it('refuses nonsense input and weightless files', () => {
+    const v = eightB();
+    expect(() => planMemory(v, { ...base, ctx: 0, ramBytes: GiB })).toThrow(PlanInputError);
+    expect(() => planMemory(v, { ...base, ramBytes: -1 })).toThrow(/RAM budget/);
+    expect(() => planMemory(v, { ...base, ramBytes: GiB, diskBandwidthBytesPerS: 0 })).toThrow(/disk bandwidth/);
+    const spec = tinySpec();
+    spec.tensors = [];
+    const b = buildGguf(spec).bytes;
+    const vocabOnly = buildModelView([{ path: 'v.gguf', header: parseGgufHeader(b, b.length) }]);
+    expect(() => planMemory(vocabOnly, { ...base, ramBytes: GiB })).toThrow(/vocab-only/);
+  });
+
+  it('plans the three architectures from small real headers', () => {
+    for (const arch of ['llama', 'qwen2', 'gptneox'] as const) {
+      const spec = tinySpec({ arch });
+      const b = buildGguf(spec).bytes;
+      const view = buildModelView([{ path: 'm.gguf', header: parseGgufHeader(b, b.length) }]);
+      const p = planMemory(view, { ...base, ctx: 256, ramBytes: GiB });
+      expect(p.verdict, arch).toBe('fits');
+      expect(p.layers.reduce((a, l) => a + l.bytes, 0) + (p.quantities.persistentBytes.value as number)).toBe(view.tensorBytes);
+      expect(p.model.blockCount).toBe(2);
+    }
+  });
+
+  it('uses per-layer KV head counts when the file gives them', () => {
+    const spec = tinySpec({ layers: 2 });
+    spec.kv = (spec.kv ?? []).map((e) => (e.key === 'llama.attention.head_count_kv' ? { key: e.key, type: V.ARRAY, value: { elementType: V.INT32, items: [1, 4] } } : e));
+    const b = buildGguf(spec).bytes;
+    const view = buildModelView([{ path: 'm.gguf', header: parseGgufHeader(b, b.length) }]);
+    const p = planMemory(view, { ...base, ctx: 100, ramBytes: GiB });
+    expect(p.layers.map((l) => l.kvBytes)).toEqual([2 * 1 * 8 * 100 * 2, 2 * 4 * 8 * 100 * 2]);
+  });
+});
+
+function p0Compute(v: ModelView): number {
+  return planMemory(v, { ...base, ramBytes: 64 * GiB }).quantities.computeBufferBytes.value as number;
+}

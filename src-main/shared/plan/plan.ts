@@ -1,0 +1,211 @@
+// The memory planner (pure): from a model view and a budget, choose where every layer lives —
+// VRAM (the last layers, as llama.cpp offloads them), pinned in RAM (the first layers: the
+// fixed prefix of the cyclic scan), or streamed from storage (the rest) — and predict what
+// the run costs. DESIGN.md "Residency engine", step 2.
+import { formatBytes } from '../size.js';
+import type { ModelView } from '../gguf/model-view.js';
+import type { LayerPlan, MemoryPlan, PlanInput, Quantity, Tier, Verdict } from './plan-types.js';
+import { VRAM_CONTEXT_BYTES, computeBufferBytes, kvBytesForLayer, predictedTokS, runtimeOverheadBytes } from './estimates.js';
+
+export type { MemoryPlan, PlanInput, LayerPlan, Quantity, Tier, Verdict } from './plan-types.js';
+
+export const DEFAULT_PREFETCH_DEPTH = 2;
+export const DEFAULT_RAM_BW = 20e9;
+export const DEFAULT_VRAM_BW = 300e9;
+
+/** The model or the input cannot be planned (bad metadata, nonsense budget): exit 2 in the CLI. */
+export class PlanInputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PlanInputError';
+  }
+}
+
+const fb = (n: number): string => formatBytes(n);
+const q = (value: number | null, formula: string): Quantity => ({ value, formula });
+
+export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
+  const kvTypeBytes = input.kvTypeBytes ?? 2;
+  const prefetchDepth = input.prefetchDepth ?? DEFAULT_PREFETCH_DEPTH;
+  const ctx = input.ctx;
+  const ubatch = input.ubatch ?? Math.min(512, ctx);
+  const ramBw = input.memoryBandwidthBytesPerS ?? DEFAULT_RAM_BW;
+  const vramBw = input.vramBandwidthBytesPerS ?? DEFAULT_VRAM_BW;
+  validateInput(input, ctx, prefetchDepth, kvTypeBytes, ubatch);
+  if (view.vocabOnly) throw new PlanInputError('this file holds no weights (vocab-only GGUF): nothing to plan');
+  const need = (v: number | null, what: string): number => {
+    if (v === null || !(v > 0)) throw new PlanInputError(`cannot plan: the model's metadata lacks ${what}`);
+    return v;
+  };
+  const headDim = need(view.headDim, 'the head size (embedding_length / head_count or attention.key_length)');
+  const valueDim = view.valueDim ?? headDim;
+  const nHead = need(view.headCount, 'attention.head_count');
+  const nEmbd = need(view.embeddingLength, 'embedding_length');
+  const nVocab = need(view.vocabSize, 'the vocabulary size');
+  const nFf = view.feedForwardLength ?? 4 * nEmbd;
+  const blockCount = view.layers.length;
+  if (blockCount === 0) throw new PlanInputError('cannot plan: the model has no layer (blk.N.*) tensors');
+
+  // --- weights and fixed costs
+  const kvFor = (i: number) => kvBytesForLayer(view.headCountKvByLayer?.[i] ?? (view.headCountKv as number), headDim, valueDim, ctx, kvTypeBytes);
+  const kvPerLayer = view.layers.map((l) => kvFor(l.index));
+  const kvTotal = sum(kvPerLayer.map((k) => k.value as number));
+  const persistent = view.persistent.bytes;
+  const layerTotal = sum(view.layers.map((l) => l.bytes));
+  const compute = computeBufferBytes(nVocab, nHead, nEmbd, nFf, ctx, ubatch);
+  const overhead = runtimeOverheadBytes(view.tensorBytes);
+  const computeB = compute.value as number;
+  const overheadB = overhead.value as number;
+
+  // --- VRAM: the last layers, while weights + their KV fit beside the GPU compute buffer
+  const tiers: Tier[] = view.layers.map(() => 'pinned');
+  let vramUsed = 0;
+  let vramFormula = 'no VRAM given';
+  if (input.vramBytes !== undefined && input.vramBytes > 0) {
+    const budget = input.vramBytes - computeB - VRAM_CONTEXT_BYTES;
+    for (let i = view.layers.length - 1; i >= 0; i--) {
+      const cost = (view.layers[i]?.bytes as number) + (kvPerLayer[i]?.value as number);
+      if (vramUsed + cost > budget) break;
+      vramUsed += cost;
+      tiers[i] = 'vram';
+    }
+    vramFormula = `VRAM layers' weights + KV ${fb(vramUsed)} (budget ${fb(input.vramBytes)} − compute ${fb(computeB)} − GPU context ${fb(VRAM_CONTEXT_BYTES)})`;
+  }
+  const ramIdx = view.layers.map((_, i) => i).filter((i) => tiers[i] !== 'vram');
+  const kvRam = sum(ramIdx.map((i) => kvPerLayer[i]?.value as number));
+  const fixed = persistent + kvRam + computeB + overheadB;
+  const available = input.ramBytes - fixed;
+  const ramLayerBytes = ramIdx.map((i) => view.layers[i]?.bytes as number);
+  const allRamLayers = sum(ramLayerBytes);
+  const largestRamLayer = ramLayerBytes.reduce((m, b) => Math.max(m, b), 0);
+
+  // --- pinned prefix and streamed rest
+  let pinnedCount = ramIdx.length;
+  let reserve = 0;
+  let verdict: Verdict = 'fits';
+  if (allRamLayers > available) {
+    verdict = 'out-of-core';
+    pinnedCount = -1;
+    // prefix[p] = bytes of the first p layers; suffixMax[p] = largest of layers p.. (streamed).
+    const prefix = [0];
+    for (const b of ramLayerBytes) prefix.push((prefix[prefix.length - 1] as number) + b);
+    const suffixMax = new Array<number>(ramLayerBytes.length + 1).fill(0);
+    for (let i = ramLayerBytes.length - 1; i >= 0; i--) suffixMax[i] = Math.max(suffixMax[i + 1] as number, ramLayerBytes[i] as number);
+    for (let p = ramIdx.length - 1; p >= 0; p--) {
+      const pinnedBytes = prefix[p] as number;
+      const r = (prefetchDepth + 1) * (suffixMax[p] as number);
+      if (pinnedBytes + r <= available) {
+        pinnedCount = p;
+        reserve = r;
+        break;
+      }
+    }
+    if (pinnedCount < 0) {
+      verdict = 'cannot-run';
+      pinnedCount = 0;
+      reserve = (prefetchDepth + 1) * largestRamLayer;
+    }
+  }
+  ramIdx.forEach((i, k) => {
+    tiers[i] = k < pinnedCount ? 'pinned' : 'streamed';
+  });
+
+  const layers: LayerPlan[] = view.layers.map((l, i) => ({ index: l.index, bytes: l.bytes, kvBytes: kvPerLayer[i]?.value as number, tier: tiers[i] as Tier }));
+  const pick = (t: Tier) => {
+    const ls = layers.filter((l) => l.tier === t);
+    return { layers: ls.map((l) => l.index), bytes: sum(ls.map((l) => l.bytes)) };
+  };
+  const vram = pick('vram');
+  const pinned = pick('pinned');
+  const streamed = pick('streamed');
+
+  // --- predictions
+  const tokenEmbd = view.persistent.tensors.find((t) => t.name === 'token_embd.weight');
+  const tied = !view.persistent.tensors.some((t) => t.name.startsWith('output.'));
+  const persistentTouched = persistent - (tokenEmbd && !tied ? tokenEmbd.nbytes : 0);
+  const ramTouched = persistentTouched + pinned.bytes + streamed.bytes;
+  const speed = predictedTokS(streamed.bytes, input.diskBandwidthBytesPerS, ramTouched, ramBw, vram.bytes, vramBw);
+  const minimum = fixed + (prefetchDepth + 1) * largestRamLayer;
+  const full = fixed + allRamLayers;
+  const used = verdict === 'cannot-run' ? null : fixed + pinned.bytes + reserve;
+
+  const reason = reasonFor(verdict, { input, pinned: pinned.layers.length, streamed: streamed.layers.length, vram: vram.layers.length, streamedBytes: streamed.bytes, minimum, full, largestRamLayer, prefetchDepth, tok: speed.value });
+  const notes: string[] = [];
+  if (view.contextLength !== null && ctx > view.contextLength) notes.push(`ctx ${ctx} is above the model's trained context length ${view.contextLength}`);
+  if (tokenEmbd && !tied) notes.push('token_embd is held resident but only one row of it is read per token; it is left out of the per-token RAM traffic');
+  if (input.vramBytes) notes.push('persistent tensors (embeddings, output) are planned in RAM even when layers go to VRAM');
+
+  return {
+    schemaVersion: 1,
+    model: { architecture: view.architecture, name: view.name, blockCount, fileBytes: view.fileBytes, tensorBytes: view.tensorBytes },
+    input: {
+      ramBytes: input.ramBytes,
+      vramBytes: input.vramBytes ?? null,
+      ctx,
+      ubatch,
+      kvTypeBytes,
+      prefetchDepth,
+      diskBandwidthBytesPerS: input.diskBandwidthBytesPerS,
+      diskBandwidthSource: input.diskBandwidthSource ?? 'given',
+      memoryBandwidthBytesPerS: ramBw,
+      vramBandwidthBytesPerS: vramBw,
+      threads: input.threads ?? null,
+    },
+    layers,
+    tiers: { vram, pinned, streamed },
+    quantities: {
+      persistentBytes: q(persistent, `sum of non-layer tensors' nbytes (${view.persistent.tensors.length} tensors) = ${fb(persistent)}`),
+      layerBytesTotal: q(layerTotal, `sum of blk.N.* tensors' nbytes over ${blockCount} layers = ${fb(layerTotal)}`),
+      kvBytesPerLayer: kvPerLayer[0] as Quantity,
+      kvBytesTotal: q(kvTotal, `sum over ${blockCount} layers of KV per layer = ${fb(kvTotal)}`),
+      kvRamBytes: q(kvRam, `KV of the ${ramIdx.length} layers not in VRAM = ${fb(kvRam)}`),
+      computeBufferBytes: compute,
+      runtimeOverheadBytes: overhead,
+      fixedRamBytes: q(fixed, `persistent ${fb(persistent)} + KV in RAM ${fb(kvRam)} + compute ${fb(computeB)} + overhead ${fb(overheadB)} = ${fb(fixed)}`),
+      pinnedBytes: q(pinned.bytes, `sum of the first ${pinned.layers.length} RAM layers' bytes = ${fb(pinned.bytes)}`),
+      streamingReserveBytes: q(reserve, reserve > 0 ? `(prefetch depth ${prefetchDepth} + 1) × largest streamed layer ${fb(reserve / (prefetchDepth + 1))} = ${fb(reserve)}` : 'nothing streamed: 0'),
+      ramUsedBytes: q(used, used === null ? 'does not fit: see minimumRamBytes' : `fixed ${fb(fixed)} + pinned ${fb(pinned.bytes)} + streaming reserve ${fb(reserve)} = ${fb(used)}`),
+      vramUsedBytes: q(input.vramBytes ? vramUsed : null, vramFormula),
+      bytesReadPerToken: q(streamed.bytes, streamed.layers.length ? `sum of the ${streamed.layers.length} streamed layers' bytes = ${fb(streamed.bytes)}` : 'nothing streamed: 0 B'),
+      predictedDecodeTokS: verdict === 'cannot-run' ? q(null, 'cannot run at this cap') : speed,
+      minimumRamBytes: q(minimum, `fixed ${fb(fixed)} + (prefetch depth ${prefetchDepth} + 1) × largest RAM layer ${fb(largestRamLayer)} = ${fb(minimum)}`),
+      fullResidencyRamBytes: q(full, `fixed ${fb(fixed)} + all RAM layers ${fb(allRamLayers)} = ${fb(full)}`),
+    },
+    verdict,
+    reason,
+    notes,
+  };
+}
+
+function reasonFor(
+  v: Verdict,
+  x: { input: PlanInput; pinned: number; streamed: number; vram: number; streamedBytes: number; minimum: number; full: number; largestRamLayer: number; prefetchDepth: number; tok: number | null },
+): string {
+  const cap = fb(x.input.ramBytes);
+  const inVram = x.vram > 0 ? `, ${x.vram} in VRAM` : '';
+  if (v === 'fits') return `every layer fits in RAM under ${cap}${inVram} (needs ${fb(x.full)}); nothing is read from storage per token`;
+  if (v === 'out-of-core') {
+    return `the model does not fit in ${cap} (full residency needs ${fb(x.full)}): ${x.pinned} layers pinned, ${x.streamed} streamed${inVram}; each token reads ${fb(x.streamedBytes)} from storage` +
+      (x.tok !== null ? ` (≈ ${x.tok.toFixed(2)} tok/s)` : '');
+  }
+  return `${cap} is below the minimum working set: fixed costs plus ${x.prefetchDepth + 1} streamed layers of ${fb(x.largestRamLayer)} need ${fb(x.minimum)}; the smallest cap that runs is ${fb(x.minimum)}`;
+}
+
+function validateInput(input: PlanInput, ctx: number, depth: number, kvTypeBytes: number, ubatch: number): void {
+  const pos = (v: number, what: string): void => {
+    if (!(Number.isFinite(v) && v > 0)) throw new PlanInputError(`${what} must be a positive number (got ${v})`);
+  };
+  pos(input.ramBytes, 'RAM budget');
+  if (input.vramBytes !== undefined && !(input.vramBytes >= 0)) throw new PlanInputError(`VRAM budget must be ≥ 0 (got ${input.vramBytes})`);
+  pos(input.diskBandwidthBytesPerS, 'disk bandwidth');
+  if (!Number.isInteger(ctx) || ctx < 1) throw new PlanInputError(`ctx must be a positive integer (got ${ctx})`);
+  if (!Number.isInteger(depth) || depth < 0 || depth > 64) throw new PlanInputError(`prefetch depth must be an integer 0..64 (got ${depth})`);
+  pos(kvTypeBytes, 'KV element size');
+  pos(ubatch, 'ubatch');
+}
+
+function sum(xs: readonly number[]): number {
+  let s = 0;
+  for (const x of xs) s += x;
+  return s;
+}
