@@ -1,11 +1,12 @@
 // The supervisor's behaviour tests, run once per cgroup version by supervisor.v1.test.ts and
 // supervisor.v2.test.ts against the real hierarchy (not a test file itself).
-import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, mkdtempSync, rmdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startCapped, type UsageSample } from './start-capped.js';
-import { cgroupFor, FIXTURES, gone, MiB, pidAlive, waitFor } from './test-support.js';
+import { sweepStaleGroups } from './sweep.js';
+import { cgroupFor, deadPid, FIXTURES, gone, MiB, pidAlive, waitFor } from './test-support.js';
 
 export function defineCapTests(version: 1 | 2): void {
   const { found, why, skip } = cgroupFor(version);
@@ -145,6 +146,23 @@ export function defineCapTests(version: 1 | 2): void {
       expect(o.status).toBe('error');
       expect(o.message).toMatch(/user cancelled/);
       expect(gone(run.cgroupPath)).toBe(true);
+    });
+
+    it('sweeps a group left behind by a supervisor that no longer exists, and keeps live ones', async () => {
+      const d = det();
+      // Own prefix, so sweeps by supervisors running in parallel tests do not take it first.
+      const stale = join(d.ownDir, `rf-sweeptest-${await deadPid()}-abcdef`);
+      const mine = join(d.ownDir, `rf-sweeptest-${process.pid}-abcdef`);
+      mkdirSync(stale);
+      mkdirSync(mine);
+      try {
+        const removed = await sweepStaleGroups(d, 'rf-sweeptest');
+        expect(removed).toContain(stale);
+        expect(gone(stale)).toBe(true);
+        expect(gone(mine)).toBe(false);
+      } finally {
+        for (const p of [stale, mine]) if (!gone(p)) rmdirSync(p);
+      }
     });
   });
 }

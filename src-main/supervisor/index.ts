@@ -28,6 +28,8 @@
 //     then the signal is re-raised (handleSignals: false leaves that to the caller, who can
 //     call cleanupAllGroupsSync()).
 //
+//   sweepStaleGroups(found, prefix?): Promise<string[]>   remove groups of dead supervisors
+//     (startCapped also does this in the background)
 //   formatMemoryReport(outcome): string        the `--memory-report` text (stderr)
 //   reportSections(outcome): { outcome: {status, exit_code, signal, wall_ms, message}, cgroup }
 //   dropFileCache(paths, { fadviseDontNeed? }): Promise<DropResult[]>   cold start, per file
@@ -40,6 +42,7 @@ export type { CgroupDetection, CgroupFound, CgroupMissing, DetectOptions } from 
 export { startCapped } from './start-capped.js';
 export type { CappedRun, StartCappedOptions, UsageSample } from './start-capped.js';
 export { cleanupAllGroupsSync } from './signals.js';
+export { sweepStaleGroups } from './sweep.js';
 export { CgroupUnavailableError } from './errors.js';
 export { dropFileCache, residentBytes } from './cold-start.js';
 export type { DropOptions, DropResult, DropStatus } from './cold-start.js';

@@ -11,6 +11,7 @@ import { CgroupUnavailableError } from './errors.js';
 import type { MemoryGroup, Reading } from './group.js';
 import { killAndRemove, killAndRemoveSync } from './procs.js';
 import { trackGroup, untrackGroup } from './signals.js';
+import { sweepStaleGroups } from './sweep.js';
 
 export interface UsageSample {
   /** Milliseconds since the worker was started. */
@@ -80,6 +81,8 @@ export function startCapped(opts: StartCappedOptions): CappedRun {
   const found = opts.detection ?? detectCgroup();
   if (!found.usable) throw new CgroupUnavailableError(found.reason);
 
+  // Best effort, in the background: groups of supervisors that died without cleaning up.
+  void sweepStaleGroups(found, opts.namePrefix).catch(() => undefined);
   const group: MemoryGroup = createGroup(found, groupName(opts.namePrefix));
   let limit: { bytes: number; exact: string; notes: string[] };
   try {

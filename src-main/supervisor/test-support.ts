@@ -46,3 +46,11 @@ export async function waitFor(pred: () => boolean, ms: number): Promise<boolean>
 }
 
 export const gone = (dir: string) => !existsSync(dir);
+
+/** A pid that just exited (its number is free until the kernel wraps around). */
+export async function deadPid(): Promise<number> {
+  const { spawn } = await import('node:child_process');
+  const c = spawn('true', { stdio: 'ignore' });
+  await new Promise((r) => c.once('exit', r));
+  return c.pid!;
+}
