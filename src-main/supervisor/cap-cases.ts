@@ -164,5 +164,13 @@ export function defineCapTests(version: 1 | 2): void {
         for (const p of [stale, mine]) if (!gone(p)) rmdirSync(p);
       }
     });
+
+    it('a worker that cannot start (missing cwd) ends as error, and the group is removed', async () => {
+      const run = startCapped({ detection: det(), limitBytes: 64 * MiB, command: 'true', cwd: join(tmpdir(), `ramforge-missing-${process.pid}`), stdio: 'ignore' });
+      const o = await run.done;
+      expect(o.status).toBe('error');
+      expect(o.message).toMatch(/could not be started.*ENOENT/);
+      expect(gone(run.cgroupPath)).toBe(true);
+    });
   });
 }

@@ -34,8 +34,9 @@ describe('no usable cgroup', () => {
     expect((err as Error).message).toMatch(/cannot enforce the memory cap: no memory controller/);
   });
 
-  it('rejects a limit that is not a positive whole number of bytes', () => {
+  it('rejects a limit that is not a positive whole number of bytes, and a zero timeout', () => {
     expect(() => startCapped({ limitBytes: 0, command: 'true' })).toThrow(RangeError);
     expect(() => startCapped({ limitBytes: 1.5, command: 'true' })).toThrow(RangeError);
+    expect(() => startCapped({ limitBytes: 4096, timeoutS: 0, command: 'true' })).toThrow(/timeoutS/);
   });
 });

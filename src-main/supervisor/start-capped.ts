@@ -78,6 +78,7 @@ export function startCapped(opts: StartCappedOptions): CappedRun {
     throw new RangeError(`limitBytes must be a positive integer, got ${opts.limitBytes}`);
   }
   const timeoutS = opts.timeoutS === undefined ? 900 : opts.timeoutS;
+  if (timeoutS !== null && !(timeoutS > 0)) throw new RangeError(`timeoutS must be > 0 or null, got ${timeoutS}`);
   const found = opts.detection ?? detectCgroup();
   if (!found.usable) throw new CgroupUnavailableError(found.reason);
 
@@ -149,12 +150,20 @@ export function startCapped(opts: StartCappedOptions): CappedRun {
     opts.onSample?.({ tMs, usageBytes: usage, limitBytes: limit.bytes });
   };
 
-  const child = spawn('/bin/sh', ['-c', JOIN_SCRIPT, 'ramforge-join', group.procsFile, opts.command, ...(opts.args ?? [])], {
-    env: opts.env ?? process.env,
-    cwd: opts.cwd,
-    stdio: opts.stdio ?? (['inherit', 'inherit', 'inherit'] as IOType[]),
-    serialization: opts.serialization,
-  });
+  let child: ChildProcess;
+  try {
+    child = spawn('/bin/sh', ['-c', JOIN_SCRIPT, 'ramforge-join', group.procsFile, opts.command, ...(opts.args ?? [])], {
+      env: opts.env ?? process.env,
+      cwd: opts.cwd,
+      stdio: opts.stdio ?? (['inherit', 'inherit', 'inherit'] as IOType[]),
+      serialization: opts.serialization,
+    });
+  } catch (e) {
+    // Bad options throw synchronously: nothing runs, so the group goes at once.
+    killAndRemoveSync(group, 1000);
+    untrackGroup(group);
+    throw e;
+  }
   // Belt and braces: also move the pid from here. A no-op once the shell has joined; if it
   // fails for a live process the group is unusable and the worker is stopped.
   if (child.pid !== undefined) {
