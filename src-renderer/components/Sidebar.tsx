@@ -1,0 +1,18 @@
+import { ConversationsSection } from './ConversationsSection.js';
+import { ModelsSection } from './ModelsSection.js';
+import { SettingsPanel } from './SettingsPanel.js';
+
+export function Sidebar() {
+  return (
+    <aside className="sidebar">
+      <div className="brand">
+        <div className="logo" />
+        <span className="name">RAMforge</span>
+        <span className="sub">models bigger than RAM</span>
+      </div>
+      <ModelsSection />
+      <SettingsPanel />
+      <ConversationsSection />
+    </aside>
+  );
+}

@@ -1,0 +1,57 @@
+// The plan for the chosen budget and context: tiers per layer, predicted cost, verdict.
+import { formatBytes, formatBytesPerTok, formatTokS } from '../../lib/format.js';
+import { useStore } from '../../store/index.js';
+import { PlanBar } from '../charts/PlanBar.js';
+import { Empty } from '../Empty.js';
+import { Kpi } from '../Kpi.js';
+
+function verdictClass(v: string | null): string {
+  if (!v) return 'badge';
+  if (/fit/i.test(v) && !/not|cannot/i.test(v)) return 'badge ok';
+  if (/cannot|no|refus|too/i.test(v)) return 'badge bad';
+  return 'badge warn';
+}
+
+export function PlanPanel() {
+  const plan = useStore((s) => s.plan);
+  const planError = useStore((s) => s.planError);
+  const planning = useStore((s) => s.planning);
+  const budget = useStore((s) => s.settings.ramBytes);
+  const ctx = useStore((s) => s.settings.ctx);
+  return (
+    <div className="panel">
+      <h4>
+        Plan · {budget === null ? 'no RAM budget' : `${formatBytes(budget)} RAM`} · ctx {ctx}
+        {planning && <span className="faint">updating…</span>}
+        <span className="spacer" />
+        {plan?.verdict && <span className={verdictClass(plan.verdict)}>{plan.verdict}</span>}
+      </h4>
+      {planError ? (
+        <div className="err-text" data-testid="plan-error">
+          {planError}
+        </div>
+      ) : !plan ? (
+        <Empty text="Planning…" />
+      ) : (
+        <>
+          <div className="kpis">
+            <Kpi label="bytes read / token" value={formatBytesPerTok(plan.bytesPerToken)} testId="plan-bytes-per-token" />
+            <Kpi label="predicted decode" value={formatTokS(plan.tokS)} testId="plan-toks" />
+            <Kpi label="KV cache" value={formatBytes(plan.kvBytes)} />
+            <Kpi label="compute buffers" value={formatBytes(plan.computeBytes)} />
+            <Kpi label="resident" value={formatBytes(plan.residentBytes)} />
+            {plan.minCapBytes !== null && <Kpi label="smallest cap" value={formatBytes(plan.minCapBytes)} />}
+          </div>
+          <PlanBar layers={plan.layers} />
+          {plan.verdictText && <div className="dim">{plan.verdictText}</div>}
+          {plan.formula.length > 0 && (
+            <details>
+              <summary>How this was computed</summary>
+              <pre className="template">{plan.formula.join('\n')}</pre>
+            </details>
+          )}
+        </>
+      )}
+    </div>
+  );
+}

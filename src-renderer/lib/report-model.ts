@@ -1,0 +1,165 @@
+// A saved or just-finished report (schema_version 1, snake_case), read defensively: every
+// section may be missing, and the views show an explicit empty state for what is.
+// Local narrow types; the report's own types (src-main/shared/report) are the lead's.
+import type { ResidencyEvent, ResidencySample } from '../../src-main/shared/residency-types.js';
+import { arr, field, isObj, num, numLike, obj, str } from './fields.js';
+import { asTier, type PlanLayer } from './plan-model.js';
+import { normalizeEvent, normalizeSample } from './sample-model.js';
+import { normalizeTrace, type TraceInfo } from './trace-model.js';
+
+export interface LedgerRow {
+  category: string;
+  bytes: number | null;
+  provenance: string | null;
+  reason: string | null;
+}
+
+export interface ReconRow {
+  name: string;
+  bytes: number | null;
+  detail: string | null;
+}
+
+export interface CgroupInfo {
+  version: number | null;
+  limitBytes: number | null;
+  peakBytes: number | null;
+  limitHits: number | null;
+  oomKills: number | null;
+}
+
+export interface GenerationInfo {
+  tokenIds: number[];
+  ttftMs: number | null;
+  decodeTokS: number | null;
+  promptTokens: number | null;
+  stopReason: string | null;
+  text: string | null;
+}
+
+export interface ReportInfo {
+  schemaVersion: number | null;
+  status: string | null;
+  exitCode: number | null;
+  message: string | null;
+  modelName: string | null;
+  policy: string | null;
+  generation: GenerationInfo | null;
+  layers: (PlanLayer & { residentBytes: number | null })[];
+  timeline: ResidencySample[];
+  events: ResidencyEvent[];
+  ledger: LedgerRow[];
+  reconciliation: ReconRow[];
+  cgroup: CgroupInfo | null;
+  trace: TraceInfo | null;
+  /** Bytes read per decoded token, measured (null when the report lacks it). */
+  readBytesPerToken: number | null;
+  /** The physical minimum bytes per token: the streamed layers' bytes. */
+  minBytesPerToken: number | null;
+  peakBytes: number | null;
+  raw: unknown;
+}
+
+function ledgerRow(category: string, v: unknown): LedgerRow {
+  return {
+    category: str(v, 'category', 'name', 'label') ?? category,
+    bytes: numLike(v),
+    provenance: str(v, 'provenance', 'source', 'from'),
+    reason: str(v, 'reason', 'why'),
+  };
+}
+
+function ledgerRows(ledger: unknown): LedgerRow[] {
+  const list = field(ledger, 'entries', 'items', 'rows', 'figures');
+  if (Array.isArray(list)) return list.map((e, i) => ledgerRow(`#${i}`, e));
+  if (Array.isArray(ledger)) return ledger.map((e, i) => ledgerRow(`#${i}`, e));
+  if (!isObj(ledger)) return [];
+  return Object.entries(ledger)
+    .filter(([k, v]) => !/^reconcil/i.test(k) && (typeof v === 'number' || v === null || (isObj(v) && ('value' in v || 'bytes' in v))))
+    .map(([k, v]) => ledgerRow(k, v));
+}
+
+function reconRows(ledger: unknown, report: unknown): ReconRow[] {
+  const r = field(ledger, 'reconciliation', 'differences') ?? field(report, 'reconciliation');
+  if (Array.isArray(r)) {
+    return r.map((d, i) => ({
+      name: str(d, 'name', 'label', 'what') ?? `#${i}`,
+      bytes: num(d, 'bytes', 'diff', 'value', 'differenceBytes'),
+      detail: str(d, 'formula', 'detail', 'reason', 'provenance'),
+    }));
+  }
+  if (isObj(r)) {
+    return Object.entries(r).map(([k, v]) => ({ name: k, bytes: numLike(v) ?? num(v, 'diff'), detail: str(v, 'formula', 'reason', 'detail') }));
+  }
+  return [];
+}
+
+function cgroupInfo(c: unknown): CgroupInfo | null {
+  if (!isObj(c)) return null;
+  return {
+    version: num(c, 'version'),
+    limitBytes: num(c, 'limitBytes'),
+    peakBytes: num(c, 'peakBytes'),
+    limitHits: num(c, 'maxEvents', 'limitHits', 'failcnt'),
+    oomKills: num(c, 'oomKills'),
+  };
+}
+
+function generationInfo(g: unknown): GenerationInfo | null {
+  if (!isObj(g)) return null;
+  const prompt = field(g, 'promptTokens');
+  return {
+    tokenIds: arr(g, 'tokenIds', 'tokens').filter((t): t is number => typeof t === 'number'),
+    ttftMs: num(g, 'ttftMs'),
+    decodeTokS: num(g, 'decodeTokS'),
+    promptTokens: Array.isArray(prompt) ? prompt.length : num(g, 'promptTokens', 'promptTokenCount'),
+    stopReason: str(g, 'stopReason'),
+    text: str(g, 'text'),
+  };
+}
+
+export function normalizeReport(raw: unknown): ReportInfo {
+  const outcome = obj(raw, 'outcome');
+  const residency = obj(raw, 'residency');
+  const ledger = field(raw, 'ledger');
+  const model = field(raw, 'model');
+  const config = obj(raw, 'config');
+  const layers = arr(residency, 'layers').map((l, i) => ({
+    index: num(l, 'index', 'layer') ?? i,
+    bytes: num(l, 'bytes') ?? 0,
+    residentBytes: num(l, 'residentBytes'),
+    tier: asTier(field(l, 'tier')),
+  }));
+  const timeline = arr(residency, 'timeline', 'samples').map(normalizeSample);
+  const events = arr(residency, 'events')
+    .map(normalizeEvent)
+    .filter((e): e is ResidencyEvent => e !== null);
+  const streamed = layers.filter((l) => l.tier === 'streamed').reduce((s, l) => s + l.bytes, 0);
+  const cgroup = cgroupInfo(field(raw, 'cgroup'));
+  const peakRss = timeline.reduce<number | null>((m, s) => (s.rssBytes === null ? m : Math.max(m ?? 0, s.rssBytes)), null);
+  return {
+    schemaVersion: num(raw, 'schemaVersion'),
+    status: str(outcome, 'status'),
+    exitCode: num(outcome, 'exitCode'),
+    message: str(outcome, 'message'),
+    modelName: typeof model === 'string' ? model : str(model, 'name', 'file', 'path'),
+    policy: str(residency, 'policy') ?? str(config, 'policy'),
+    generation: generationInfo(field(raw, 'generation')),
+    layers,
+    timeline,
+    events,
+    ledger: ledgerRows(ledger),
+    reconciliation: reconRows(ledger, raw),
+    cgroup,
+    trace: field(raw, 'graphTrace') == null ? null : normalizeTrace(field(raw, 'graphTrace')),
+    readBytesPerToken: num(residency, 'readBytesPerToken', 'bytesReadPerToken') ?? num(raw, 'readBytesPerToken'),
+    minBytesPerToken: num(residency, 'minBytesPerToken', 'physicalMinBytesPerToken') ?? (layers.length ? streamed : null),
+    peakBytes: cgroup?.peakBytes ?? num(field(raw, 'memory'), 'peakBytes', 'peakRssBytes') ?? peakRss,
+    raw,
+  };
+}
+
+/** True when `raw` looks like a RAMforge report (used to tell a dropped .json apart). */
+export function looksLikeReport(raw: unknown): boolean {
+  return isObj(raw) && num(raw, 'schemaVersion') !== null;
+}

@@ -1,0 +1,38 @@
+// Host events → store actions. One subscription for the whole app.
+import type { ApiEvent } from '../../src-main/shared/api.js';
+import type { Store } from './types.js';
+
+export function handleEvent(s: Store, e: ApiEvent): void {
+  switch (e.type) {
+    case 'state': {
+      s.setEngine(e.state);
+      const st = s.streaming;
+      if (st && (e.state.status === 'crashed' || e.state.status === 'idle')) {
+        s.onGenerationError(st.requestId, e.state.message ?? `the worker stopped (${e.state.status})`);
+      }
+      break;
+    }
+    case 'load-progress':
+      s.setLoadFraction(e.fraction);
+      break;
+    case 'token': {
+      s.onToken(e.requestId, e.token);
+      const run = s.compareRun;
+      if (run && e.requestId.startsWith(`${run.requestId}:`)) s.countCompareToken(e.requestId.slice(run.requestId.length + 1));
+      break;
+    }
+    case 'generation-done':
+      s.onGenerationDone(e.requestId, e.result);
+      void s.fetchLastReport();
+      break;
+    case 'generation-error':
+      s.onGenerationError(e.requestId, e.message);
+      break;
+    case 'sample':
+      s.pushSample(e.sample);
+      break;
+    case 'cgroup-sample':
+      s.pushCgroupTick({ tMs: e.tMs, usageBytes: e.usageBytes, limitBytes: e.limitBytes });
+      break;
+  }
+}

@@ -1,0 +1,34 @@
+// The app's single store, made of typed slices; components select single fields.
+import { create } from 'zustand';
+import { getApi } from '../api.js';
+import { createChatSlice } from './chat-slice.js';
+import { createEngineSlice } from './engine-slice.js';
+import { handleEvent } from './events.js';
+import { createInspectSlice } from './inspect-slice.js';
+import { createReportSlice } from './report-slice.js';
+import { createTelemetrySlice } from './telemetry-slice.js';
+import type { Store } from './types.js';
+import { createUiSlice } from './ui-slice.js';
+
+export type { Store } from './types.js';
+
+export const useStore = create<Store>()((...a) => ({
+  ...createEngineSlice(...a),
+  ...createInspectSlice(...a),
+  ...createChatSlice(...a),
+  ...createTelemetrySlice(...a),
+  ...createReportSlice(...a),
+  ...createUiSlice(...a),
+}));
+
+/** Subscribe to host events and fetch the initial state. Returns the unsubscribe function. */
+export function startStore(): () => void {
+  const api = getApi();
+  const off = api.onEvent((e) => handleEvent(useStore.getState(), e));
+  const s = useStore.getState();
+  api.getState().then(s.setEngine, (e: unknown) => useStore.setState({ engineError: e instanceof Error ? e.message : String(e) }));
+  void s.refreshModels();
+  void s.refreshConversations();
+  void s.fetchLastReport();
+  return off;
+}

@@ -1,0 +1,28 @@
+// Live residency samples and cgroup ticks from the host's events, bounded in memory.
+import type { ResidencySample } from '../../src-main/shared/residency-types.js';
+import type { CgroupTick } from '../lib/series.js';
+import type { Slice } from './types.js';
+
+export const MAX_SAMPLES = 4000;
+
+export interface TelemetrySlice {
+  samples: ResidencySample[];
+  cgroupTicks: CgroupTick[];
+  pushSample(s: ResidencySample): void;
+  pushCgroupTick(t: CgroupTick): void;
+  clearTelemetry(): void;
+}
+
+function bounded<T>(list: T[], item: T): T[] {
+  const next = list.length >= MAX_SAMPLES ? list.slice(list.length - MAX_SAMPLES + 1) : list.slice();
+  next.push(item);
+  return next;
+}
+
+export const createTelemetrySlice: Slice<TelemetrySlice> = (set, get) => ({
+  samples: [],
+  cgroupTicks: [],
+  pushSample: (s) => set({ samples: bounded(get().samples, s) }),
+  pushCgroupTick: (t) => set({ cgroupTicks: bounded(get().cgroupTicks, t) }),
+  clearTelemetry: () => set({ samples: [], cgroupTicks: [] }),
+});
