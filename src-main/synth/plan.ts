@@ -56,7 +56,8 @@ export function resolveShape(arch: ArchName, preset: PresetName, o: ShapeOverrid
   const nEmbd = o.nEmbd ?? base.nEmbd;
   // Changing the width without naming the heads keeps the preset's head size.
   const nHead = o.nHead ?? (o.nEmbd !== undefined ? Math.max(1, Math.round(nEmbd / (base.nEmbd / base.nHead))) : base.nHead);
-  const defaultKv = arch === 'gptneox' ? nHead : Math.max(1, Math.round(nHead / (base.nHead / base.nHeadKv)));
+  // Keep the preset's query-to-KV head ratio, on a KV head count that divides the head count.
+  const defaultKv = arch === 'gptneox' ? nHead : largestDivisorAtMost(nHead, Math.max(1, Math.round(nHead / (base.nHead / base.nHeadKv))));
   const nHeadKv = o.nHeadKv ?? (o.nHead !== undefined || o.nEmbd !== undefined ? defaultKv : base.nHeadKv);
   const shape = {
     ...base,
@@ -86,6 +87,11 @@ export function resolveShape(arch: ArchName, preset: PresetName, o: ShapeOverrid
   // Pythia rotates a quarter of each head (rotary_pct 0.25); llama and qwen2 all of it.
   const ropeDim = arch === 'gptneox' ? Math.max(2, 2 * Math.floor(headDim / 8)) : headDim;
   return { ...shape, ropeDim };
+}
+
+function largestDivisorAtMost(n: number, limit: number): number {
+  for (let d = Math.min(n, limit); d > 1; d--) if (n % d === 0) return d;
+  return 1;
 }
 
 function typeIdOf(t: WeightType): number {

@@ -1,13 +1,96 @@
-// PLACEHOLDER — replaced by the owner of this command before the work lands.
-import type { CommandSpec } from '../args.js';
-import { CliError } from '../errors.js';
+// `ramforge synth`: write a synthetic GGUF of a real architecture with a real tokenizer and
+// random weights (see src-main/synth/).
+import type { CommandSpec, ParsedArgs } from '../args.js';
+import { UsageError } from '../errors.js';
+import { formatBytes } from '../../shared/size.js';
+import { synthesize } from '../../synth/synthesize.js';
+import { progressBar } from '../../synth/progress-bar.js';
+import { ARCHS, PRESETS, type ShapeOverrides, SynthInputError, WEIGHT_TYPES } from '../../synth/shape.js';
+
+function intFlag(args: ParsedArgs, name: string): number | undefined {
+  const v = args.flags[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0) throw new UsageError(`--${name} must be a positive integer`);
+  return v;
+}
+
+function formatCount(n: number): string {
+  if (n >= 1e9) return `${(n / 1e9).toFixed(2)}B`;
+  if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
+  if (n >= 1e3) return `${(n / 1e3).toFixed(1)}K`;
+  return String(n);
+}
 
 export const command: CommandSpec = {
   name: 'synth',
-  summary: 'not built yet',
+  summary: 'write a synthetic GGUF model (real architecture and tokenizer, random weights)',
   positionals: [],
-  flags: [],
-  async run() {
-    throw new CliError('synth is not built yet', 1);
+  flags: [
+    { name: 'arch', type: 'string', valueName: 'ARCH', description: `architecture: ${ARCHS.join(', ')}`, default: 'llama' },
+    { name: 'preset', type: 'string', valueName: 'NAME', description: `size: ${PRESETS.join(', ')}`, default: 'tiny' },
+    { name: 'type', type: 'string', valueName: 'TYPE', description: `weight type of the matrices: ${WEIGHT_TYPES.join(', ')} (norms stay F32)`, default: 'Q4_0' },
+    { name: 'seed', type: 'int', description: 'random seed; the same seed writes the same bytes', default: 1 },
+    { name: 'out', short: 'o', type: 'string', valueName: 'PATH', description: 'output file (required)' },
+    { name: 'layers', type: 'int', description: 'override the number of layers' },
+    { name: 'embd', type: 'int', description: 'override the embedding width (keeps the head size)' },
+    { name: 'ff', type: 'int', description: 'override the feed-forward width' },
+    { name: 'heads', type: 'int', description: 'override the attention head count' },
+    { name: 'kv-heads', type: 'int', description: 'override the KV head count (grouped-query attention)' },
+    { name: 'ctx-train', type: 'int', description: 'override the training context length written to the file' },
+    { name: 'tie-embeddings', type: 'boolean', description: 'no output.weight: the head reuses token_embd (llama, qwen2; --no-tie-embeddings forces a separate head)' },
+    { name: 'vocab', type: 'string', valueName: 'NAME', description: 'tokenizer from models/ggml-vocab-NAME.gguf (default per arch and preset)' },
+    { name: 'name', type: 'string', description: 'general.name written to the file' },
+    { name: 'quiet', short: 'q', type: 'boolean', description: 'no progress bar' },
+  ],
+  details: [
+    'Presets: tiny (a few MiB at Q4_0), small (~140-230 MiB), 1b (~0.65-0.8 GiB), 3b (~1.5-1.7 GiB),',
+    '8b (Llama-3-8B shape for llama, ~4.3 GiB). Widths are multiples of 256 so Q4_K applies everywhere.',
+    'Tokenizers are copied from the pinned llama.cpp source: llama (tiny, small: llama-spm; 1b, 3b, 8b:',
+    'llama-bpe), qwen2 (qwen2), gptneox (gpt-neox).',
+    '',
+    'Example:',
+    '  ramforge synth --arch llama --preset tiny --type Q4_0 --out t.gguf',
+  ].join('\n'),
+  async run(args) {
+    const out = args.flags.out;
+    if (typeof out !== 'string' || out.length === 0) throw new UsageError("'synth' needs --out PATH (see 'ramforge synth --help')");
+    const overrides: ShapeOverrides = {
+      nLayer: intFlag(args, 'layers'),
+      nEmbd: intFlag(args, 'embd'),
+      nFf: intFlag(args, 'ff'),
+      nHead: intFlag(args, 'heads'),
+      nHeadKv: intFlag(args, 'kv-heads'),
+      nCtxTrain: intFlag(args, 'ctx-train'),
+      tieEmbeddings: args.flags['tie-embeddings'] as boolean | undefined,
+    };
+    const seed = args.flags.seed as number;
+    if (!Number.isSafeInteger(seed) || seed < 0) throw new UsageError('--seed must be a non-negative integer');
+    const bar = args.flags.quiet ? undefined : progressBar(process.stderr, 'synth');
+    try {
+      const r = await synthesize(
+        {
+          arch: String(args.flags.arch),
+          preset: String(args.flags.preset),
+          type: String(args.flags.type),
+          seed,
+          out,
+          overrides,
+          vocab: args.flags.vocab as string | undefined,
+          name: args.flags.name as string | undefined,
+        },
+        bar ? (w, t) => bar.update(w, t) : undefined,
+      );
+      bar?.done();
+      process.stdout.write(
+        `${r.path}: ${formatBytes(r.bytes)} (${r.bytes} bytes), ${formatCount(r.params)} params, ${r.layers} layers, ` +
+          `${r.arch} n_embd=${r.shape.nEmbd} n_ff=${r.shape.nFf} heads=${r.shape.nHead}/${r.shape.nHeadKv} n_vocab=${r.nVocab} (${r.vocab}), ` +
+          `${String(args.flags.type).toUpperCase()}, seed ${seed}, ${r.seconds.toFixed(1)} s\n`,
+      );
+      return 0;
+    } catch (e) {
+      bar?.done();
+      if (e instanceof SynthInputError) throw new UsageError(e.message);
+      throw e;
+    }
   },
 };
