@@ -98,3 +98,7 @@ export interface RamforgeApiRendererExtras {
 }
 // added by renderer
 export interface RamforgeApi extends RamforgeApiRendererExtras {}
+
+/** Electron IPC channels between the preload and main (the only two the preload uses). */
+export const IPC_CALL_CHANNEL = 'ramforge:call';
+export const IPC_EVENT_CHANNEL = 'ramforge:event';

@@ -61,7 +61,7 @@ export const command: CommandSpec = {
 
     const service = new AppService({
       dataDir: dataRoot(),
-      hostFactory: workerHostFactory('fork'),
+      hostFactory: workerHostFactory(),
       pinnedModels: () => (model ? [model] : []),
     });
     const server = await startServer({
