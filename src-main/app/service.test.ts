@@ -69,6 +69,25 @@ describe('AppService', () => {
     expect(await svc.lastReport()).toMatchObject({ schema_version: 1 });
   });
 
+  it('with a RAM budget, loads with the plan\'s tiers and streams when a layer does not fit', async () => {
+    const svc2 = new AppService({
+      dataDir: dir,
+      hostFactory: async (o) => {
+        const h = new FakeHost(o);
+        hosts.push(h);
+        return h;
+      },
+      planModel: async () => ({ layers: [{ tier: 'pinned' }, { tier: 'streamed' }] }),
+    });
+    await svc2.load('/m/a.gguf', { ...defaultSettings(), ramBytes: 300 * 2 ** 20 });
+    expect(hosts[0]?.loads[0]).toMatchObject({ tiers: ['pinned', 'streamed'], policy: 'stream', ramBytes: 300 * 2 ** 20 });
+    await svc2.load('/m/a.gguf', { ...defaultSettings(), ramBytes: 300 * 2 ** 20, policy: 'conservative' });
+    expect(hosts[1]?.loads[0]).toMatchObject({ tiers: ['pinned', 'streamed'], policy: 'conservative' });
+    await svc2.load('/m/a.gguf', defaultSettings());
+    expect(hosts[2]?.loads[0]?.tiers).toBeUndefined();
+    await svc2.close();
+  });
+
   it('a load error leaves the service idle with the message, not crashed', async () => {
     await expect(svc.load('/m/bad.gguf', defaultSettings())).rejects.toThrow(/bad magic/);
     const s = await svc.getState();

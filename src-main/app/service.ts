@@ -14,7 +14,7 @@ import { demoModelPath } from './demo-model.js';
 import { describeExit } from './exit-message.js';
 import type { HostFactory, HostLike } from './host-like.js';
 import { RecentModels, modelRef } from './recent-models.js';
-import { checkSettings, planArgs, toLoadParams } from './settings.js';
+import { applyPlan, checkSettings, planArgs, toLoadParams } from './settings.js';
 import { writeJsonAtomic } from './atomic-write.js';
 import { checkMaxTokens, checkMessages, checkPolicies, checkSampling, checkString } from './validate.js';
 
@@ -179,8 +179,16 @@ export class AppService {
       this.setState({ status: 'idle', message: `cannot start the inference worker: ${(e as Error).message}` });
       throw e;
     }
+    let params = toLoadParams(p, s);
+    if (s.ramBytes !== null) {
+      try {
+        params = applyPlan(params, s, await (this.opts.planModel ?? defaultPlan)(p, s));
+      } catch {
+        // No plan (the planner refused the file): load without tiers; the worker observes only.
+      }
+    }
     try {
-      const info = await h.load(toLoadParams(p, s), (fraction) => this.emit({ type: 'load-progress', fraction }));
+      const info = await h.load(params, (fraction) => this.emit({ type: 'load-progress', fraction }));
       this.lastLoad = { path: p, settings: s };
       await this.recent.add(p).catch(() => {});
       this.setState({ status: 'ready', model: info, message: null });

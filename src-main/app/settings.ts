@@ -70,3 +70,26 @@ export function planArgs(modelPath: string, s: RunSettings): string[] {
   if (s.vramBytes !== null) args.push('--vram', String(s.vramBytes));
   return args;
 }
+
+type PlanTier = 'vram' | 'pinned' | 'streamed';
+
+/** The per-layer tiers of a `ramforge plan --json` result, or null when it has none. */
+export function planTiers(plan: unknown): PlanTier[] | null {
+  const layers = (plan as { layers?: unknown })?.layers;
+  if (!Array.isArray(layers) || layers.length === 0) return null;
+  const tiers = layers.map((l) => (l as { tier?: unknown })?.tier);
+  return tiers.every((t) => t === 'vram' || t === 'pinned' || t === 'streamed') ? (tiers as PlanTier[]) : null;
+}
+
+/**
+ * With a RAM budget the worker executes the plan: its tiers go into the load parameters, and
+ * 'auto' becomes the streaming schedule when some layer does not fit (DESIGN.md: the default
+ * whenever the model does not fit).
+ */
+export function applyPlan(p: LoadParams, s: RunSettings, plan: unknown): LoadParams {
+  const tiers = planTiers(plan);
+  if (!tiers) return p;
+  const out: LoadParams = { ...p, tiers };
+  if (s.policy === 'auto' && tiers.includes('streamed')) out.policy = 'stream';
+  return out;
+}
