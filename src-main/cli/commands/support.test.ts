@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { command as support } from './support.js';
+import { runCommand } from './cli-test-helpers.js';
+import { GGML_TYPES } from '../../shared/gguf/ggml-types.js';
+import type { ArchCapability, TensorTypeCapability } from '../../shared/capabilities.js';
+
+describe('ramforge support', () => {
+  it('--json lists our architectures with evidence, delegated ones, and every tensor type', async () => {
+    const { code, stdout } = await runCommand(support, ['--json']);
+    expect(code).toBe(0);
+    const r = JSON.parse(stdout) as { schemaVersion: number; architectures: ArchCapability[]; tensorTypes: TensorTypeCapability[] };
+    expect(r.schemaVersion).toBe(1);
+    const byName = new Map(r.architectures.map((a) => [a.name, a]));
+    for (const a of ['llama', 'qwen2', 'gptneox']) {
+      expect(byName.get(a)?.inspect).toBe('tested');
+      expect(byName.get(a)?.plan).toBe('tested');
+      expect(byName.get(a)?.run).toBe('native-tests');
+      expect(byName.get(a)?.requiredTensorsChecked).toBe(true);
+    }
+    expect(byName.get('gemma3')?.run).toBe('delegated');
+    expect(r.tensorTypes.map((t) => t.name)).toEqual(GGML_TYPES.map((t) => t.name));
+    expect(r.tensorTypes.filter((t) => t.synth).map((t) => t.name).sort()).toEqual(['F16', 'F32', 'Q4_0', 'Q4_K', 'Q8_0']);
+    expect(r.tensorTypes.find((t) => t.name === 'Q4_0')?.bitsPerWeight).toBe(4.5);
+  });
+
+  it('human view has both tables and the legend', async () => {
+    const { stdout } = await runCommand(support, []);
+    expect(stdout).toMatch(/llama +tested +tested +native-tests +native-tests/);
+    expect(stdout).toMatch(/Q4_K +12 +256 +144 +4\.5 +yes/);
+    expect(stdout).toMatch(/delegated = llama\.cpp implements it/);
+  });
+});

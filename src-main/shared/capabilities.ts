@@ -1,0 +1,237 @@
+// The capability registry behind `ramforge support`: architectures and tensor types, and for
+// each what we have our own evidence for versus what is delegated to llama.cpp unverified.
+import { GGML_TYPES } from './gguf/ggml-types.js';
+import { ARCH_REQUIREMENTS } from './gguf/arch-requirements.js';
+
+/**
+ * - tested: our own tests exercise it (named in `evidence`)
+ * - native-tests: the native test suite runs it on synthetic models of this architecture
+ * - generic: works through the generic GGUF path (any well-formed file), not tested per architecture
+ * - delegated: llama.cpp implements it; we have no evidence of our own
+ */
+export type EvidenceLevel = 'tested' | 'native-tests' | 'generic' | 'delegated';
+
+export interface ArchCapability {
+  readonly name: string;
+  readonly inspect: EvidenceLevel;
+  readonly plan: EvidenceLevel;
+  readonly run: EvidenceLevel;
+  readonly stream: EvidenceLevel;
+  /** Required tensors checked by inspect (missing ones are refused). */
+  readonly requiredTensorsChecked: boolean;
+  /** Where the evidence lives. */
+  readonly evidence: string[];
+}
+
+export interface TensorTypeCapability {
+  readonly id: number;
+  readonly name: string;
+  readonly blockSize: number;
+  readonly typeSize: number;
+  readonly bitsPerWeight: number;
+  /** `ramforge synth --type` can write it. */
+  readonly synth: boolean;
+  /** Byte sizes are computed by the reader (all types in ggml-types.ts). */
+  readonly inspect: boolean;
+  readonly plan: boolean;
+}
+
+export const OUR_ARCHITECTURES = ['llama', 'qwen2', 'gptneox'] as const;
+export const SYNTH_TYPES = ['F32', 'F16', 'Q8_0', 'Q4_0', 'Q4_K'] as const;
+
+/** Architecture names known to the pinned llama.cpp (src/llama-arch.cpp, LLM_ARCH_NAMES). */
+export const LLAMA_CPP_ARCHITECTURES: readonly string[] = [
+  'clip',
+  'llama',
+  'llama4',
+  'deci',
+  'falcon',
+  'grok',
+  'gpt2',
+  'gptj',
+  'gptneox',
+  'mpt',
+  'baichuan',
+  'starcoder',
+  'refact',
+  'bert',
+  'modern-bert',
+  'nomic-bert',
+  'nomic-bert-moe',
+  'neo-bert',
+  'jina-bert-v2',
+  'jina-bert-v3',
+  'eurobert',
+  'bloom',
+  'stablelm',
+  'qwen',
+  'qwen2',
+  'qwen2moe',
+  'qwen2vl',
+  'qwen3',
+  'qwen3moe',
+  'qwen3next',
+  'qwen3vl',
+  'qwen3vlmoe',
+  'qwen35',
+  'qwen35moe',
+  'qwen4exp',
+  'phi2',
+  'phi3',
+  'phimoe',
+  'plamo',
+  'plamo2',
+  'plamo3',
+  'codeshell',
+  'orion',
+  'internlm2',
+  'minicpm',
+  'minicpm3',
+  'gemma',
+  'gemma2',
+  'gemma3',
+  'gemma3n',
+  'gemma4',
+  'gemma4-assistant',
+  'gemma-embedding',
+  'starcoder2',
+  'mamba',
+  'mamba2',
+  'maple',
+  'jamba',
+  'falcon-h1',
+  'xverse',
+  'command-r',
+  'cohere2',
+  'cohere2moe',
+  'dbrx',
+  'olmo',
+  'olmo2',
+  'olmoe',
+  'muse-glimmer',
+  'openelm',
+  'arctic',
+  'deepseek',
+  'deepseek2',
+  'deepseek2-ocr',
+  'deepseek32',
+  'deepseek4',
+  'chatglm',
+  'glm4',
+  'glm4moe',
+  'glm-dsa',
+  'bitnet',
+  't5',
+  't5encoder',
+  'jais',
+  'jais2',
+  'nemotron',
+  'nemotron_h',
+  'nemotron_h_moe',
+  'exaone',
+  'exaone4',
+  'exaone-moe',
+  'rwkv6',
+  'rwkv6qwen2',
+  'rwkv7',
+  'arwkv7',
+  'granite',
+  'granitemoe',
+  'granitehybrid',
+  'graniteswitch',
+  'granite_swa',
+  'chameleon',
+  'wavtokenizer-dec',
+  'plm',
+  'bailingmoe',
+  'bailingmoe2',
+  'bailingmoe3',
+  'dots1',
+  'dots3note',
+  'arcee',
+  'afmoe',
+  'laguna',
+  'ernie4_5',
+  'ernie4_5-moe',
+  'hunyuan-moe',
+  'hunyuan-dense',
+  'hunyuan_vl',
+  'hy_v3',
+  'hy_v4',
+  'smollm3',
+  'gpt-oss',
+  'lfm2',
+  'lfm2moe',
+  'dream',
+  'smallthinker',
+  'llada',
+  'llada-moe',
+  'seed_oss',
+  'grovemoe',
+  'apertus',
+  'minimax-01',
+  'hrm_text',
+  'minimax-m2',
+  'minimax-m3',
+  'cogvlm',
+  'rnd1',
+  'pangu-embedded',
+  'mistral3',
+  'eagle3',
+  'dflash',
+  'mistral4',
+  'paddleocr',
+  'mimo2',
+  'step35',
+  'spark2_5',
+  'llama-embed',
+  'maincoder',
+  'kimi-linear',
+  'kimi-k3',
+  'talkie',
+  'mellum',
+  'nanbeige',
+  'qwen3tts',
+  'pockettts',
+];
+
+const OUR_EVIDENCE = [
+  'src-main/shared/gguf/model-view.test.ts (layers, required tensors, byte totals)',
+  'src-main/shared/plan/plan.test.ts (tiers, KV, verdicts)',
+  'native tests of run and the stream schedule on synthetic models (the runtime suite)',
+];
+
+export function architectureCapabilities(): ArchCapability[] {
+  const ours: ArchCapability[] = OUR_ARCHITECTURES.map((name) => ({
+    name,
+    inspect: 'tested',
+    plan: 'tested',
+    run: 'native-tests',
+    stream: 'native-tests',
+    requiredTensorsChecked: name in ARCH_REQUIREMENTS,
+    evidence: OUR_EVIDENCE,
+  }));
+  const others: ArchCapability[] = LLAMA_CPP_ARCHITECTURES.filter((a) => !(OUR_ARCHITECTURES as readonly string[]).includes(a)).map((name) => ({
+    name,
+    inspect: 'generic',
+    plan: 'generic',
+    run: 'delegated',
+    stream: 'delegated',
+    requiredTensorsChecked: false,
+    evidence: [],
+  }));
+  return [...ours, ...others];
+}
+
+export function tensorTypeCapabilities(): TensorTypeCapability[] {
+  return GGML_TYPES.map((t) => ({
+    id: t.id,
+    name: t.name,
+    blockSize: t.blockSize,
+    typeSize: t.typeSize,
+    bitsPerWeight: Math.round(((t.typeSize * 8) / t.blockSize) * 1000) / 1000,
+    synth: (SYNTH_TYPES as readonly string[]).includes(t.name),
+    inspect: true,
+    plan: true,
+  }));
+}

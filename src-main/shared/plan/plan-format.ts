@@ -1,0 +1,63 @@
+// Human rendering of `ramforge plan`: budget, verdict, memory ledger with formulas, the tier
+// of every layer (consecutive layers of one tier grouped), and the predictions.
+import { formatBytes } from '../size.js';
+import type { MemoryPlan, Quantity } from './plan-types.js';
+
+function rows(items: [string, Quantity, 'bytes' | 'tok/s'][]): string[] {
+  const w = Math.max(...items.map(([l]) => l.length));
+  return items.map(([label, qty, unit]) => {
+    const v = qty.value === null ? '—' : unit === 'bytes' ? formatBytes(qty.value) : `${qty.value.toFixed(2)} tok/s`;
+    return `  ${label.padEnd(w)}  ${v.padStart(11)}   ${qty.formula}`;
+  });
+}
+
+export function formatPlan(p: MemoryPlan): string {
+  const i = p.input;
+  const out: string[] = [];
+  out.push(`${p.model.name ?? '(no name)'} (${p.model.architecture ?? '—'}), ${p.model.blockCount} layers, ${formatBytes(p.model.tensorBytes)} of weights`);
+  out.push(
+    `Budget: RAM ${formatBytes(i.ramBytes)} · VRAM ${i.vramBytes === null ? '—' : formatBytes(i.vramBytes)} · ctx ${i.ctx} · KV ${i.kvTypeBytes} B/elem · prefetch depth ${i.prefetchDepth} · disk ${formatBytes(i.diskBandwidthBytesPerS)}/s (${i.diskBandwidthSource})`,
+  );
+  out.push('', `Verdict: ${p.verdict.toUpperCase()} — ${p.reason}`);
+  const Q = p.quantities;
+  out.push('', 'Memory');
+  out.push(
+    ...rows([
+      ['persistent tensors', Q.persistentBytes, 'bytes'],
+      ['KV cache per layer', Q.kvBytesPerLayer, 'bytes'],
+      ['KV cache in RAM', Q.kvRamBytes, 'bytes'],
+      ['compute buffer', Q.computeBufferBytes, 'bytes'],
+      ['runtime overhead', Q.runtimeOverheadBytes, 'bytes'],
+      ['fixed RAM', Q.fixedRamBytes, 'bytes'],
+      ['pinned layers', Q.pinnedBytes, 'bytes'],
+      ['streaming reserve', Q.streamingReserveBytes, 'bytes'],
+      ['RAM used', Q.ramUsedBytes, 'bytes'],
+      ...(i.vramBytes !== null ? ([['VRAM used', Q.vramUsedBytes, 'bytes']] as [string, Quantity, 'bytes'][]) : []),
+      ['minimum RAM cap', Q.minimumRamBytes, 'bytes'],
+      ['full residency', Q.fullResidencyRamBytes, 'bytes'],
+    ]),
+  );
+  out.push('', 'Layers');
+  const groups: { tier: string; from: number; to: number; bytes: number; n: number }[] = [];
+  for (const l of p.layers) {
+    const g = groups[groups.length - 1];
+    if (g && g.tier === l.tier && l.index === g.to + 1) {
+      g.to = l.index;
+      g.bytes += l.bytes;
+      g.n++;
+    } else groups.push({ tier: l.tier, from: l.index, to: l.index, bytes: l.bytes, n: 1 });
+  }
+  for (const g of groups) {
+    const range = g.from === g.to ? `${g.from}` : `${g.from}–${g.to}`;
+    out.push(`  ${range.padEnd(9)} ${g.tier.padEnd(9)} ${String(g.n).padStart(4)} layers  ${formatBytes(g.bytes).padStart(11)}`);
+  }
+  out.push('', 'Per token');
+  out.push(
+    ...rows([
+      ['bytes read from storage', Q.bytesReadPerToken, 'bytes'],
+      ['predicted decode speed', Q.predictedDecodeTokS, 'tok/s'],
+    ]),
+  );
+  if (p.notes.length) out.push('', 'Notes', ...p.notes.map((n) => `  - ${n}`));
+  return out.join('\n') + '\n';
+}

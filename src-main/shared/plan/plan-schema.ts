@@ -1,0 +1,86 @@
+// JSON Schema of `ramforge plan --json` (the MemoryPlan, schemaVersion 1).
+const nint = { type: 'integer', minimum: 0 } as const;
+const quantity = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['value', 'formula'],
+  properties: { value: { type: ['number', 'null'] }, formula: { type: 'string', minLength: 1 } },
+} as const;
+const tier = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['layers', 'bytes'],
+  properties: { layers: { type: 'array', items: nint }, bytes: nint },
+} as const;
+const QUANTITIES = [
+  'persistentBytes',
+  'layerBytesTotal',
+  'kvBytesPerLayer',
+  'kvBytesTotal',
+  'kvRamBytes',
+  'computeBufferBytes',
+  'runtimeOverheadBytes',
+  'fixedRamBytes',
+  'pinnedBytes',
+  'streamingReserveBytes',
+  'ramUsedBytes',
+  'vramUsedBytes',
+  'bytesReadPerToken',
+  'predictedDecodeTokS',
+  'minimumRamBytes',
+  'fullResidencyRamBytes',
+] as const;
+
+export const PLAN_JSON_SCHEMA = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  title: 'ramforge plan --json',
+  type: 'object',
+  additionalProperties: false,
+  required: ['schemaVersion', 'model', 'input', 'layers', 'tiers', 'quantities', 'verdict', 'reason', 'notes'],
+  properties: {
+    schemaVersion: { const: 1 },
+    model: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['architecture', 'name', 'blockCount', 'fileBytes', 'tensorBytes'],
+      properties: { architecture: { type: ['string', 'null'] }, name: { type: ['string', 'null'] }, blockCount: nint, fileBytes: nint, tensorBytes: nint },
+    },
+    input: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['ramBytes', 'vramBytes', 'ctx', 'ubatch', 'kvTypeBytes', 'prefetchDepth', 'diskBandwidthBytesPerS', 'diskBandwidthSource', 'memoryBandwidthBytesPerS', 'vramBandwidthBytesPerS', 'threads'],
+      properties: {
+        ramBytes: nint,
+        vramBytes: { type: ['integer', 'null'] },
+        ctx: nint,
+        ubatch: nint,
+        kvTypeBytes: { type: 'number' },
+        prefetchDepth: nint,
+        diskBandwidthBytesPerS: { type: 'number' },
+        diskBandwidthSource: { type: 'string' },
+        memoryBandwidthBytesPerS: { type: 'number' },
+        vramBandwidthBytesPerS: { type: 'number' },
+        threads: { type: ['integer', 'null'] },
+      },
+    },
+    layers: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['index', 'bytes', 'kvBytes', 'tier'],
+        properties: { index: nint, bytes: nint, kvBytes: { type: 'number' }, tier: { enum: ['vram', 'pinned', 'streamed'] } },
+      },
+    },
+    tiers: { type: 'object', additionalProperties: false, required: ['vram', 'pinned', 'streamed'], properties: { vram: tier, pinned: tier, streamed: tier } },
+    quantities: {
+      type: 'object',
+      additionalProperties: false,
+      required: [...QUANTITIES],
+      properties: Object.fromEntries(QUANTITIES.map((k) => [k, quantity])),
+    },
+    verdict: { enum: ['fits', 'out-of-core', 'cannot-run'] },
+    reason: { type: 'string' },
+    notes: { type: 'array', items: { type: 'string' } },
+  },
+} as const;
