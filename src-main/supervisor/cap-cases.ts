@@ -1,11 +1,12 @@
 // The supervisor's behaviour tests, run once per cgroup version by supervisor.v1.test.ts and
 // supervisor.v2.test.ts against the real hierarchy (not a test file itself).
-import { mkdirSync, readFileSync, mkdtempSync, rmdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, mkdtempSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startCapped, type UsageSample } from './start-capped.js';
 import { sweepStaleGroups } from './sweep.js';
+import { dropFileCache } from './cold-start.js';
 import { cgroupFor, deadPid, FIXTURES, gone, MiB, pidAlive, waitFor } from './test-support.js';
 
 export function defineCapTests(version: 1 | 2): void {
@@ -77,22 +78,23 @@ export function defineCapTests(version: 1 | 2): void {
       console.info(`v${version} steady run: limit ${o.cgroup.limit_bytes}, peak ${o.cgroup.peak_bytes} (${o.cgroup.sources.peak_bytes}), ${samples.length} samples`);
     });
 
-    it('counts limit hits when the page cache presses on the cap without an OOM kill', async () => {
+    it('a cold read of a file 3x the cap ends ok, peak ≤ limit, and the limit hits are counted', async () => {
+      // Clean page cache is reclaimable, like a model mapping larger than the cap. (Writing
+      // instead is not safe under v1: dirty pages are not throttled per group and can OOM it.)
       const dir = mkdtempSync(join(tmpdir(), 'ramforge-cap-'));
       try {
-        const run = startCapped({
-          detection: det(),
-          limitBytes: 32 * MiB,
-          timeoutS: 60,
-          command: 'dd',
-          args: ['if=/dev/zero', `of=${join(dir, 'f')}`, 'bs=1M', 'count=96', 'status=none'],
-          stdio: 'ignore',
-        });
+        const f = join(dir, 'model.bin');
+        writeFileSync(f, Buffer.alloc(96 * MiB, 3));
+        const [drop] = await dropFileCache([f]);
+        expect(drop!.status).toBe('dropped');
+        const run = startCapped({ detection: det(), limitBytes: 32 * MiB, timeoutS: 60, command: 'cat', args: [f], stdio: 'ignore' });
         const o = await run.done;
         expect(o.status).toBe('ok');
+        expect(o.cgroup.oom_kills).toBe(0);
         expect(o.cgroup.max_events).toBeGreaterThan(0);
         expect(o.cgroup.peak_bytes!).toBeLessThanOrEqual(32 * MiB);
         expect(gone(run.cgroupPath)).toBe(true);
+        console.info(`v${version} cold read of 96 MiB under 32 MiB: peak ${o.cgroup.peak_bytes}, hits ${o.cgroup.max_events}`);
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
@@ -170,6 +172,24 @@ export function defineCapTests(version: 1 | 2): void {
       const o = await run.done;
       expect(o.status).toBe('error');
       expect(o.message).toMatch(/could not be started.*ENOENT/);
+      expect(gone(run.cgroupPath)).toBe(true);
+    });
+
+    it('a throwing onSample listener does not stop the watch or the cleanup', async () => {
+      const run = startCapped({
+        detection: det(),
+        limitBytes: 64 * MiB,
+        command: 'sleep',
+        args: ['0.3'],
+        stdio: 'ignore',
+        sampleMs: 20,
+        onSample: () => {
+          throw new Error('listener bug');
+        },
+      });
+      const o = await run.done;
+      expect(o.status).toBe('ok');
+      expect(o.cgroup.usage_samples).toBeGreaterThan(1);
       expect(gone(run.cgroupPath)).toBe(true);
     });
   });

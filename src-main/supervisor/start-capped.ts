@@ -147,7 +147,12 @@ export function startCapped(opts: StartCappedOptions): CappedRun {
       maxSample = usage;
       sampleStat(tMs);
     }
-    opts.onSample?.({ tMs, usageBytes: usage, limitBytes: limit.bytes });
+    try {
+      opts.onSample?.({ tMs, usageBytes: usage, limitBytes: limit.bytes });
+    } catch (e) {
+      // A broken listener must not stop the watch or the cleanup.
+      process.emitWarning(`supervisor onSample threw: ${(e as Error).message}`);
+    }
   };
 
   let child: ChildProcess;
@@ -222,12 +227,28 @@ export function startCapped(opts: StartCappedOptions): CappedRun {
       });
       resolve({ ...verdict, workerExitCode: code, signal, wallMs, cgroup: report });
     };
-    child.once('exit', (code, signal) => void finish(code, signal));
+    const finishSafely = (code: number | null, signal: NodeJS.Signals | null) =>
+      finish(code, signal).catch(async (e: unknown) => {
+        // Should not happen; if it does, still remove the group and say what went wrong.
+        const rm = await killAndRemove(group).catch(() => ({ removed: false, reason: 'cleanup threw' }));
+        report.removed = rm.removed;
+        untrackGroup(group);
+        resolve({
+          status: 'error',
+          exitCode: 1,
+          workerExitCode: code,
+          signal,
+          wallMs: Math.round(performance.now() - t0),
+          message: `supervisor failure while finishing: ${(e as Error)?.message ?? String(e)}`,
+          cgroup: report,
+        });
+      });
+    child.once('exit', (code, signal) => void finishSafely(code, signal));
     child.once('error', (err) => {
       // 'error' also reports failed kill()/send(); only a spawn failure leaves no pid.
       if (child.pid === undefined) {
         startError = err.message;
-        void finish(null, null);
+        void finishSafely(null, null);
       }
     });
   });
