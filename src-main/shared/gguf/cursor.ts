@@ -11,6 +11,8 @@ export class Cursor {
   pos = 0;
   /** What is being read, for error messages ("kv #3 'general.name'"). */
   where = 'header';
+  /** Budget of metadata array elements left for the whole header (bounds total allocation). */
+  valuesLeft = Number.MAX_SAFE_INTEGER;
   private readonly view: DataView;
 
   constructor(

@@ -80,6 +80,19 @@ describe('malformed GGUF: metadata', () => {
     const { bytes, offsets } = build({ kv: [{ key: 'a', type: V.ARRAY, value: arr }] });
     rejects(bytes, 'ARRAY_TOO_LONG', offsets.kv[0]! + 17, /array of 1000000 string needs at least 8000000 bytes/);
   });
+  it('too many array values in the whole header (bounded allocation)', () => {
+    const arr = (n: number) => ({ elementType: V.UINT8, items: new Array(n).fill(0) });
+    const { bytes, offsets } = build({ kv: [{ key: 'a', type: V.ARRAY, value: arr(600) }, { key: 'b', type: V.ARRAY, value: arr(600) }] });
+    let err: unknown;
+    try {
+      parseGgufHeader(bytes, bytes.length, { maxTotalArrayValues: 1000 });
+    } catch (e) {
+      err = e;
+    }
+    expect((err as GgufError).code).toBe('ARRAY_TOO_LONG');
+    expect((err as GgufError).offset).toBe(offsets.kv[1]! + 9 + 4 + 4);
+    expect((err as GgufError).message).toMatch(/over its limit of 1000 array values/);
+  });
   it('invalid value type', () => {
     const { bytes, offsets } = build({ kv: [{ key: 'k', type: 13, raw: new Uint8Array(8) }] });
     rejects(bytes, 'BAD_VALUE_TYPE', offsets.kv[0]! + 9, /metadata 'k' has invalid value type 13/);

@@ -61,8 +61,10 @@ export interface ParseOptions {
   readonly maxStringBytes?: number;
   /** Longest metadata key accepted (bytes). Default 65 535. */
   readonly maxKeyBytes?: number;
-  /** Most elements in one metadata array. Default 2^28. */
+  /** Most elements in one metadata array. Default 2^22 (4 Mi; real vocabularies and merges are under 1 Mi). */
   readonly maxArrayElements?: number;
+  /** Most array elements in the whole header (a nested array counts 8). Default 2^23. */
+  readonly maxTotalArrayValues?: number;
   /** Deepest array nesting accepted. Default 4. */
   readonly maxArrayDepth?: number;
   /** Largest accepted general.alignment. Default 1 MiB. */

@@ -39,7 +39,8 @@ const MIN_VALUE_BYTES: Record<number, number> = {
 const DEFAULTS: Required<ParseOptions> = {
   maxStringBytes: 64 * 1024 * 1024,
   maxKeyBytes: 65_535,
-  maxArrayElements: 2 ** 28,
+  maxArrayElements: 2 ** 22,
+  maxTotalArrayValues: 2 ** 23,
   maxArrayDepth: 4,
   maxAlignment: 1024 * 1024,
 };
@@ -52,6 +53,7 @@ export function parseGgufHeader(bytes: Uint8Array, fileSize: number, options: Pa
   const opts = { ...DEFAULTS, ...options };
   if (!Number.isSafeInteger(fileSize) || fileSize < bytes.length) throw new RangeError('fileSize must cover the given bytes');
   const c = new Cursor(bytes, fileSize);
+  c.valuesLeft = opts.maxTotalArrayValues;
 
   // --- magic and version
   c.where = 'header';
@@ -286,6 +288,11 @@ function readArray(c: Cursor, key: string, depth: number, opts: Required<ParseOp
       countAt,
     );
   }
+  const cost = elementType === GgufValueType.ARRAY ? 8 * n : n;
+  if (cost > c.valuesLeft) {
+    throw new GgufError('ARRAY_TOO_LONG', `metadata '${key}' array of ${n} ${ggufValueTypeName(elementType)} takes the header over its limit of ${opts.maxTotalArrayValues} array values`, countAt);
+  }
+  c.valuesLeft -= cost;
   // Fixed-size elements: check the whole run is present before allocating anything.
   if (elementType !== GgufValueType.STRING && elementType !== GgufValueType.ARRAY) {
     c.ensure(n * minBytes, 'array data');

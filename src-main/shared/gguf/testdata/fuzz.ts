@@ -35,7 +35,8 @@ export function mutate(seed: Uint8Array, rnd: () => number): Uint8Array {
   const rounds = 1 + pick(4);
   for (let r = 0; r < rounds; r++) {
     const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
-    const pos = pick(Math.max(1, Math.min(b.length, 700)));
+    // Half the mutations hit the first bytes (counts, keys), half anywhere in the header region.
+    const pos = pick(Math.max(1, Math.min(b.length, rnd() < 0.5 ? 700 : 4096)));
     switch (pick(7)) {
       case 0:
         if (pos < b.length) b[pos] = (b[pos] as number) ^ (1 << pick(8));
@@ -100,7 +101,7 @@ export function runFuzz(iterations: number, seed = 1, slowMs = 1000): FuzzResult
         res.rejected++;
         res.codes[e.code] = (res.codes[e.code] ?? 0) + 1;
       } else if (res.crashes.length < 20) {
-        res.crashes.push({ iteration: i, error: String((e as Error)?.stack ?? e), bytesHex: Buffer.from(input.subarray(0, 512)).toString('hex') });
+        res.crashes.push({ iteration: i, error: String((e as Error)?.stack ?? e), bytesHex: Array.from(input.subarray(0, 512), (b) => b.toString(16).padStart(2, '0')).join('') });
       }
     }
     const dt = performance.now() - t0;
