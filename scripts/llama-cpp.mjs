@@ -47,6 +47,10 @@ const CMAKE_FLAGS = [
   '-DCMAKE_CXX_VISIBILITY_PRESET=hidden',
   // Built on the user's own machine, so -march=native is right; the cache key includes the CPU.
   '-DGGML_NATIVE=ON',
+  // AMX tiles need a permission the kernel may not grant (seen here: the CPU advertises AMX,
+  // the first tile instruction dies with SIGILL under the hypervisor), so never emit them.
+  '-DCMAKE_C_FLAGS=-mno-amx-tile -mno-amx-int8 -mno-amx-bf16',
+  '-DCMAKE_CXX_FLAGS=-mno-amx-tile -mno-amx-int8 -mno-amx-bf16',
   '-DGGML_OPENMP=ON',
   '-DLLAMA_BUILD_TESTS=OFF',
   '-DLLAMA_BUILD_SERVER=OFF',

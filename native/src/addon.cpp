@@ -86,6 +86,87 @@ Napi::Value FileCache(const Napi::CallbackInfo& info) {
 
 }  // namespace
 
+// fileResident(path, ranges: [offset, len][]) -> number[]: page-cache residency of file ranges,
+// measured through a fresh private view of the file (independent of the model's mapping).
+Napi::Value FileResident(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 2 || !info[0].IsString() || !info[1].IsArray()) {
+    ThrowError(env, "BAD_ARGUMENT", "fileResident(path: string, ranges: [offset, len][])");
+    return env.Undefined();
+  }
+  std::string path = info[0].As<Napi::String>().Utf8Value();
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    ThrowError(env, "IO_ERROR", "cannot open " + path + ": " + std::strerror(errno));
+    return env.Undefined();
+  }
+  struct stat st;
+  fstat(fd, &st);
+  const size_t size = static_cast<size_t>(st.st_size);
+  void* m = size ? mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
+  close(fd);
+  if (m == MAP_FAILED) {
+    ThrowError(env, "IO_ERROR", "cannot map " + path);
+    return env.Undefined();
+  }
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  Napi::Array ranges = info[1].As<Napi::Array>();
+  Napi::Array out = Napi::Array::New(env, ranges.Length());
+  std::vector<unsigned char> vec;
+  for (uint32_t i = 0; i < ranges.Length(); i++) {
+    Napi::Array r = ranges.Get(i).As<Napi::Array>();
+    size_t off = static_cast<size_t>(r.Get(0u).As<Napi::Number>().Int64Value());
+    size_t len = static_cast<size_t>(r.Get(1u).As<Napi::Number>().Int64Value());
+    size_t beg = off & ~(page - 1);
+    size_t end = std::min(size, off + len);
+    double n = 0;
+    if (beg < end) {
+      vec.resize((end - beg + page - 1) / page);
+      if (mincore(static_cast<char*>(m) + beg, end - beg, vec.data()) == 0)
+        for (unsigned char c : vec) n += (c & 1) ? static_cast<double>(page) : 0;
+    }
+    out.Set(i, n);
+  }
+  munmap(m, size);
+  return out;
+}
+
+// residentBytes(layers: [addr, len, ...][][]) -> (number|null)[]: mincore over each layer's
+// ranges without touching them (observation for policies that install no engine).
+Napi::Value ResidentBytes(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsArray()) {
+    ThrowError(env, "BAD_ARGUMENT", "residentBytes(layers: number[][][])");
+    return env.Undefined();
+  }
+  Napi::Array layers = info[0].As<Napi::Array>();
+  Napi::Array out = Napi::Array::New(env, layers.Length());
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> vec;
+  for (uint32_t i = 0; i < layers.Length(); i++) {
+    Napi::Array ranges = layers.Get(i).As<Napi::Array>();
+    double total = 0;
+    bool ok = true;
+    for (uint32_t j = 0; j < ranges.Length() && ok; j++) {
+      Napi::Array r = ranges.Get(j).As<Napi::Array>();
+      auto addr = static_cast<uintptr_t>(r.Get(0u).As<Napi::Number>().Int64Value());
+      auto len = static_cast<size_t>(r.Get(1u).As<Napi::Number>().Int64Value());
+      if (addr % page != 0) {
+        ok = false;
+        break;
+      }
+      vec.resize((len + page - 1) / page);
+      if (mincore(reinterpret_cast<void*>(addr), len, vec.data()) != 0) {
+        ok = false;
+        break;
+      }
+      for (unsigned char c : vec) total += (c & 1) ? static_cast<double>(page) : 0;
+    }
+    out.Set(i, ok ? Napi::Value(Napi::Number::New(env, total)) : env.Null());
+  }
+  return out;
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   InstallLogCapture();
   llama_backend_init();
@@ -94,6 +175,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("systemInfo", Napi::Function::New(env, SystemInfo));
   exports.Set("loadModel", Napi::Function::New(env, LoadModel));
   exports.Set("fileCache", Napi::Function::New(env, FileCache));
+  exports.Set("residentBytes", Napi::Function::New(env, ResidentBytes));
+  exports.Set("fileResident", Napi::Function::New(env, FileResident));
   return exports;
 }
 

@@ -113,6 +113,7 @@ Napi::Value LoadModel(const Napi::CallbackInfo& info) {
     Napi::Object o = info[1].As<Napi::Object>();
     params.load_mode = GetBool(o, "mmap", true) ? LLAMA_LOAD_MODE_MMAP : LLAMA_LOAD_MODE_NONE;
     params.use_extra_bufts = GetBool(o, "repack", true);
+    params.vocab_only = GetBool(o, "vocabOnly", false);
     if (o.Has("gpuLayers") && o.Get("gpuLayers").IsNumber()) params.n_gpu_layers = o.Get("gpuLayers").As<Napi::Number>().Int32Value();
   } else {
     params.load_mode = LLAMA_LOAD_MODE_MMAP;

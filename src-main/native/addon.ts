@@ -9,6 +9,8 @@ export interface NativeModelOptions {
   mmap?: boolean;
   repack?: boolean;
   gpuLayers?: number;
+  /** Load only the tokenizer (llama.cpp's vocab-only files, tokenizer tests). */
+  vocabOnly?: boolean;
 }
 
 export interface NativeModelInfo {
@@ -148,6 +150,10 @@ export interface NativeAddon {
     devices: { name: string; description: string; type: string; memoryFree: number; memoryTotal: number }[];
   };
   loadModel(paths: string[], opts?: NativeModelOptions, onProgress?: (fraction: number) => void): Promise<NativeModel>;
+  /** mincore over each layer's [addr, len, ...] ranges; null where a range is not mapped. */
+  residentBytes(layers: number[][][]): (number | null)[];
+  /** Page-cache residency of [offset, len] file ranges through a fresh view of the file. */
+  fileResident(path: string, ranges: [number, number][]): number[];
   fileCache(path: string, drop?: boolean): { sizeBytes: number; cachedBefore: number; cachedAfter?: number; fadviseError?: string | null };
 }
 

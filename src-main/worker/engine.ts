@@ -72,10 +72,10 @@ export class Engine {
       metadata: ni.metadata,
       loadMs: performance.now() - t0,
     };
-    if (policy !== 'off') {
-      this.residency = new ResidencyRuntime(model, ctx, files, ni.nLayers, params);
-      this.residency.configure();
-    }
+    // Every policy is observed (mincore, /proc counters); only policies other than `off`
+    // install the engine that acts on pages.
+    this.residency = new ResidencyRuntime(model, ctx, files, ni.nLayers, params);
+    this.residency.configure();
     return this.info;
   }
 
@@ -142,7 +142,7 @@ export class Engine {
           // Bytes of a UTF-8 character split across tokens are held until it is complete.
           const delta = decoder.decode(piece, { stream: true });
           text += delta;
-          this.residency?.onToken(index + 1, tMs);
+          this.residency?.onToken(index + 1, tMs, index <= 1);
           onToken({ index, tokenId: id, text: delta, tMs });
         },
       );

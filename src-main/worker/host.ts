@@ -87,6 +87,10 @@ export function wrapChild(child: ChildProcess): WorkerProcess {
   };
 }
 
+// Omit over a union must distribute, or only the members' common keys survive.
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+type IdRequest = DistributiveOmit<Exclude<WorkerRequest, { type: 'cancel' } | { type: 'shutdown' }>, 'id'>;
+
 interface Pending {
   resolve: (v: unknown) => void;
   reject: (e: Error) => void;
@@ -157,7 +161,7 @@ export class WorkerHost extends EventEmitter {
     }
   }
 
-  private request<T>(req: Omit<Exclude<WorkerRequest, { type: 'cancel' } | { type: 'shutdown' }>, 'id'>, extra: Partial<Pending> = {}): Promise<T> {
+  private request<T>(req: IdRequest, extra: Partial<Pending> = {}): Promise<T> {
     if (this.ended) return Promise.reject(new WorkerError('WORKER_EXITED', this.ended.message));
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {

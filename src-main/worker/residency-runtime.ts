@@ -3,7 +3,7 @@
 // samples residency, process counters and engine events as a time series.
 import { readFileSync } from 'node:fs';
 import { realpathSync } from 'node:fs';
-import type { NativeContext, NativeModel, NativeResidencyCounters } from '../native/addon.js';
+import { loadAddon, type NativeContext, type NativeModel, type NativeResidencyCounters } from '../native/addon.js';
 import { buildInventory, parseMaps, type Inventory } from '../shared/residency/inventory.js';
 import type { ResidencyEvent, ResidencySample, Tier } from '../shared/residency-types.js';
 import type { LoadParams, PolicyName } from '../shared/worker-protocol.js';
@@ -24,20 +24,26 @@ export class ResidencyRuntime {
   counters: NativeResidencyCounters | null = null;
 
   constructor(
-    private model: NativeModel,
+    model: NativeModel,
     private ctx: NativeContext,
     private files: string[],
     nLayers: number,
     private params: LoadParams,
   ) {
-    this.policy = params.policy ?? 'observe';
+    this.policy = params.policy ?? 'off';
     const real = files.map((f) => realpathSync(f));
     const maps = parseMaps(readFileSync('/proc/self/maps', 'utf8'), real);
     this.inventory = buildInventory(model.tensors(), maps, nLayers, PAGE_SIZE);
     this.tiers = Array.from({ length: nLayers }, (_, i) => params.tiers?.[i] ?? 'pinned');
   }
 
+  /** `off` installs no engine (exactly plain llama.cpp); residency is only observed. */
+  get engineActive(): boolean {
+    return this.policy !== 'off';
+  }
+
   configure(): void {
+    if (!this.engineActive) return;
     this.ctx.residency('configure', {
       policy: this.policy,
       files: this.files,
@@ -57,26 +63,19 @@ export class ResidencyRuntime {
     this.sample('prompt', null, true);
   }
 
-  onToken(token: number, _tMs: number): void {
+  onToken(token: number, _tMs: number, force: boolean): void {
     this.token = token;
-    this.sample('decode', null, false);
+    this.sample('decode', null, force);
   }
 
+  /** The last decode sample closes the bytes-read-per-token window exactly. */
   endGeneration(): void {
+    this.sample('decode', null, true);
     this.sample('idle', null, true);
   }
 
-  /** Drop / prefetch one layer by hand (--release-layer, tests). */
-  drop(layer: number): number {
-    return this.ctx.residency('drop', layer);
-  }
-
-  prefetch(layer: number): number {
-    return this.ctx.residency('prefetch', layer);
-  }
-
   residentNow(): (number | null)[] {
-    return this.ctx.residency('sample').layerResident;
+    return loadAddon().residentBytes(this.inventory.layers.map((l) => l.ranges));
   }
 
   // Sampling costs one mincore pass over the model; at most ~20 samples a second.
@@ -84,15 +83,22 @@ export class ResidencyRuntime {
     const now = performance.now();
     if (!force && now - this.lastSampleAt < 50) return null;
     this.lastSampleAt = now;
-    const s = this.ctx.residency('sample');
-    this.counters = s.counters;
+    let layerResident: (number | null)[];
+    let events: ResidencyEvent[] = [];
+    if (this.engineActive) {
+      const s = this.ctx.residency('sample');
+      this.counters = s.counters;
+      layerResident = s.layerResident;
+      events = s.events.map((e) => ({ tMs: e.tMs, kind: e.kind, layer: e.layer, bytes: e.bytes, durMs: e.durMs }));
+    } else {
+      layerResident = this.residentNow();
+    }
     const proc = readProcStats();
-    const events: ResidencyEvent[] = s.events.map((e) => ({ tMs: e.tMs, kind: e.kind, layer: e.layer, bytes: e.bytes, durMs: e.durMs }));
     const sample: ResidencySample = {
       tMs: now - this.t0,
       token: this.token,
       phase,
-      layerResident: s.layerResident,
+      layerResident,
       persistentResident: null,
       rssBytes: proc.rssBytes,
       cgroupBytes: null,

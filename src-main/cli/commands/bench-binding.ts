@@ -1,13 +1,76 @@
-// PLACEHOLDER — replaced by the owner of this command before the work lands.
-import type { CommandSpec } from '../args.js';
-import { CliError } from '../errors.js';
+// `ramforge bench-binding MODEL`: our decode speed against llama.cpp's own llama-bench built
+// from the same pinned source (built on demand), same model and thread count, alternating runs.
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CommandSpec, ParsedArgs } from '../args.js';
+import { CliError, UsageError } from '../errors.js';
+import { openModelInput } from '../model-input.js';
+import { runOnce } from '../../node/run-once.js';
+import { packageRoot } from '../../node/paths.js';
+import { percentile } from '../../shared/stats.js';
+
+function llamaBench(): string {
+  const root = packageRoot();
+  const script = join(root, 'scripts', 'llama-cpp.mjs');
+  const { build } = JSON.parse(execFileSync(process.execPath, [script, 'paths'], { encoding: 'utf8' })) as { build: string };
+  const bin = join(build, 'bin', 'llama-bench');
+  if (!existsSync(bin)) {
+    process.stderr.write('bench-binding: building llama-bench from the pinned llama.cpp (once) …\n');
+    execFileSync(process.execPath, [script, 'build', 'llama-bench'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  return bin;
+}
 
 export const command: CommandSpec = {
   name: 'bench-binding',
-  summary: 'not built yet',
-  positionals: [],
-  flags: [],
-  async run() {
-    throw new CliError('bench-binding is not built yet', 1);
+  summary: "Compare `ramforge run` decode tok/s with llama.cpp's llama-bench on the same model and threads.",
+  positionals: [{ name: 'model', description: 'GGUF file', required: true }],
+  flags: [
+    { name: 'tokens', type: 'int', default: 64, description: 'tokens decoded per run' },
+    { name: 'threads', short: 't', type: 'int', default: 2, description: 'CPU threads for both' },
+    { name: 'reps', type: 'int', default: 5, description: 'runs of each, alternating; medians are compared' },
+    { name: 'json', type: 'boolean', description: 'print JSON' },
+  ],
+  async run(args: ParsedArgs): Promise<number> {
+    const f = args.flags;
+    const modelPath = args.positionals[0] as string;
+    const opened = await openModelInput(modelPath);
+    const threads = f['threads'] as number;
+    const tokens = f['tokens'] as number;
+    const reps = f['reps'] as number;
+    if (reps < 1 || tokens < 2) throw new UsageError('--reps ≥ 1 and --tokens ≥ 2');
+    const bin = llamaBench();
+    const ours: number[] = [];
+    const theirs: number[] = [];
+    for (let i = 0; i < reps; i++) {
+      const out = execFileSync(bin, ['-m', modelPath, '-p', '0', '-n', String(tokens), '-t', String(threads), '-r', '1', '-o', 'json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+      const rows = JSON.parse(out) as { avg_ts: number }[];
+      theirs.push(rows[0]?.avg_ts ?? NaN);
+      const r = await runOnce({
+        files: opened.shards.map((s) => s.path),
+        load: { modelPath, threads, ctx: 512, policy: 'off' },
+        generate: { prompt: 'Once upon a time', maxTokens: tokens, sampling: { temperature: 0, topK: 0, topP: 1, minP: 0, seed: 1, repeatPenalty: 1, repeatLastN: 0 } },
+      });
+      if (!r.generation) throw new CliError(`our run failed: ${r.error?.message ?? 'unknown'}`, 1);
+      ours.push(r.generation.timings.decodeTokS);
+    }
+    const a = percentile(ours, 50) as number;
+    const b = percentile(theirs, 50) as number;
+    const ratio = a / b;
+    const result = { model: modelPath, threads, tokens, reps, ramforge_decode_tok_s: ours, llama_bench_tg_tok_s: theirs, median_ratio: ratio, within_5_percent: ratio >= 0.95 };
+    if (f['json']) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+    else {
+      process.stdout.write(
+        [
+          `model          ${modelPath} (${threads} threads, ${tokens} tokens, ${reps} alternating runs each)`,
+          `ramforge run   median ${a.toFixed(2)} tok/s   [${ours.map((v) => v.toFixed(2)).join(', ')}]`,
+          `llama-bench    median ${b.toFixed(2)} tok/s   [${theirs.map((v) => v.toFixed(2)).join(', ')}]`,
+          `ratio          ${ratio.toFixed(3)} (${ratio >= 0.95 ? 'within' : 'NOT within'} 5%)`,
+          '',
+        ].join('\n'),
+      );
+    }
+    return 0;
   },
 };

@@ -1,13 +1,70 @@
-// PLACEHOLDER — replaced by the owner of this command before the work lands.
-import type { CommandSpec } from '../args.js';
-import { CliError } from '../errors.js';
+// `ramforge bench MODEL --ram SIZE --policies off,stream`: each policy in its own worker, from
+// a cold page cache for the model file, under the same cap, same prompt — side by side.
+import type { CommandSpec, ParsedArgs } from '../args.js';
+import { UsageError } from '../errors.js';
+import { openModelInput } from '../model-input.js';
+import { LOAD_FLAGS, MEMORY_FLAGS } from '../run-flags.js';
+import { POLICIES, loadParams, makePlan, parsePolicy } from '../run-config.js';
+import { runOnce } from '../../node/run-once.js';
+import { buildRunReport, writeReportAtomic } from '../../node/report-file.js';
+import { detectCgroup } from '../../supervisor/index.js';
+import { benchTable, benchJson, type BenchRow } from '../bench-output.js';
+import type { PolicyName } from '../../shared/worker-protocol.js';
 
 export const command: CommandSpec = {
   name: 'bench',
-  summary: 'not built yet',
-  positionals: [],
-  flags: [],
-  async run() {
-    throw new CliError('bench is not built yet', 1);
+  summary: 'Compare residency policies side by side: each in its own worker, cold page cache, same cap and prompt.',
+  positionals: [{ name: 'model', description: 'GGUF file, split shard, or directory', required: true }],
+  flags: [
+    { name: 'policies', type: 'list', default: 'off,stream', valueName: 'LIST', description: `comma-separated, from ${POLICIES.join('|')}` },
+    { name: 'tokens', type: 'int', default: 24, description: 'tokens to decode per run (greedy)' },
+    { name: 'prompt', short: 'p', type: 'string', default: 'Once upon a time', description: 'the prompt' },
+    { name: 'json', type: 'boolean', description: 'print one JSON object instead of the table' },
+    { name: 'report-dir', type: 'string', valueName: 'DIR', description: 'also write each run’s full report (schema v1) into DIR' },
+    ...LOAD_FLAGS,
+    ...MEMORY_FLAGS.filter((f) => f.name !== 'policy' && f.name !== 'enforce-ram'),
+    { name: 'advisory', type: 'boolean', description: 'do not enforce the cap even where a memory cgroup is available' },
+  ],
+  details: 'Example:\n  ramforge bench model-1b.gguf --ram 400M --policies off,stream --tokens 24',
+  async run(args: ParsedArgs): Promise<number> {
+    const f = args.flags;
+    const modelPath = args.positionals[0] as string;
+    const ram = f['ram'] as number | undefined;
+    if (ram === undefined) throw new UsageError('--ram SIZE is required (the budget every policy runs under)');
+    const raw = f['policies'];
+    const policies = (Array.isArray(raw) ? raw : String(raw).split(',')).map((p) => parsePolicy(p) as PolicyName);
+    if (policies.length === 0) throw new UsageError('--policies needs at least one policy');
+    const tokens = f['tokens'] as number;
+    if (tokens < 2) throw new UsageError('--tokens must be at least 2 (bytes per token need two decode samples)');
+    const opened = await openModelInput(modelPath);
+    const plan = makePlan(opened, f);
+    const detection = detectCgroup();
+    const enforced = !f['advisory'] && detection.usable;
+    if (!f['json']) {
+      process.stderr.write(
+        enforced
+          ? `ramforge bench: cap ${ram} bytes enforced by a cgroup v${detection.usable ? detection.version : ''} memory group\n`
+          : `ramforge bench: the cap is ADVISORY (${f['advisory'] ? '--advisory' : detection.usable ? '' : detection.reason}); numbers show the schedule, not a hard limit\n`,
+      );
+    }
+    const rows: BenchRow[] = [];
+    for (const policy of policies) {
+      if (!f['json']) process.stderr.write(`ramforge bench: running ${policy} …\n`);
+      const load = loadParams(modelPath, f, policy, plan);
+      const generate = { prompt: f['prompt'] as string, maxTokens: tokens, sampling: { temperature: 0, topK: 0, topP: 1, minP: 0, seed: 1, repeatPenalty: 1, repeatLastN: 0 } };
+      const result = await runOnce({
+        files: opened.shards.map((s) => s.path),
+        load,
+        generate,
+        cap: enforced ? { limitBytes: ram, timeoutS: f['enforce-timeout'] as number } : undefined,
+        coldStart: true,
+      });
+      const report = buildRunReport({ modelPath, opened, plan, load, generate, result });
+      if (f['report-dir']) writeReportAtomic(`${f['report-dir'] as string}/bench-${policy}.json`, report);
+      rows.push({ policy, report });
+    }
+    if (f['json']) process.stdout.write(JSON.stringify(benchJson(modelPath, ram, enforced, rows), null, 2) + '\n');
+    else process.stdout.write(benchTable(rows));
+    return rows.every((r) => r.report.outcome.status === 'ok') ? 0 : 1;
   },
 };

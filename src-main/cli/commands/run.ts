@@ -1,13 +1,92 @@
-// PLACEHOLDER — replaced by the owner of this command before the work lands.
-import type { CommandSpec } from '../args.js';
-import { CliError } from '../errors.js';
+// `ramforge run MODEL --prompt P`: text to stdout as it is generated, diagnostics to stderr.
+import type { CommandSpec, ParsedArgs } from '../args.js';
+import { UsageError } from '../errors.js';
+import { openModelInput } from '../model-input.js';
+import { LOAD_FLAGS, MEMORY_FLAGS, SAMPLING_FLAGS } from '../run-flags.js';
+import { capFrom, choosePolicy, loadParams, makePlan, parsePolicy, samplingParams } from '../run-config.js';
+import { runExitCode, runFailureMessage, runOnce, type RunOnceResult } from '../../node/run-once.js';
+import { progressBar } from '../../synth/progress-bar.js';
+import { formatMemoryReport } from '../../supervisor/index.js';
+import { profileText, tokensJson } from '../run-output.js';
+import { buildRunReport, writeReportAtomic } from '../../node/report-file.js';
+import { formatResidencyReport } from '../../shared/report/residency-text.js';
+import type { ChatMessage } from '../../shared/worker-protocol.js';
 
 export const command: CommandSpec = {
   name: 'run',
-  summary: 'not built yet',
-  positionals: [],
-  flags: [],
-  async run() {
-    throw new CliError('run is not built yet', 1);
+  summary: 'Generate text from a GGUF model. MODEL is a file, a shard of a split set, or a directory holding one model.',
+  positionals: [{ name: 'model', description: 'GGUF file, split shard, or directory', required: true }],
+  flags: [
+    { name: 'prompt', short: 'p', type: 'string', description: 'the prompt (or the user message with --chat)' },
+    { name: 'chat', type: 'boolean', description: "render the prompt with the model's chat template" },
+    { name: 'system', type: 'string', description: 'system message for --chat' },
+    ...SAMPLING_FLAGS,
+    ...LOAD_FLAGS,
+    ...MEMORY_FLAGS,
+    { name: 'tokens-json', type: 'string', valueName: 'PATH', description: 'write prompt and generated token ids plus timings as JSON' },
+    { name: 'profile', type: 'boolean', description: 'print load time, TTFT, prompt and decode tok/s, per-token latency percentiles' },
+    { name: 'residency-report', type: 'boolean', description: 'print per-layer residency, engine counters and the ledger on stderr' },
+    { name: 'report-json', type: 'string', valueName: 'PATH', description: 'write the run report (schema_version 1, resources/report.schema.json)' },
+    { name: 'quiet', short: 'q', type: 'boolean', description: 'no progress bar or notes on stderr' },
+  ],
+  details: [
+    'Examples:',
+    '  ramforge run model.gguf -p "Once upon a time" -n 64 --temperature 0',
+    '  ramforge run model.gguf --chat --system "Be brief." -p "What is a GGUF file?"',
+    '  ramforge run big.gguf -p "Hi" --ram 4G --enforce-ram --memory-report --report-json run.json',
+  ].join('\n'),
+  async run(args: ParsedArgs): Promise<number> {
+    const f = args.flags;
+    const modelPath = args.positionals[0] as string;
+    const prompt = f['prompt'] as string | undefined;
+    if (prompt === undefined) throw new UsageError('--prompt is required');
+    const maxTokens = f['max-tokens'] as number;
+    if (maxTokens < 0) throw new UsageError('--max-tokens must be ≥ 0');
+    if ((f['ctx'] as number) < 8) throw new UsageError('--ctx must be at least 8');
+    const explicitPolicy = parsePolicy(f['policy']);
+    const cap = capFrom(f);
+    const quiet = Boolean(f['quiet']);
+    const opened = await openModelInput(modelPath);
+    const plan = makePlan(opened, f);
+    const policy = choosePolicy(explicitPolicy, plan);
+    const load = loadParams(modelPath, f, policy, plan);
+    const messages: ChatMessage[] | undefined = f['chat']
+      ? [...(f['system'] ? [{ role: 'system' as const, content: f['system'] as string }] : []), { role: 'user' as const, content: prompt }]
+      : undefined;
+    if (!quiet && plan) {
+      process.stderr.write(`ramforge: plan for ${plan.input.ramBytes} bytes of RAM: ${plan.verdict}; policy ${policy}; ${plan.tiers.pinned.layers.length} pinned, ${plan.tiers.streamed.layers.length} streamed layers\n`);
+    }
+    const bar = quiet ? null : progressBar(process.stderr, 'loading');
+    const shardBytes = opened.view.fileBytes;
+    let first = true;
+    const generate = { prompt, messages, maxTokens, sampling: samplingParams(f) };
+    const result: RunOnceResult = await runOnce({
+      files: opened.shards.map((s) => s.path),
+      load,
+      generate,
+      cap,
+      coldStart: Boolean(cap),
+      onProgress: (fr) => bar?.update(Math.round(fr * shardBytes), shardBytes),
+      onToken: (t) => {
+        if (first) {
+          bar?.done();
+          first = false;
+        }
+        process.stdout.write(t.text);
+      },
+    });
+    if (first) bar?.done();
+    if (result.generation) process.stdout.write('\n');
+
+    if (f['tokens-json'] && result.generation) writeReportAtomic(f['tokens-json'] as string, tokensJson(result));
+    if (f['profile'] && result.generation && result.model) process.stderr.write(profileText(result));
+    const report = buildRunReport({ modelPath, opened, plan, load, generate, result });
+    if (f['residency-report']) process.stderr.write(formatResidencyReport(report));
+    if (f['memory-report'] && result.capped) process.stderr.write(formatMemoryReport(result.capped));
+    if (f['report-json']) writeReportAtomic(f['report-json'] as string, report);
+    const code = runExitCode(result);
+    const why = runFailureMessage(result);
+    if (why) process.stderr.write(`ramforge run: ${why}\n`);
+    return code;
   },
 };

@@ -1,0 +1,86 @@
+// Turns parsed flags into what a run needs: load params (with the plan's tiers), generation
+// params and the cap. Shared by `run` and `bench`.
+import type { ParsedArgs } from './args.js';
+import { UsageError } from './errors.js';
+import type { OpenedModel } from '../node/gguf-file.js';
+import { planMemory, type MemoryPlan } from '../shared/plan/plan.js';
+import type { GenerateParams, LoadParams, PolicyName } from '../shared/worker-protocol.js';
+
+export const POLICIES: PolicyName[] = ['off', 'observe', 'conservative', 'memory-bound', 'reuse-aware', 'stream'];
+/** Used by the plan when neither --disk-bw nor a measurement is available. */
+export const ASSUMED_DISK_BW = 1e9;
+
+export function parsePolicy(v: unknown): PolicyName | null {
+  if (v === undefined) return null;
+  if (typeof v !== 'string' || !(POLICIES as string[]).includes(v)) {
+    throw new UsageError(`--policy must be one of ${POLICIES.join(', ')}; got '${String(v)}'`);
+  }
+  return v as PolicyName;
+}
+
+export function makePlan(opened: OpenedModel, f: ParsedArgs['flags']): MemoryPlan | null {
+  const ram = f['ram'] as number | undefined;
+  if (ram === undefined) return null;
+  return planMemory(opened.view, {
+    ramBytes: ram,
+    vramBytes: f['vram'] as number | undefined,
+    ctx: f['ctx'] as number,
+    diskBandwidthBytesPerS: (f['disk-bw'] as number | undefined) ?? ASSUMED_DISK_BW,
+    diskBandwidthSource: f['disk-bw'] !== undefined ? '--disk-bw' : 'assumed 1 GB/s (pass --disk-bw)',
+    prefetchDepth: f['prefetch-depth'] as number,
+  });
+}
+
+export function loadParams(modelPath: string, f: ParsedArgs['flags'], policy: PolicyName, plan: MemoryPlan | null): LoadParams {
+  const releasing = policy !== 'off' && policy !== 'observe';
+  // Repacked weights live in anonymous memory, out of reach of page release; policies that
+  // release or stream pages therefore load without repacking unless told otherwise.
+  const repack = (f['repack'] as boolean | undefined) ?? !releasing;
+  const target = f['residency-target'] as number | undefined;
+  const reserve = (f['residency-reserve'] as number | undefined) ?? 0;
+  let residencyTargetBytes: number | undefined;
+  if (target !== undefined) residencyTargetBytes = Math.max(0, target - reserve);
+  else if (plan && plan.quantities.pinnedBytes.value !== null) residencyTargetBytes = plan.quantities.pinnedBytes.value;
+  return {
+    modelPath,
+    mmap: f['mmap'] as boolean,
+    repack,
+    prefault: f['prefetch'] as boolean,
+    gpuLayers: f['gpu-layers'] as number,
+    ctx: f['ctx'] as number,
+    threads: f['threads'] as number | undefined,
+    batch: f['batch'] as number,
+    policy,
+    ramBytes: f['ram'] as number | undefined,
+    prefetchDepth: f['prefetch-depth'] as number,
+    tiers: plan ? plan.layers.map((l) => l.tier) : undefined,
+    residencyTargetBytes,
+  };
+}
+
+export function samplingParams(f: ParsedArgs['flags']): GenerateParams['sampling'] {
+  return {
+    temperature: f['temperature'] as number,
+    topK: f['top-k'] as number,
+    topP: f['top-p'] as number,
+    minP: f['min-p'] as number,
+    seed: f['seed'] as number,
+    repeatPenalty: f['repeat-penalty'] as number,
+    repeatLastN: f['repeat-last-n'] as number,
+  };
+}
+
+export function capFrom(f: ParsedArgs['flags']): { limitBytes: number; timeoutS: number | null } | undefined {
+  if (!f['enforce-ram']) return undefined;
+  const ram = f['ram'] as number | undefined;
+  if (ram === undefined) throw new UsageError('--enforce-ram needs --ram SIZE');
+  const t = f['enforce-timeout'] as number;
+  if (!(t > 0)) throw new UsageError('--enforce-timeout must be a positive number of seconds');
+  return { limitBytes: ram, timeoutS: t };
+}
+
+/** The default policy: stream when the plan says the model does not fit in the budget. */
+export function choosePolicy(explicit: PolicyName | null, plan: MemoryPlan | null): PolicyName {
+  if (explicit) return explicit;
+  return plan && plan.verdict === 'out-of-core' ? 'stream' : 'off';
+}

@@ -1,0 +1,40 @@
+// What `run` writes besides the text: --tokens-json and --profile.
+import type { RunOnceResult } from '../node/run-once.js';
+import { percentile } from '../shared/stats.js';
+
+export function tokensJson(r: RunOnceResult): unknown {
+  const g = r.generation;
+  if (!g) return null;
+  return {
+    prompt_token_ids: g.promptTokens,
+    token_ids: g.tokens,
+    stop_reason: g.stopReason,
+    timings: {
+      load_ms: r.model?.loadMs ?? null,
+      prompt_ms: g.timings.promptMs,
+      ttft_ms: g.timings.ttftMs,
+      decode_ms: g.timings.decodeMs,
+      prompt_tok_s: g.timings.promptTokS,
+      decode_tok_s: g.timings.decodeTokS,
+      per_token_ms: g.timings.perTokenMs,
+    },
+  };
+}
+
+export function profileText(r: RunOnceResult): string {
+  const g = r.generation;
+  if (!g || !r.model) return '';
+  const decode = g.timings.perTokenMs.slice(1);
+  const f = (v: number | null, d = 1) => (v === null ? '—' : v.toFixed(d));
+  return [
+    '',
+    `profile: ${r.model.name} (${r.model.arch}, ${r.model.nLayers} layers)`,
+    `  load            ${f(r.model.loadMs)} ms`,
+    `  prompt          ${g.promptTokens.length} tokens (${g.reusedTokens} reused) in ${f(g.timings.promptMs)} ms = ${f(g.timings.promptTokS)} tok/s`,
+    `  time to first   ${f(g.timings.ttftMs)} ms`,
+    `  decode          ${g.tokens.length} tokens, ${f(g.timings.decodeTokS, 2)} tok/s`,
+    `  per-token ms    p50 ${f(percentile(decode, 50), 2)}  p90 ${f(percentile(decode, 90), 2)}  p99 ${f(percentile(decode, 99), 2)}  max ${f(decode.length ? Math.max(...decode) : null, 2)}`,
+    `  stop            ${g.stopReason}`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,60 @@
+// `ramforge synth` + `ramforge run` against llama.cpp's own llama-simple built from the same
+// pinned source: greedy decoding must produce the same tokens, for each architecture and type.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { llamaTool, runCli } from '../test-support/cli.js';
+import { loadAddon, type NativeModel } from '../native/addon.js';
+
+const PROMPT = 'Once upon a time';
+let dir = '';
+let simple = '';
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ramforge-parity-'));
+  simple = llamaTool('llama-simple');
+});
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** What llama-simple prints: every prompt and generated token's piece (special tokens shown). */
+function pieces(model: NativeModel, ids: number[]): Buffer {
+  return Buffer.concat(ids.map((id) => model.tokenToPiece(id, true)));
+}
+
+const CASES: [string, string][] = [
+  ['llama', 'Q4_0'],
+  ['qwen2', 'Q4_0'],
+  ['gptneox', 'Q4_0'],
+  ['llama', 'Q8_0'],
+  ['llama', 'Q4_K'],
+  ['llama', 'F16'],
+  ['qwen2', 'Q4_K'],
+  ['gptneox', 'F16'],
+];
+
+describe('greedy tokens equal llama.cpp llama-simple', () => {
+  it.each(CASES)('%s %s', async (arch, type) => {
+    const model = join(dir, `${arch}-${type}.gguf`);
+    const tokensJson = join(dir, `${arch}-${type}.json`);
+    const s = runCli(['synth', '--arch', arch, '--preset', 'tiny', '--type', type, '--seed', '3', '--out', model]);
+    expect(s.code, s.stderr).toBe(0);
+    const r = runCli(['run', model, '--prompt', PROMPT, '--max-tokens', '16', '--temperature', '0', '--ctx', '256', '--tokens-json', tokensJson, '--quiet']);
+    expect(r.code, r.stderr).toBe(0);
+    const ours = JSON.parse(readFileSync(tokensJson, 'utf8')) as { prompt_token_ids: number[]; token_ids: number[] };
+    expect(ours.token_ids.length).toBeGreaterThan(0);
+
+    const ref = spawnSync(simple, ['-m', model, '-n', '16', PROMPT], { encoding: 'buffer', timeout: 120_000 });
+    expect(ref.status, ref.stderr.toString()).toBe(0);
+    const m = await loadAddon().loadModel([model], { vocabOnly: true });
+    try {
+      const expected = Buffer.concat([pieces(m, ours.prompt_token_ids), pieces(m, ours.token_ids), Buffer.from('\n')]);
+      expect(ref.stdout.toString('latin1')).toBe(expected.toString('latin1'));
+    } finally {
+      m.free();
+    }
+  });
+});

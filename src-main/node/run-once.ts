@@ -1,0 +1,95 @@
+// One complete engine run — start the worker (capped or not), cold-start the file cache, load,
+// generate, collect samples, close — with every way it can end captured as data, never thrown.
+// `ramforge run`, `ramforge bench` and the report builder share it.
+import { dropFileCache, type DropResult, type SupervisedOutcome, type UsageSample } from '../supervisor/index.js';
+import { startEngineProcess } from './engine-process.js';
+import type { ResidencySample } from '../shared/residency-types.js';
+import type { GenerateParams, GenerationResult, LoadParams, ModelInfo, TokenEvent, WorkerExit } from '../shared/worker-protocol.js';
+
+export interface RunOnceOptions {
+  files: string[];
+  load: LoadParams;
+  generate: GenerateParams;
+  cap?: { limitBytes: number; timeoutS: number | null };
+  /** Drop the model files' clean page cache first, so the run pays for what it reads. */
+  coldStart?: boolean;
+  onProgress?: (fraction: number) => void;
+  onToken?: (t: TokenEvent) => void;
+  onSample?: (s: ResidencySample) => void;
+  onCgroupSample?: (s: UsageSample) => void;
+  /** Called once the worker is up: lets a caller cancel or kill it. */
+  onStarted?: (ctl: { cancel(): void; kill(reason: string): void }) => void;
+}
+
+export interface RunOnceResult {
+  model: ModelInfo | null;
+  generation: (GenerationResult & { residency?: unknown }) | null;
+  error: { code: string; message: string } | null;
+  workerExit: WorkerExit | null;
+  capped: SupervisedOutcome | null;
+  coldStart: DropResult[] | null;
+  samples: ResidencySample[];
+  cgroupSamples: UsageSample[];
+  startedAt: string;
+  wallMs: number;
+}
+
+export async function runOnce(o: RunOnceOptions): Promise<RunOnceResult> {
+  const t0 = performance.now();
+  const samples: ResidencySample[] = [];
+  const cgroupSamples: UsageSample[] = [];
+  const result: RunOnceResult = {
+    model: null,
+    generation: null,
+    error: null,
+    workerExit: null,
+    capped: null,
+    coldStart: null,
+    samples,
+    cgroupSamples,
+    startedAt: new Date().toISOString(),
+    wallMs: 0,
+  };
+  if (o.coldStart) result.coldStart = await dropFileCache(o.files);
+  const proc = await startEngineProcess({
+    cap: o.cap,
+    onSample: (s) => {
+      samples.push(s);
+      o.onSample?.(s);
+    },
+    onCgroupSample: (s) => {
+      cgroupSamples.push(s);
+      o.onCgroupSample?.(s);
+    },
+  });
+  o.onStarted?.({ cancel: () => proc.host.cancel(), kill: (r) => proc.kill(r) });
+  try {
+    result.model = await proc.host.load(o.load, o.onProgress);
+    result.generation = await proc.host.generate(o.generate, (t) => o.onToken?.(t));
+  } catch (e) {
+    const err = e as { code?: string; message?: string };
+    result.error = { code: err.code ?? 'ERROR', message: err.message ?? String(e) };
+  }
+  result.workerExit = await proc.host.close();
+  if (proc.capped) result.capped = await proc.capped;
+  result.wallMs = performance.now() - t0;
+  return result;
+}
+
+/** The CLI exit code for a run, as DESIGN.md defines them. */
+export function runExitCode(r: RunOnceResult): number {
+  if (r.capped?.status === 'oom') return 137;
+  if (r.capped?.status === 'timeout') return 124;
+  if (r.error || (r.capped && r.capped.status !== 'ok')) return 1;
+  return 0;
+}
+
+/** One line saying how a failed run ended. */
+export function runFailureMessage(r: RunOnceResult): string | null {
+  if (r.capped && r.capped.status !== 'ok') return r.capped.message;
+  if (r.error) {
+    const how = r.workerExit && r.workerExit.reason !== 'exit' ? ` (${r.workerExit.message})` : '';
+    return `${r.error.message}${how}`;
+  }
+  return null;
+}

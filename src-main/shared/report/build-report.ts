@@ -1,0 +1,180 @@
+// Pure: builds the schema-v1 run report from what a run produced. No I/O here.
+import type { MemoryPlan } from '../plan/plan-types.js';
+import type { ModelView } from '../gguf/model-view.js';
+import type { SupervisedOutcome } from '../cgroup/report.js';
+import type { ResidencySample, Tier } from '../residency-types.js';
+import type { GenerateParams, GenerationResult, LoadParams, ModelInfo, WorkerExit } from '../worker-protocol.js';
+import type { Inventory } from '../residency/inventory.js';
+import type { LedgerEntry, OutcomeStatus, ReportAction, RunReport } from './report-types.js';
+
+export interface WorkerResidency {
+  policy: string;
+  tiers: Tier[];
+  inventory: Inventory;
+  counters: Record<string, number> | null;
+  finalResident: (number | null)[];
+}
+
+export interface ReportInput {
+  createdAt: string;
+  tool: { version: string; llamaCpp: string };
+  modelPath: string;
+  view: ModelView;
+  shards: string[];
+  plan: MemoryPlan | null;
+  load: LoadParams;
+  generate: GenerateParams;
+  model: ModelInfo | null;
+  generation: (GenerationResult & { residency?: WorkerResidency }) | null;
+  error: { code: string; message: string } | null;
+  workerExit: WorkerExit | null;
+  capped: SupervisedOutcome | null;
+  coldStart: { path: string; status: string; reason: string | null }[] | null;
+  samples: ResidencySample[];
+  exitCode: number;
+}
+
+function outcomeOf(i: ReportInput): RunReport['outcome'] {
+  if (i.capped && i.capped.status !== 'ok') return { status: i.capped.status as OutcomeStatus, exit_code: i.exitCode, message: i.capped.message };
+  if (i.error) return { status: 'error', exit_code: i.exitCode, message: i.error.message };
+  return { status: 'ok', exit_code: i.exitCode, message: null };
+}
+
+/** Storage bytes read per decoded token, from /proc/self/io across the decode phase. */
+export function bytesReadPerToken(samples: ResidencySample[]): { value: number | null; reason: string | null } {
+  const decode = samples.filter((s) => s.phase === 'decode' && s.readBytes !== null);
+  if (decode.length < 2) return { value: null, reason: 'fewer than two decode samples (too few tokens)' };
+  const a = decode[0] as ResidencySample;
+  const b = decode[decode.length - 1] as ResidencySample;
+  const tokens = b.token - a.token;
+  if (tokens <= 0) return { value: null, reason: 'no tokens between the first and last decode sample' };
+  return { value: ((b.readBytes as number) - (a.readBytes as number)) / tokens, reason: null };
+}
+
+/**
+ * What no schedule can avoid reading per token: the weights that cannot stay resident. Under a
+ * cap C, at most C minus the memory that is not weights (KV, compute buffers, runtime) can hold
+ * weights, so min = max(0, weights − (C − non-weight)).
+ */
+export function minBytesPerToken(weights: number, capBytes: number | null, plan: MemoryPlan | null): { value: number | null; formula: string } {
+  if (capBytes === null) return { value: 0, formula: 'no RAM budget: everything may stay resident, minimum 0' };
+  if (!plan) return { value: null, formula: 'no plan for the budget' };
+  const q = plan.quantities;
+  const nonWeight = (q.fixedRamBytes.value ?? 0) - (q.persistentBytes.value ?? 0);
+  const v = Math.max(0, weights - (capBytes - nonWeight));
+  return { value: v, formula: `max(0, weights ${weights} − (cap ${capBytes} − non-weight ${nonWeight}))` };
+}
+
+function actionsFrom(counters: Record<string, number> | null): ReportAction[] {
+  if (!counters) return [];
+  return [
+    { kind: 'prefetch', count: counters['prefetches'] ?? 0, requested_bytes: counters['prefetchBytes'] ?? null, accepted_bytes: counters['prefetchBytes'] ?? null, observed_bytes: null },
+    { kind: 'drop', count: counters['drops'] ?? 0, requested_bytes: counters['droppedBytes'] ?? null, accepted_bytes: counters['droppedBytes'] ?? null, observed_bytes: null },
+    { kind: 'release', count: 0, requested_bytes: counters['releasedBytes'] ?? null, accepted_bytes: counters['releasedBytes'] ?? null, observed_bytes: null },
+  ];
+}
+
+function ledgerOf(i: ReportInput, res: WorkerResidency | undefined): RunReport['ledger'] {
+  const last = [...i.samples].reverse().find((s) => s.rssBytes !== null);
+  const mappingResident = res ? res.finalResident.reduce<number>((s, v) => s + (v ?? 0), 0) : null;
+  const q = i.plan?.quantities;
+  const entries: LedgerEntry[] = [
+    { name: 'weights (file)', bytes: i.view.tensorBytes, source: 'GGUF header (hardened reader)' },
+    { name: 'weights resident in the mapping', bytes: mappingResident, source: 'mincore over each layer’s exclusive pages', ...(mappingResident === null ? { reason: 'no inventory from the worker' } : {}) },
+    { name: 'anonymous (repacked) weights', bytes: res ? res.inventory.anonymousBytes : null, source: 'tensor addresses outside the file mapping', ...(res ? {} : { reason: 'no inventory from the worker' }) },
+    { name: 'KV cache (planned)', bytes: q?.kvRamBytes.value ?? null, source: q ? `plan: ${q.kvRamBytes.formula}` : 'plan', ...(q ? {} : { reason: 'no --ram given, no plan' }) },
+    { name: 'compute buffers (planned)', bytes: q?.computeBufferBytes.value ?? null, source: q ? `plan: ${q.computeBufferBytes.formula}` : 'plan', ...(q ? {} : { reason: 'no --ram given, no plan' }) },
+    { name: 'process RSS', bytes: last?.rssBytes ?? null, source: '/proc/<worker>/status VmRSS', ...(last ? {} : { reason: 'no sample from the worker' }) },
+    { name: 'cgroup usage peak', bytes: i.capped?.cgroup.peak_bytes ?? null, source: 'cgroup memory peak', ...(i.capped ? {} : { reason: 'not capped (--enforce-ram not given)' }) },
+  ];
+  const rss = last?.rssBytes ?? null;
+  const cg = i.capped?.cgroup.peak_bytes ?? null;
+  return {
+    entries,
+    reconciliation: [
+      { name: 'RSS − mapping resident', bytes: rss !== null && mappingResident !== null ? rss - mappingResident : null, formula: 'process RSS minus resident weight pages: anonymous memory, KV, buffers, runtime' },
+      { name: 'cgroup peak − RSS', bytes: cg !== null && rss !== null ? cg - rss : null, formula: 'cgroup charge beyond the worker RSS: page cache not mapped, kernel memory' },
+    ],
+  };
+}
+
+export function buildRunReport(i: ReportInput): RunReport {
+  const res = i.generation?.residency;
+  const policy = i.load.policy ?? 'off';
+  const invLayers = res?.inventory.layers;
+  const layers = i.view.layers.map((l, idx) => ({
+    index: l.index,
+    bytes: l.bytes,
+    resident_bytes: res ? (res.finalResident[idx] ?? null) : null,
+    tier: (res?.tiers[idx] ?? i.plan?.layers[idx]?.tier ?? 'pinned') as Tier,
+    file_backed_bytes: invLayers ? (invLayers[idx]?.fileBackedBytes ?? null) : null,
+  }));
+  const brt = bytesReadPerToken(i.samples);
+  const min = minBytesPerToken(i.view.tensorBytes, i.capped ? i.capped.cgroup.limit_bytes : (i.load.ramBytes ?? null), i.plan);
+  const g = i.generation;
+  return {
+    schema_version: 1,
+    kind: 'run',
+    created_at: i.createdAt,
+    tool: { name: 'ramforge', version: i.tool.version, llama_cpp: i.tool.llamaCpp },
+    model: {
+      path: i.modelPath,
+      name: i.view.name,
+      architecture: i.view.architecture,
+      file_bytes: i.view.fileBytes,
+      tensor_bytes: i.view.tensorBytes,
+      n_layers: i.view.layers.length,
+      n_params: i.model?.nParams ?? i.view.parameterCount,
+      shards: i.shards,
+    },
+    config: {
+      policy,
+      ram_bytes: i.load.ramBytes ?? null,
+      enforce_ram: i.capped !== null,
+      ctx: i.load.ctx ?? 4096,
+      threads: i.load.threads ?? null,
+      mmap: i.load.mmap ?? true,
+      repack: i.load.repack ?? true,
+      prefault: i.load.prefault ?? true,
+      prefetch_depth: i.load.prefetchDepth ?? 4,
+      max_tokens: i.generate.maxTokens,
+      sampling: { ...i.generate.sampling },
+      chat: Boolean(i.generate.messages),
+    },
+    plan: i.plan,
+    outcome: outcomeOf(i),
+    generation: g
+      ? {
+          prompt_tokens: g.promptTokens.length,
+          prompt_token_ids: g.promptTokens,
+          generated_tokens: g.tokens.length,
+          token_ids: g.tokens,
+          text: g.text,
+          stop_reason: g.stopReason,
+          load_ms: i.model?.loadMs ?? null,
+          ttft_ms: g.timings.ttftMs,
+          prompt_tok_s: g.timings.promptTokS,
+          decode_tok_s: g.timings.decodeTokS,
+          per_token_ms: g.timings.perTokenMs,
+        }
+      : null,
+    ledger: ledgerOf(i, res),
+    residency: {
+      policy,
+      layers,
+      persistent_bytes: res ? res.inventory.persistentBytes : i.view.persistent.bytes,
+      anonymous_bytes: res ? res.inventory.anonymousBytes : null,
+      counters: res?.counters ?? null,
+      bytes_read_per_token: brt.value,
+      bytes_read_per_token_reason: brt.reason,
+      min_bytes_per_token: min.value,
+      min_bytes_per_token_formula: min.formula,
+      actions: actionsFrom(res?.counters ?? null),
+      timeline: i.samples,
+      events: i.samples.flatMap((s) => s.events),
+    },
+    cgroup: i.capped ? i.capped.cgroup : null,
+    cold_start: i.coldStart ? i.coldStart.map((c) => ({ path: c.path, status: c.status, detail: c.reason })) : null,
+    graph_trace: null,
+  };
+}

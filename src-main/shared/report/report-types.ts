@@ -1,0 +1,100 @@
+// The run report, schema_version 1: one JSON document per operation. This type and
+// resources/report.schema.json describe the same shape; tests validate built reports against
+// the schema. Unknown figures are null with a reason, never a silent 0.
+import type { MemoryPlan } from '../plan/plan-types.js';
+import type { CgroupReport } from '../cgroup/report.js';
+import type { ResidencyEvent, ResidencySample, Tier } from '../residency-types.js';
+import type { PolicyName, StopReason } from '../worker-protocol.js';
+
+export type OutcomeStatus = 'ok' | 'oom' | 'timeout' | 'error';
+
+export interface LedgerEntry {
+  name: string;
+  bytes: number | null;
+  /** Where the number comes from (a file, a syscall, llama.cpp, the plan). */
+  source: string;
+  reason?: string;
+}
+
+export interface ReportLayer {
+  index: number;
+  bytes: number;
+  resident_bytes: number | null;
+  tier: Tier;
+  file_backed_bytes: number | null;
+}
+
+export interface ReportAction {
+  kind: 'prefetch' | 'drop' | 'release';
+  count: number;
+  requested_bytes: number | null;
+  accepted_bytes: number | null;
+  observed_bytes: number | null;
+}
+
+export interface RunReport {
+  schema_version: 1;
+  kind: 'run';
+  created_at: string;
+  tool: { name: 'ramforge'; version: string; llama_cpp: string };
+  model: {
+    path: string;
+    name: string | null;
+    architecture: string | null;
+    file_bytes: number;
+    tensor_bytes: number;
+    n_layers: number;
+    n_params: number | null;
+    shards: string[];
+  };
+  config: {
+    policy: PolicyName;
+    ram_bytes: number | null;
+    enforce_ram: boolean;
+    ctx: number;
+    threads: number | null;
+    mmap: boolean;
+    repack: boolean;
+    prefault: boolean;
+    prefetch_depth: number;
+    max_tokens: number;
+    sampling: Record<string, number>;
+    chat: boolean;
+  };
+  plan: MemoryPlan | null;
+  outcome: { status: OutcomeStatus; exit_code: number; message: string | null };
+  generation: null | {
+    prompt_tokens: number;
+    prompt_token_ids: number[];
+    generated_tokens: number;
+    token_ids: number[];
+    text: string;
+    stop_reason: StopReason;
+    load_ms: number | null;
+    ttft_ms: number;
+    prompt_tok_s: number;
+    decode_tok_s: number;
+    per_token_ms: number[];
+  };
+  ledger: {
+    entries: LedgerEntry[];
+    reconciliation: { name: string; bytes: number | null; formula: string }[];
+  };
+  residency: {
+    policy: PolicyName;
+    layers: ReportLayer[];
+    persistent_bytes: number | null;
+    anonymous_bytes: number | null;
+    counters: Record<string, number> | null;
+    bytes_read_per_token: number | null;
+    bytes_read_per_token_reason: string | null;
+    min_bytes_per_token: number | null;
+    min_bytes_per_token_formula: string;
+    actions: ReportAction[];
+    timeline: ResidencySample[];
+    events: ResidencyEvent[];
+  };
+  cgroup: CgroupReport | null;
+  cold_start: { path: string; status: string; detail: string | null }[] | null;
+  graph_trace: null | { complete: boolean; events: number; dropped: number; reason: string | null };
+}
