@@ -12,15 +12,18 @@ export function snake(name: string): string {
   return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
 
-/** The first of `names` present on `o` (each tried as written, then in snake_case). */
+/** The first of `names` set (not null/undefined) on `o`, each tried as written, then in snake_case. */
 export function field(o: unknown, ...names: string[]): unknown {
   if (!isObj(o)) return undefined;
+  let sawNull = false;
   for (const n of names) {
-    if (n in o) return o[n];
-    const s = snake(n);
-    if (s in o) return o[s];
+    for (const k of [n, snake(n)]) {
+      const v = o[k];
+      if (v !== undefined && v !== null) return v;
+      if (v === null) sawNull = true;
+    }
   }
-  return undefined;
+  return sawNull ? null : undefined;
 }
 
 export function num(o: unknown, ...names: string[]): number | null {

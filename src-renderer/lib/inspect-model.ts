@@ -1,6 +1,6 @@
 // The inspection view's data, read defensively from `api.inspect()` (typed `unknown` in the
-// API). Local narrow types: the reader's JSON view (src-main/shared/gguf) is owned by another
-// helper; field names are matched in camelCase or snake_case, with the usual aliases.
+// API; the document is `ramforge inspect --json`, InspectReport in
+// src-main/shared/gguf/inspect-report.ts). Field names are matched in camelCase or snake_case.
 import { arr, field, isObj, num, numLike, str } from './fields.js';
 
 export interface TensorRow {
@@ -127,13 +127,14 @@ export function normalizeInspect(raw: unknown): InspectInfo {
   const persistentRaw = field(raw, 'persistent', 'persistentTensors', 'nonLayer', 'globalTensors');
   const persistent = (Array.isArray(persistentRaw) ? persistentRaw : arr(persistentRaw, 'tensors')).map(tensorRow);
   const templ = field(raw, 'chatTemplate');
+  const hyper = field(raw, 'hyperparameters');
   return {
-    name: str(raw, 'name', 'modelName') ?? metaStr('general.name') ?? str(raw, 'file', 'path') ?? 'unnamed model',
+    name: str(raw, 'name', 'modelName') ?? metaStr('general.name') ?? str(raw, 'input', 'file', 'path')?.split(/[\\/]/).pop() ?? 'unnamed model',
     arch,
     nParams: num(raw, 'parameterCount', 'nParams', 'params', 'parameters'),
     fileBytes: num(raw, 'fileBytes', 'fileSize', 'sizeBytes'),
     tensorBytes: num(raw, 'tensorBytes', 'weightBytes'),
-    ctxTrain: num(raw, 'contextLength', 'ctxTrain', 'nCtxTrain') ?? numLike(rawMeta(meta, `${arch}.context_length`)),
+    ctxTrain: num(raw, 'contextLength', 'ctxTrain', 'nCtxTrain') ?? num(hyper, 'contextLength') ?? numLike(rawMeta(meta, `${arch}.context_length`)),
     tokenizer: typeof tok === 'string' ? tok : str(tok, 'model') ?? str(raw, 'tokenizerModel') ?? metaStr('tokenizer.ggml.model'),
     vocabSize: num(raw, 'vocabSize', 'nVocab') ?? num(tok, 'vocabSize', 'nVocab'),
     chatTemplate: typeof templ === 'string' ? templ : metaStr('tokenizer.chat_template'),

@@ -1,8 +1,8 @@
-// The memory plan, read defensively from `api.plan()` (typed `unknown`). Local narrow type:
-// the planner (src-main/shared/plan) is owned by another helper. Accepts either a per-layer
-// list with tiers or index lists per tier.
+// The memory plan, read defensively from `api.plan()` (typed `unknown`; the planner's own
+// type is MemoryPlan in src-main/shared/plan/plan-types.ts, whose `quantities` carry a value
+// and the formula that produced it). Also accepts index lists per tier.
 import type { Tier } from '../../src-main/shared/residency-types.js';
-import { arr, field, num, obj, str } from './fields.js';
+import { arr, field, isObj, num, numLike, obj, str } from './fields.js';
 
 export interface PlanLayer {
   index: number;
@@ -49,7 +49,10 @@ function layersFromLists(raw: unknown, bytesOf: (i: number) => number): PlanLaye
 export function normalizePlan(raw: unknown): PlanInfo {
   const pred = obj(raw, 'prediction', 'predicted', 'estimate') ?? {};
   const mem = obj(raw, 'memory', 'budget') ?? {};
-  const pick = (...names: string[]): number | null => num(raw, ...names) ?? num(pred, ...names) ?? num(mem, ...names);
+  const quantities = obj(raw, 'quantities') ?? {};
+  const input = obj(raw, 'input') ?? {};
+  const pick = (...names: string[]): number | null =>
+    num(raw, ...names) ?? num(pred, ...names) ?? num(mem, ...names) ?? numLike(field(quantities, ...names)) ?? num(input, ...names);
   let layers = arr(raw, 'layers', 'tiers').map((l, i) => ({
     index: num(l, 'index', 'layer') ?? i,
     bytes: num(l, 'bytes', 'weightBytes', 'totalBytes') ?? 0,
@@ -63,24 +66,28 @@ export function normalizePlan(raw: unknown): PlanInfo {
   const formula = field(raw, 'formula', 'formulas', 'explain');
   return {
     verdict: typeof verdictRaw === 'string' ? verdictRaw : str(verdictRaw, 'kind', 'status', 'code'),
-    verdictText: str(verdictRaw, 'text', 'message', 'summary') ?? str(raw, 'verdictText', 'summary'),
+    verdictText: str(verdictRaw, 'text', 'message', 'summary') ?? str(raw, 'reason', 'verdictText', 'summary'),
     layers,
-    bytesPerToken: pick('bytesPerToken', 'readBytesPerToken', 'predictedBytesPerToken', 'streamedBytesPerToken'),
-    tokS: pick('tokS', 'decodeTokS', 'predictedTokS', 'tokPerS', 'tokensPerSecond'),
-    kvBytes: pick('kvBytes', 'kvCacheBytes'),
+    bytesPerToken: pick('bytesPerToken', 'bytesReadPerToken', 'readBytesPerToken', 'predictedBytesPerToken'),
+    tokS: pick('tokS', 'predictedDecodeTokS', 'decodeTokS', 'predictedTokS', 'tokensPerSecond'),
+    kvBytes: pick('kvBytes', 'kvCacheBytes', 'kvRamBytes', 'kvBytesTotal'),
     computeBytes: pick('computeBytes', 'computeBufferBytes'),
     overheadBytes: pick('overheadBytes', 'runtimeOverheadBytes'),
     persistentBytes: pick('persistentBytes'),
-    residentBytes: pick('residentBytes', 'ramBytesUsed', 'workingSetBytes'),
+    residentBytes: pick('residentBytes', 'ramUsedBytes', 'ramBytesUsed', 'workingSetBytes'),
     budgetBytes: pick('ramBytes', 'budgetBytes', 'capBytes'),
-    minCapBytes: pick('minCapBytes', 'smallestCapBytes', 'minimumCapBytes', 'minRamBytes'),
+    minCapBytes: pick('minCapBytes', 'minimumRamBytes', 'smallestCapBytes', 'minimumCapBytes', 'minRamBytes'),
     prefetchDepth: pick('prefetchDepth'),
-    diskBytesPerS: pick('diskBytesPerS', 'diskBw', 'storageBytesPerS'),
-    formula: Array.isArray(formula)
-      ? formula.map((f) => (typeof f === 'string' ? f : JSON.stringify(f)))
-      : typeof formula === 'string'
-        ? formula.split('\n')
-        : [],
+    diskBytesPerS: pick('diskBytesPerS', 'diskBandwidthBytesPerS', 'diskBw', 'storageBytesPerS'),
+    formula: [
+      ...(Array.isArray(formula)
+        ? formula.map((f) => (typeof f === 'string' ? f : JSON.stringify(f)))
+        : typeof formula === 'string'
+          ? formula.split('\n')
+          : []),
+      ...Object.entries(quantities).flatMap(([k, q]) => (isObj(q) && typeof q.formula === 'string' ? [`${k}: ${q.formula}`] : [])),
+      ...arr(raw, 'notes').filter((n): n is string => typeof n === 'string'),
+    ],
   };
 }
 

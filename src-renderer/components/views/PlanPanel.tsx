@@ -5,11 +5,11 @@ import { PlanBar } from '../charts/PlanBar.js';
 import { Empty } from '../Empty.js';
 import { Kpi } from '../Kpi.js';
 
+// MemoryPlan verdicts: 'fits' | 'out-of-core' | 'cannot-run'.
 function verdictClass(v: string | null): string {
-  if (!v) return 'badge';
-  if (/fit/i.test(v) && !/not|cannot/i.test(v)) return 'badge ok';
-  if (/cannot|no|refus|too/i.test(v)) return 'badge bad';
-  return 'badge warn';
+  if (v === 'fits') return 'badge ok';
+  if (v === 'cannot-run') return 'badge bad';
+  return v ? 'badge warn' : 'badge';
 }
 
 export function PlanPanel() {
@@ -24,7 +24,11 @@ export function PlanPanel() {
         Plan · {budget === null ? 'no RAM budget' : `${formatBytes(budget)} RAM`} · ctx {ctx}
         {planning && <span className="faint">updating…</span>}
         <span className="spacer" />
-        {plan?.verdict && <span className={verdictClass(plan.verdict)}>{plan.verdict}</span>}
+        {plan?.verdict && (
+          <span className={verdictClass(plan.verdict)} data-testid="plan-verdict">
+            {plan.verdict}
+          </span>
+        )}
       </h4>
       {planError ? (
         <div className="err-text" data-testid="plan-error">

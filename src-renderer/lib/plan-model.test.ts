@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { asTier, normalizePlan, tierTotals } from './plan-model.js';
+
+describe('normalizePlan', () => {
+  it('reads per-layer tiers and predictions', () => {
+    const p = normalizePlan({
+      verdict: { kind: 'out-of-core', text: '2 layers stream' },
+      layers: [
+        { index: 0, bytes: 10, tier: 'pinned' },
+        { index: 1, bytes: 10, tier: 'streamed' },
+        { index: 2, bytes: 10, tier: 'vram' },
+      ],
+      prediction: { bytes_per_token: 10, tok_s: 3.5 },
+      kv_bytes: 4,
+    });
+    expect(p.verdict).toBe('out-of-core');
+    expect(p.verdictText).toBe('2 layers stream');
+    expect(p.layers.map((l) => l.tier)).toEqual(['pinned', 'streamed', 'vram']);
+    expect(p.bytesPerToken).toBe(10);
+    expect(p.tokS).toBe(3.5);
+    expect(p.kvBytes).toBe(4);
+    expect(tierTotals(p.layers)).toEqual({ vram: 10, pinned: 10, streamed: 10 });
+  });
+  it('builds layers from per-tier index lists', () => {
+    const p = normalizePlan({ pinned_layers: [0, 1], streamed_layers: [2], layer_bytes: [5, 6, 7] });
+    expect(p.layers).toEqual([
+      { index: 0, bytes: 5, tier: 'pinned' },
+      { index: 1, bytes: 6, tier: 'pinned' },
+      { index: 2, bytes: 7, tier: 'streamed' },
+    ]);
+  });
+  it('maps tier synonyms', () => {
+    expect(asTier('gpu')).toBe('vram');
+    expect(asTier('stream')).toBe('streamed');
+    expect(asTier('ram')).toBe('pinned');
+  });
+  it('is empty, not broken, for a missing plan', () => {
+    const p = normalizePlan(undefined);
+    expect(p.layers).toEqual([]);
+    expect(p.bytesPerToken).toBeNull();
+  });
+});

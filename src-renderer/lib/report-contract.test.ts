@@ -1,0 +1,73 @@
+// A report typed with the report's own type (src-main/shared/report/report-types.ts): if the
+// schema-v1 shape changes, this stops compiling; the assertions check what the UI reads.
+import { describe, expect, it } from 'vitest';
+import type { RunReport } from '../../src-main/shared/report/report-types.js';
+import { reportDashboard } from './dashboard-model.js';
+import { normalizeReport } from './report-model.js';
+
+const report: RunReport = {
+  schema_version: 1,
+  kind: 'run',
+  created_at: '2026-11-29T09:00:00Z',
+  tool: { name: 'ramforge', version: '0.1.0', llama_cpp: 'v0.5.0' },
+  model: { path: '/m/tiny.gguf', name: null, architecture: 'llama', file_bytes: 1000, tensor_bytes: 900, n_layers: 2, n_params: 10, shards: [] },
+  config: { policy: 'stream', ram_bytes: 500, enforce_ram: true, ctx: 256, threads: 2, mmap: true, repack: true, prefault: false, prefetch_depth: 2, max_tokens: 4, sampling: {}, chat: false },
+  plan: null,
+  outcome: { status: 'ok', exit_code: 0, message: null },
+  generation: { prompt_tokens: 3, prompt_token_ids: [1, 2, 3], generated_tokens: 2, token_ids: [7, 8], text: 'hi', stop_reason: 'max_tokens', load_ms: 5, ttft_ms: 12, prompt_tok_s: 100, decode_tok_s: 9, per_token_ms: [100, 110] },
+  ledger: {
+    entries: [
+      { name: 'weights (file)', bytes: 900, source: 'GGUF header' },
+      { name: 'process RSS', bytes: null, source: '/proc', reason: 'no sample from the worker' },
+    ],
+    reconciliation: [{ name: 'RSS − mapping resident', bytes: null, formula: 'RSS minus resident weight pages' }],
+  },
+  residency: {
+    policy: 'stream',
+    layers: [
+      { index: 0, bytes: 400, resident_bytes: 400, tier: 'pinned', file_backed_bytes: 400 },
+      { index: 1, bytes: 500, resident_bytes: 0, tier: 'streamed', file_backed_bytes: 500 },
+    ],
+    persistent_bytes: 0,
+    anonymous_bytes: 0,
+    counters: null,
+    bytes_read_per_token: 480,
+    bytes_read_per_token_reason: null,
+    min_bytes_per_token: 450,
+    min_bytes_per_token_formula: 'x',
+    actions: [],
+    timeline: [
+      { tMs: 10, token: 1, phase: 'decode', layerResident: [400, 200], persistentResident: 0, rssBytes: 600, cgroupBytes: 450, cgroupLimitBytes: 500, readBytes: 100, majorFaults: 1, decodeTokS: 9, events: [{ tMs: 10, kind: 'drop', layer: 1, bytes: 500 }] },
+    ],
+    events: [{ tMs: 11, kind: 'prefetch', layer: 1, bytes: 500, durMs: 3 }],
+  },
+  cgroup: null,
+  cold_start: null,
+  graph_trace: { complete: false, events: 4096, dropped: 12, reason: 'event bound reached' },
+};
+
+describe('RunReport (schema v1) in the UI', () => {
+  it('reads identity, outcome, generation, residency and ledger', () => {
+    const r = normalizeReport(JSON.parse(JSON.stringify(report)));
+    expect(r.modelName).toBe('/m/tiny.gguf'); // name is null: the path stands in
+    expect(r.status).toBe('ok');
+    expect(r.policy).toBe('stream');
+    expect(r.generation).toMatchObject({ tokenIds: [7, 8], ttftMs: 12, decodeTokS: 9, promptTokens: 3 });
+    expect(r.readBytesPerToken).toBe(480);
+    expect(r.minBytesPerToken).toBe(450);
+    expect(r.ledger[0]).toEqual({ category: 'weights (file)', bytes: 900, provenance: 'GGUF header', reason: null });
+    expect(r.ledger[1]!.reason).toBe('no sample from the worker');
+    expect(r.reconciliation[0]).toEqual({ name: 'RSS − mapping resident', bytes: null, detail: 'RSS minus resident weight pages' });
+    expect(r.cgroup).toBeNull();
+    expect(r.trace).toMatchObject({ complete: false, eventCount: 4096, droppedEvents: 12, reason: 'event bound reached', groups: [] });
+  });
+
+  it('gives the dashboard its layers, samples and events', () => {
+    const d = reportDashboard(normalizeReport(report));
+    expect(d.layers.map((l) => l.tier)).toEqual(['pinned', 'streamed']);
+    expect(d.samples[0]!.layerResident).toEqual([400, 200]);
+    expect(d.events.map((e) => e.kind)).toEqual(['drop', 'prefetch']);
+    expect(d.cgroupPoints).toEqual([{ tS: 0.01, usage: 450, limit: 500 }]);
+    expect(d.minBytesPerToken).toBe(450);
+  });
+});

@@ -1,0 +1,35 @@
+// Test helper (imported only by *.test.ts): a RamforgeApi whose methods are vitest mocks and
+// whose events are pushed by the test.
+import { vi } from 'vitest';
+import type { ApiEvent, RamforgeApi } from '../../src-main/shared/api.js';
+
+export type FakeApi = { [K in keyof RamforgeApi]-?: ReturnType<typeof vi.fn> } & { emit(e: ApiEvent): void };
+
+export function fakeApi(): FakeApi & RamforgeApi {
+  const listeners = new Set<(e: ApiEvent) => void>();
+  const api = {
+    listModels: vi.fn(async () => []),
+    inspect: vi.fn(async () => ({ name: 'm', architecture: 'llama', layers: [{ index: 0, bytes: 10 }] })),
+    inspectUpload: vi.fn(async () => ({})),
+    plan: vi.fn(async () => ({ layers: [{ index: 0, bytes: 10, tier: 'pinned' }] })),
+    load: vi.fn(async () => ({})),
+    unload: vi.fn(async () => {}),
+    generate: vi.fn(async () => {}),
+    stop: vi.fn(async () => {}),
+    killWorker: vi.fn(async () => {}),
+    restart: vi.fn(async () => ({ status: 'idle', model: null, settings: null, lastExit: null, message: null })),
+    comparePolicies: vi.fn(async () => []),
+    getState: vi.fn(async () => ({ status: 'idle', model: null, settings: null, lastExit: null, message: null })),
+    listConversations: vi.fn(async () => []),
+    saveConversation: vi.fn(async () => {}),
+    lastReport: vi.fn(async () => null),
+    exportReport: vi.fn(async () => 'saved.json'),
+    pathForFile: vi.fn(() => null),
+    onEvent: vi.fn((l: (e: ApiEvent) => void) => {
+      listeners.add(l);
+      return () => listeners.delete(l);
+    }),
+    emit: (e: ApiEvent) => listeners.forEach((l) => l(e)),
+  };
+  return api as unknown as FakeApi & RamforgeApi;
+}
