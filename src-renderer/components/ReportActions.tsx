@@ -25,7 +25,7 @@ export function ReportActions() {
         onChange={(e) => {
           const f = e.currentTarget.files?.[0];
           e.currentTarget.value = '';
-          if (f) void openReportFile(f).then((r) => r && useStore.getState().setTab('dashboard'));
+          if (f) void openReportFile(f);
         }}
       />
       {reportError && <span className="err-text" data-testid="report-error">{reportError}</span>}

@@ -11,7 +11,6 @@ export function createMockApi(): RamforgeApi {
   const convs: Conversation[] = [
     { id: 'c1', title: 'Explain page reclaim', modelPath: model.path, system: 'You are terse.', messages: [{ role: 'user', content: 'Why does LRU fail on a cyclic scan?' }, { role: 'assistant', content: 'Because it evicts exactly the pages needed next.', stats: { ttftMs: 2870, decodeTokS: 0.44, tokens: 12 } }], updatedAt: new Date().toISOString() },
   ];
-  setTimeout(() => mockSamples(220).forEach((s) => emit({ type: 'sample', sample: s })), 50);
   return {
     listModels: async () => [{ path: model.path, name: model.name, sizeBytes: model.sizeBytes }, { path: '/models/tiny-qwen2.gguf', name: 'tiny-qwen2.gguf', sizeBytes: 41e6 }],
     inspect: async (p) => {
@@ -37,6 +36,7 @@ export function createMockApi(): RamforgeApi {
     exportReport: async () => 'mock.json',
     onEvent: (l) => {
       listeners.add(l);
+      setTimeout(() => mockSamples(220).forEach((s) => l({ type: 'sample', sample: s })), 0);
       return () => listeners.delete(l);
     },
   };

@@ -2,7 +2,7 @@
 import type { EngineState } from '../../src-main/shared/api.js';
 import type { ResidencyEvent, ResidencySample, Tier } from '../../src-main/shared/residency-types.js';
 import type { PlanInfo } from './plan-model.js';
-import type { CgroupInfo, LedgerRow, ReconRow, ReportInfo } from './report-model.js';
+import type { ActionRow, CgroupInfo, LedgerRow, ReconRow, ReportInfo } from './report-model.js';
 import { eventsOf } from './sample-model.js';
 import { cgroupSeries, type CgroupPoint, type CgroupTick } from './series.js';
 
@@ -19,6 +19,7 @@ export interface DashboardData {
   events: ResidencyEvent[];
   ledger: LedgerRow[];
   reconciliation: ReconRow[];
+  actions: ActionRow[];
   cgroup: CgroupInfo | null;
   cgroupPoints: CgroupPoint[];
   /** Physical minimum bytes read per token: the streamed layers' bytes (0 when all fit). */
@@ -53,6 +54,7 @@ export function liveDashboard(
     events: eventsOf(samples),
     ledger: report?.ledger ?? [],
     reconciliation: report?.reconciliation ?? [],
+    actions: report?.actions ?? [],
     cgroup: report?.cgroup ?? null,
     cgroupPoints: cgroupSeries(samples, ticks),
     minBytesPerToken: streamedBytes(layers),
@@ -69,6 +71,7 @@ export function reportDashboard(r: ReportInfo): DashboardData {
     events: eventsOf(r.timeline, r.events),
     ledger: r.ledger,
     reconciliation: r.reconciliation,
+    actions: r.actions,
     cgroup: r.cgroup,
     cgroupPoints: cgroupSeries(r.timeline),
     minBytesPerToken: r.minBytesPerToken ?? streamedBytes(layers),

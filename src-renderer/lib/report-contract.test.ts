@@ -35,7 +35,7 @@ const report: RunReport = {
     bytes_read_per_token_reason: null,
     min_bytes_per_token: 450,
     min_bytes_per_token_formula: 'x',
-    actions: [],
+    actions: [{ kind: 'prefetch', count: 3, requested_bytes: 1500, accepted_bytes: 1400, observed_bytes: null }],
     timeline: [
       { tMs: 10, token: 1, phase: 'decode', layerResident: [400, 200], persistentResident: 0, rssBytes: 600, cgroupBytes: 450, cgroupLimitBytes: 500, readBytes: 100, majorFaults: 1, decodeTokS: 9, events: [{ tMs: 10, kind: 'drop', layer: 1, bytes: 500 }] },
     ],
@@ -59,6 +59,7 @@ describe('RunReport (schema v1) in the UI', () => {
     expect(r.ledger[1]!.reason).toBe('no sample from the worker');
     expect(r.reconciliation[0]).toEqual({ name: 'RSS − mapping resident', bytes: null, detail: 'RSS minus resident weight pages' });
     expect(r.cgroup).toBeNull();
+    expect(r.actions).toEqual([{ kind: 'prefetch', count: 3, requestedBytes: 1500, acceptedBytes: 1400, observedBytes: null }]);
     expect(r.trace).toMatchObject({ complete: false, eventCount: 4096, droppedEvents: 12, reason: 'event bound reached', groups: [] });
   });
 

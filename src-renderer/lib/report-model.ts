@@ -20,6 +20,14 @@ export interface ReconRow {
   detail: string | null;
 }
 
+export interface ActionRow {
+  kind: string;
+  count: number | null;
+  requestedBytes: number | null;
+  acceptedBytes: number | null;
+  observedBytes: number | null;
+}
+
 export interface CgroupInfo {
   version: number | null;
   limitBytes: number | null;
@@ -50,6 +58,8 @@ export interface ReportInfo {
   events: ResidencyEvent[];
   ledger: LedgerRow[];
   reconciliation: ReconRow[];
+  /** Policy actions: requested vs accepted vs observed bytes. */
+  actions: ActionRow[];
   cgroup: CgroupInfo | null;
   trace: TraceInfo | null;
   /** Bytes read per decoded token, measured (null when the report lacks it). */
@@ -150,6 +160,13 @@ export function normalizeReport(raw: unknown): ReportInfo {
     events,
     ledger: ledgerRows(ledger),
     reconciliation: reconRows(ledger, raw),
+    actions: arr(residency, 'actions').map((a) => ({
+      kind: str(a, 'kind') ?? '?',
+      count: num(a, 'count'),
+      requestedBytes: num(a, 'requestedBytes'),
+      acceptedBytes: num(a, 'acceptedBytes'),
+      observedBytes: num(a, 'observedBytes'),
+    })),
     cgroup,
     trace: field(raw, 'graphTrace') == null ? null : normalizeTrace(field(raw, 'graphTrace')),
     readBytesPerToken: num(residency, 'readBytesPerToken', 'bytesReadPerToken') ?? num(raw, 'readBytesPerToken'),

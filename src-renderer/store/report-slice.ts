@@ -67,7 +67,7 @@ export const createReportSlice: Slice<ReportSlice> = (set, get) => ({
     try {
       const raw: unknown = JSON.parse(await file.text());
       const r = get().addReport(raw, file.name);
-      set({ dashboardSource: r.id, reportError: null, tab: 'reports' });
+      set({ dashboardSource: r.id, reportError: null, tab: 'dashboard' });
       return r;
     } catch (e) {
       set({ reportError: `${file.name}: ${errorText(e)}` });

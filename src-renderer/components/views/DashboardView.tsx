@@ -64,7 +64,7 @@ export function DashboardView() {
         </div>
         <div className="panel">
           <h4>Memory ledger</h4>
-          <LedgerTable rows={data.ledger} reconciliation={data.reconciliation} />
+          <LedgerTable rows={data.ledger} reconciliation={data.reconciliation} actions={data.actions} />
         </div>
       </div>
     </div>
