@@ -42,7 +42,7 @@ bool DecodeTokens(Context* c, const llama_token* toks, int n, int n_batch, std::
   for (int i = 0; i < n; i += n_batch) {
     int k = std::min(n_batch, n - i);
     llama_batch batch = llama_batch_get_one(const_cast<llama_token*>(toks + i), k);
-    if (r) r->OnDecodeStart();
+    if (r) r->OnDecodeStart(k);
     int rc = llama_decode(c->get(), batch);
     if (r) r->OnDecodeEnd();
     if (rc != 0) {

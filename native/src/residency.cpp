@@ -115,15 +115,61 @@ bool Residency::EvalCallback(ggml_tensor* t, bool ask, void* user) {
   // ask==true calls are a look-ahead scan before anything computes; the ask==false call for the
   // same node comes when it has been computed, i.e. when layer il really starts.
   const char* name = t->name;
+  if (self->trace_active_) {
+    std::lock_guard<std::mutex> lock(self->trace_mu_);
+    if (ask) {
+      if (self->trace_.nodes.size() < self->trace_max_) {
+        TraceNode n;
+        n.name = name;
+        n.op = ggml_op_desc(t);
+        for (int i = 0; i < GGML_MAX_SRC; i++)
+          if (t->src[i]) n.srcs.emplace_back(t->src[i]->name);
+        n.bytes = static_cast<double>(ggml_nbytes(t));
+        n.group = self->trace_group_;
+        self->trace_.nodes.push_back(std::move(n));
+      } else {
+        self->trace_.dropped++;
+      }
+    } else {
+      self->trace_group_++;
+    }
+  }
   if (std::strncmp(name, "attn_norm-", 10) != 0) return ask ? false : true;
   if (ask) return true;
   self->OnLayerStart(std::atoi(name + 10));
   return true;
 }
 
-void Residency::OnDecodeStart() { current_layer_ = -1; }
+void Residency::ArmTrace(size_t max_events) {
+  std::lock_guard<std::mutex> lock(trace_mu_);
+  trace_ = TraceResult();
+  trace_max_ = max_events;
+  trace_armed_ = true;
+  trace_group_ = 0;
+}
+
+TraceResult Residency::TakeTrace() {
+  std::lock_guard<std::mutex> lock(trace_mu_);
+  TraceResult out = std::move(trace_);
+  trace_ = TraceResult();
+  return out;
+}
+
+void Residency::OnDecodeStart(int n_tokens) {
+  current_layer_ = -1;
+  std::lock_guard<std::mutex> lock(trace_mu_);
+  if (trace_armed_ && n_tokens == 1) {
+    trace_armed_ = false;
+    trace_active_ = true;
+    trace_.captured = true;
+  }
+}
 
 void Residency::OnDecodeEnd() {
+  if (trace_active_) {
+    std::lock_guard<std::mutex> lock(trace_mu_);
+    trace_active_ = false;
+  }
   if (policy_ != Policy::Stream) return;
   // The last layer finished with the decode; drop it unless the next token needs it soon.
   if (current_layer_ >= 0 && current_layer_ < static_cast<int>(layers_.size()) && layers_[current_layer_].tier == 1) {

@@ -40,6 +40,21 @@ struct ResidencyEventRec {
 
 enum class Policy { Off, Observe, Conservative, MemoryBound, ReuseAware, Stream };
 
+// One scheduler node seen by the eval callback's look-ahead scan during a traced decode.
+struct TraceNode {
+  std::string name;
+  std::string op;
+  std::vector<std::string> srcs;
+  double bytes;
+  int group;  // node groups are separated by the points where compute was observed
+};
+
+struct TraceResult {
+  std::vector<TraceNode> nodes;
+  size_t dropped = 0;
+  bool captured = false;  // a decode was traced at all
+};
+
 class Residency {
  public:
   Residency();
@@ -55,7 +70,12 @@ class Residency {
   // ggml_backend_sched_eval_callback
   static bool EvalCallback(ggml_tensor* t, bool ask, void* user);
 
-  void OnDecodeStart();
+  // Bounded capture of the next single-token decode graph (max_events nodes; more are counted
+  // as dropped and the trace is marked incomplete).
+  void ArmTrace(size_t max_events);
+  TraceResult TakeTrace();
+
+  void OnDecodeStart(int n_tokens);
   void OnDecodeEnd();
 
   // Between operations (after each decoded token): the release policies act here.
@@ -105,6 +125,13 @@ class Residency {
   std::vector<ResidencyEventRec> events_;
   Counters counters_;
   double t0_;
+
+  std::mutex trace_mu_;
+  bool trace_armed_ = false;
+  bool trace_active_ = false;
+  size_t trace_max_ = 0;
+  int trace_group_ = 0;
+  TraceResult trace_;
 };
 
 Policy PolicyFromString(const std::string& s, bool* ok);

@@ -111,6 +111,31 @@ Napi::Value Context::ResidencyCall(const Napi::CallbackInfo& info) {
     o.Set("counters", co);
     return o;
   }
+  if (op == "trace-arm") {
+    residency_->ArmTrace(static_cast<size_t>(info[1].As<Napi::Number>().Int64Value()));
+    return env.Undefined();
+  }
+  if (op == "trace-take") {
+    TraceResult tr = residency_->TakeTrace();
+    Napi::Object o = Napi::Object::New(env);
+    Napi::Array nodes = Napi::Array::New(env, tr.nodes.size());
+    for (size_t i = 0; i < tr.nodes.size(); i++) {
+      const auto& n = tr.nodes[i];
+      Napi::Object no = Napi::Object::New(env);
+      no.Set("name", n.name);
+      no.Set("op", n.op);
+      Napi::Array srcs = Napi::Array::New(env, n.srcs.size());
+      for (size_t j = 0; j < n.srcs.size(); j++) srcs.Set(j, n.srcs[j]);
+      no.Set("srcs", srcs);
+      no.Set("bytes", n.bytes);
+      no.Set("group", n.group);
+      nodes.Set(i, no);
+    }
+    o.Set("nodes", nodes);
+    o.Set("dropped", static_cast<double>(tr.dropped));
+    o.Set("captured", tr.captured);
+    return o;
+  }
   if (op == "drop" || op == "prefetch") {
     if (busy_.load()) {
       ThrowError(env, "BUSY", "cannot drop or prefetch by hand while generating");
@@ -120,7 +145,7 @@ Napi::Value Context::ResidencyCall(const Napi::CallbackInfo& info) {
     double b = op == "drop" ? residency_->DropLayer(layer, false) : residency_->PrefetchLayerSync(layer);
     return Napi::Number::New(env, b);
   }
-  ThrowError(env, "BAD_ARGUMENT", "residency(op): op is configure | sample | drop | prefetch");
+  ThrowError(env, "BAD_ARGUMENT", "residency(op): op is configure | sample | drop | prefetch | trace-arm | trace-take");
   return env.Undefined();
 }
 

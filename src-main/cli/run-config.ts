@@ -55,6 +55,12 @@ export function loadParams(modelPath: string, f: ParsedArgs['flags'], policy: Po
     prefetchDepth: f['prefetch-depth'] as number,
     tiers: plan ? plan.layers.map((l) => l.tier) : undefined,
     residencyTargetBytes,
+    graphTrace:
+      f['graph-trace'] || f['graph-trace-detail']
+        ? { maxEvents: f['graph-trace-events'] as number, detail: Boolean(f['graph-trace-detail']) }
+        : policy === 'reuse-aware'
+          ? { maxEvents: f['graph-trace-events'] as number, detail: false }
+          : undefined,
   };
 }
 

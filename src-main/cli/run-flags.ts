@@ -32,5 +32,8 @@ export const MEMORY_FLAGS: FlagSpec[] = [
   { name: 'prefetch-depth', type: 'int', default: 4, description: 'stream: layers read ahead of the one computing' },
   { name: 'residency-target', type: 'size', description: 'memory-bound/reuse-aware: release toward this many resident bytes' },
   { name: 'residency-reserve', type: 'size', description: 'bytes kept free below --residency-target' },
+  { name: 'graph-trace', type: 'boolean', description: "capture one decode's scheduler graph (node groups, weights, last use) into the report" },
+  { name: 'graph-trace-events', type: 'int', default: 100000, valueName: 'N', description: 'bound on captured node events; beyond it the trace is marked incomplete' },
+  { name: 'graph-trace-detail', type: 'boolean', description: 'keep every traced node in the report, not only groups and tensors' },
   { name: 'disk-bw', type: 'size', valueName: 'SIZE', description: 'storage read bandwidth per second for the plan, e.g. 2G (default: measured)' },
 ];

@@ -126,6 +126,9 @@ export interface NativeContext {
   residency(op: 'configure', cfg: NativeResidencyConfig): void;
   residency(op: 'sample'): NativeResidencySample;
   residency(op: 'drop' | 'prefetch', layer: number): number;
+  /** Capture the scheduler nodes of the next single-token decode, at most maxEvents of them. */
+  residency(op: 'trace-arm', maxEvents: number): void;
+  residency(op: 'trace-take'): { nodes: { name: string; op: string; srcs: string[]; bytes: number; group: number }[]; dropped: number; captured: boolean };
   free(): void;
 }
 

@@ -25,6 +25,8 @@ export interface LoadParams {
   residencyTargetBytes?: number;
   /** reuse-aware: layer release order from a graph-trace profile (first released first). */
   releaseOrder?: number[];
+  /** Capture one decode's scheduler graph (bounded); reuse-aware always captures one. */
+  graphTrace?: { maxEvents: number; detail: boolean };
 }
 
 export interface ModelInfo {

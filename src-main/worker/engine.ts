@@ -48,7 +48,7 @@ export class Engine {
         nCtx: params.ctx ?? 4096,
         nThreads: params.threads ?? 0,
         nBatch: params.batch ?? 512,
-        observeLayers: policy !== 'off',
+        observeLayers: policy !== 'off' || params.graphTrace !== undefined,
       });
     } catch (e) {
       model.free();
@@ -76,6 +76,7 @@ export class Engine {
     // install the engine that acts on pages.
     this.residency = new ResidencyRuntime(model, ctx, files, ni.nLayers, params);
     this.residency.configure();
+    if (params.graphTrace || policy === 'reuse-aware') this.residency.traceAndProfile(ni.bos >= 0 ? ni.bos : 0, params.graphTrace?.maxEvents ?? 100_000);
     return this.info;
   }
 

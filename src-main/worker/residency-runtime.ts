@@ -8,6 +8,7 @@ import { buildInventory, parseMaps, type Inventory } from '../shared/residency/i
 import type { ResidencyEvent, ResidencySample, Tier } from '../shared/residency-types.js';
 import type { LoadParams, PolicyName } from '../shared/worker-protocol.js';
 import { readProcStats } from '../node/proc-stats.js';
+import { buildManifest, releaseOrderFromProfile, type GraphTraceManifest } from '../shared/graph-trace/manifest.js';
 
 const PAGE_SIZE = 4096;
 const TIER_CODE: Record<Tier, 0 | 1 | 2> = { pinned: 0, streamed: 1, vram: 2 };
@@ -22,6 +23,10 @@ export class ResidencyRuntime {
   private lastSampleAt = -Infinity;
   private listeners: ((s: ResidencySample) => void)[] = [];
   counters: NativeResidencyCounters | null = null;
+  graphTrace: GraphTraceManifest | null = null;
+  /** What happened to the graph-trace profile (reuse-aware): used, or refused and why. */
+  profileNote: string | null = null;
+  private releaseOrder: number[] | undefined;
 
   constructor(
     model: NativeModel,
@@ -37,6 +42,27 @@ export class ResidencyRuntime {
     this.tiers = Array.from({ length: nLayers }, (_, i) => params.tiers?.[i] ?? 'pinned');
   }
 
+  /**
+   * Traces one single-token decode through the eval callback and builds the manifest;
+   * reuse-aware then releases in the order the profile gives, or refuses an incomplete one and
+   * keeps the default order — and says which in the report.
+   */
+  traceAndProfile(token: number, maxEvents: number): void {
+    this.ctx.residency('trace-arm', maxEvents);
+    this.ctx.evalLogits([token]);
+    const raw = this.ctx.residency('trace-take');
+    const weights = new Set(this.inventory.tensors.map((t) => t.name));
+    this.graphTrace = buildManifest(raw, weights);
+    if (this.policy !== 'reuse-aware') return;
+    try {
+      this.releaseOrder = releaseOrderFromProfile(this.graphTrace, this.inventory.layers.length);
+      this.profileNote = `reuse-aware: using the graph-trace profile (${this.graphTrace.events} node events): release order ${this.releaseOrder.join(',')}`;
+      this.configure();
+    } catch (e) {
+      this.profileNote = `reuse-aware: ${(e as Error).message}; releasing in the default order (latest-needed layer first)`;
+    }
+  }
+
   /** `off` installs no engine (exactly plain llama.cpp); residency is only observed. */
   get engineActive(): boolean {
     return this.policy !== 'off';
@@ -49,7 +75,7 @@ export class ResidencyRuntime {
       files: this.files,
       prefetchDepth: this.params.prefetchDepth ?? 4,
       targetBytes: this.params.residencyTargetBytes ?? 0,
-      releaseOrder: this.params.releaseOrder,
+      releaseOrder: this.releaseOrder ?? this.params.releaseOrder,
       layers: this.inventory.layers.map((l) => ({ index: l.index, tier: TIER_CODE[this.tiers[l.index] ?? 'pinned'], ranges: l.ranges })),
     });
   }

@@ -35,6 +35,8 @@ async function handle(req: Exclude<WorkerRequest, { type: 'cancel' } | { type: '
             inventory: engine.residency.inventory,
             counters: engine.residency.counters,
             finalResident: engine.residency.residentNow(),
+            graphTrace: engine.residency.graphTrace,
+            profileNote: engine.residency.profileNote,
           };
         }
         break;

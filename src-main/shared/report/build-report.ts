@@ -6,6 +6,23 @@ import type { ResidencySample, Tier } from '../residency-types.js';
 import type { GenerateParams, GenerationResult, LoadParams, ModelInfo, WorkerExit } from '../worker-protocol.js';
 import type { Inventory } from '../residency/inventory.js';
 import type { LedgerEntry, OutcomeStatus, ReportAction, RunReport } from './report-types.js';
+import type { GraphTraceManifest } from '../graph-trace/manifest.js';
+
+function graphTraceSection(res: WorkerResidency | undefined, detail: boolean): RunReport['graph_trace'] {
+  const m = res?.graphTrace;
+  if (!m) return null;
+  return {
+    complete: m.complete,
+    events: m.events,
+    dropped: m.dropped,
+    reason: m.reason,
+    edges: m.edges,
+    profile_note: res?.profileNote ?? null,
+    groups: m.groups,
+    tensors: m.tensors,
+    nodes: detail ? m.nodes : [],
+  };
+}
 
 export interface WorkerResidency {
   policy: string;
@@ -13,6 +30,8 @@ export interface WorkerResidency {
   inventory: Inventory;
   counters: Record<string, number> | null;
   finalResident: (number | null)[];
+  graphTrace?: GraphTraceManifest | null;
+  profileNote?: string | null;
 }
 
 export interface ReportInput {
@@ -175,6 +194,6 @@ export function buildRunReport(i: ReportInput): RunReport {
     },
     cgroup: i.capped ? i.capped.cgroup : null,
     cold_start: i.coldStart ? i.coldStart.map((c) => ({ path: c.path, status: c.status, detail: c.reason })) : null,
-    graph_trace: null,
+    graph_trace: graphTraceSection(res, i.load.graphTrace?.detail ?? false),
   };
 }

@@ -5,6 +5,7 @@ import type { MemoryPlan } from '../plan/plan-types.js';
 import type { CgroupReport } from '../cgroup/report.js';
 import type { ResidencyEvent, ResidencySample, Tier } from '../residency-types.js';
 import type { PolicyName, StopReason } from '../worker-protocol.js';
+import type { ManifestGroup, ManifestNode, ManifestTensor } from '../graph-trace/manifest.js';
 
 export type OutcomeStatus = 'ok' | 'oom' | 'timeout' | 'error';
 
@@ -96,5 +97,17 @@ export interface RunReport {
   };
   cgroup: CgroupReport | null;
   cold_start: { path: string; status: string; detail: string | null }[] | null;
-  graph_trace: null | { complete: boolean; events: number; dropped: number; reason: string | null };
+  graph_trace: null | {
+    complete: boolean;
+    events: number;
+    dropped: number;
+    reason: string | null;
+    edges: number;
+    /** reuse-aware: whether the profile was used or refused, and why. */
+    profile_note: string | null;
+    groups: ManifestGroup[];
+    tensors: ManifestTensor[];
+    /** Every node, with --graph-trace-detail; empty otherwise. */
+    nodes: ManifestNode[];
+  };
 }
