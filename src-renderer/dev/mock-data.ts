@@ -125,8 +125,8 @@ export function mockReport(policy: string, tokens: number[], tokS: number): unkn
     cgroup: { version: 1, limit_bytes: 11 * 1024 ** 3, peak_bytes: 11.2e9, max_events: 3, oom_kills: 0 },
     graph_trace: {
       complete: false,
-      incomplete_reason: 'event bound 4096 reached; 812 events dropped',
-      dropped_events: 812,
+      reason: 'event bound 4096 reached; 812 events dropped',
+      dropped: 812,
       node_count: 1190,
       groups: Array.from({ length: 12 }, (_, g) => ({
         order: g,
@@ -134,7 +134,7 @@ export function mockReport(policy: string, tokens: number[], tokS: number): unkn
         phase: 'decode',
         ops: g === 0 ? ['GET_ROWS'] : ['RMS_NORM', 'MUL_MAT', 'ROPE', 'SOFT_MAX', 'MUL_MAT', 'ADD'],
         nodes: g === 0 ? 1 : 38,
-        tensors: g === 0 ? [{ name: 'token_embd.weight', bytes: 2.6e8, last_use: 0 }] : ['attn_q', 'attn_k', 'ffn_down'].map((n) => ({ name: `blk.${g - 1}.${n}.weight`, bytes: 4.6e7, last_use: g })),
+        tensors: g === 0 ? [{ name: 'token_embd.weight', bytes: 2.6e8, last_use_group: 0 }] : ['attn_q', 'attn_k', 'ffn_down'].map((n) => ({ name: `blk.${g - 1}.${n}.weight`, bytes: 4.6e7, last_use_group: g })),
       })),
     },
   };

@@ -43,7 +43,23 @@ const report: RunReport = {
   },
   cgroup: null,
   cold_start: null,
-  graph_trace: { complete: false, events: 4096, dropped: 12, reason: 'event bound reached' },
+  graph_trace: {
+    complete: false,
+    events: 4096,
+    dropped: 12,
+    reason: 'event bound reached',
+    edges: 9000,
+    profile_note: 'refused: trace incomplete',
+    groups: [
+      { group: 0, layer: -1, nodes: 1, ops: ['GET_ROWS'], weights: ['token_embd.weight'] },
+      { group: 1, layer: 0, nodes: 30, ops: ['RMS_NORM', 'MUL_MAT'], weights: ['blk.0.attn_q.weight', 'token_embd.weight'] },
+    ],
+    tensors: [
+      { name: 'token_embd.weight', layer: -1, firstUse: 0, lastUse: 40, uses: 2 },
+      { name: 'blk.0.attn_q.weight', layer: 0, firstUse: 3, lastUse: 3, uses: 1 },
+    ],
+    nodes: [],
+  },
 };
 
 describe('RunReport (schema v1) in the UI', () => {
@@ -60,7 +76,15 @@ describe('RunReport (schema v1) in the UI', () => {
     expect(r.reconciliation[0]).toEqual({ name: 'RSS − mapping resident', bytes: null, detail: 'RSS minus resident weight pages' });
     expect(r.cgroup).toBeNull();
     expect(r.actions).toEqual([{ kind: 'prefetch', count: 3, requestedBytes: 1500, acceptedBytes: 1400, observedBytes: null }]);
-    expect(r.trace).toMatchObject({ complete: false, eventCount: 4096, droppedEvents: 12, reason: 'event bound reached', groups: [] });
+    expect(r.trace).toMatchObject({ complete: false, eventCount: 4096, droppedEvents: 12, reason: 'event bound reached', edges: 9000, profileNote: 'refused: trace incomplete' });
+    const [g0, g1] = r.trace!.groups;
+    expect(g0).toMatchObject({ order: 0, layer: null, nodes: 1, ops: ['GET_ROWS'] });
+    expect(g1!.layer).toBe(0);
+    expect(g0!.tensors[0]).toEqual({ name: 'token_embd.weight', bytes: null, lastUseGroup: 1, lastUseNode: 40 });
+    expect(g1!.tensors.map((t) => [t.name, t.lastUseGroup, t.lastUseNode])).toEqual([
+      ['blk.0.attn_q.weight', 1, 3],
+      ['token_embd.weight', 1, 40],
+    ]);
   });
 
   it('gives the dashboard its layers, samples and events', () => {

@@ -23,26 +23,42 @@ export function TraceView() {
       </div>
       {!report ? (
         <Empty text="No report yet: finish a generation, or open a report file." />
-      ) : !trace ? (
-        <Empty text="This run has no graph trace (run with --graph-trace to record one)." />
       ) : (
-        <TraceTable trace={trace} />
+        <div className="panel" data-testid="graph-trace" data-groups={String(trace?.groups.length ?? 0)} data-complete={trace ? String(trace.complete) : ''}>
+          {!trace ? <Empty text="This run was not traced (its report has no graph_trace; run with --graph-trace to record one)." /> : <TraceTable trace={trace} />}
+        </div>
       )}
     </div>
   );
 }
 
 function TraceTable({ trace }: { trace: TraceInfo }) {
-  if (trace.groups.length === 0) return <Empty text="The trace manifest lists no node groups." />;
+  const head = (
+    <h4>
+      {trace.groups.length} node groups
+      {trace.nodeCount !== null && <span className="faint"> · {trace.nodeCount} nodes</span>}
+      {trace.eventCount !== null && <span className="faint"> · {trace.eventCount} events</span>}
+      {trace.droppedEvents !== null && <span className="faint"> · {trace.droppedEvents} dropped</span>}
+      {trace.edges !== null && <span className="faint"> · {trace.edges} edges</span>}
+      {!trace.complete && trace.reason && <span className="faint"> · {trace.reason}</span>}
+    </h4>
+  );
+  const note = trace.profileNote && <div className="dim">reuse-aware profile: {trace.profileNote}</div>;
+  if (trace.groups.length === 0) {
+    return (
+      <>
+        {head}
+        {note}
+        <Empty text="The report carries the trace summary only, without the node-group manifest." />
+      </>
+    );
+  }
   return (
-    <div className="panel">
-      <h4>
-        {trace.groups.length} node groups
-        {trace.nodeCount !== null && <span className="faint"> · {trace.nodeCount} nodes</span>}
-        {!trace.complete && trace.reason && <span className="faint"> · {trace.reason}</span>}
-      </h4>
+    <>
+      {head}
+      {note}
       <div className="scroll tall">
-        <table className="t" data-testid="graph-trace">
+        <table className="t">
           <thead>
             <tr>
               <th className="num">#</th>
@@ -69,7 +85,10 @@ function TraceTable({ trace }: { trace: TraceInfo }) {
                       <div key={t.name}>
                         {t.name}
                         {t.bytes !== null && <span className="faint"> {formatBytes(t.bytes)}</span>}
-                        <span className={t.lastUse === g.order ? 'pos' : 'faint'}> {t.lastUse === g.order ? '· last use' : `→ #${t.lastUse ?? '?'}`}</span>
+                        <span className={t.lastUseGroup === g.order ? 'pos' : 'faint'}>
+                          {t.lastUseGroup === g.order ? ' · last use' : ` → last use in group #${t.lastUseGroup ?? '?'}`}
+                          {t.lastUseNode !== null ? ` (node ${t.lastUseNode})` : ''}
+                        </span>
                       </div>
                     ))
                   )}
@@ -79,6 +98,6 @@ function TraceTable({ trace }: { trace: TraceInfo }) {
           </tbody>
         </table>
       </div>
-    </div>
+    </>
   );
 }
