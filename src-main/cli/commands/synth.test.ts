@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from '../args.js';
+import { UsageError } from '../errors.js';
+import { vocabDir } from '../../node/paths.js';
+import { command } from './synth.js';
+
+const haveVocabs = existsSync(vocabDir());
+if (!haveVocabs) {
+  if (process.env.CI === 'true') throw new Error(`vocab files missing at ${vocabDir()}`);
+  console.warn(`skipping synth command tests: no llama.cpp source at ${vocabDir()}`);
+}
+
+let dir = '';
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ramforge-synth-cli-'));
+});
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+const run = (argv: string[]) => command.run(parseArgs(argv, command));
+
+describe('ramforge synth', () => {
+  it('lists every flag', () => {
+    const names = command.flags.map((f) => f.name);
+    for (const f of ['arch', 'preset', 'type', 'seed', 'out', 'layers', 'embd', 'ff', 'heads', 'kv-heads', 'ctx-train']) expect(names).toContain(f);
+  });
+
+  it('bad usage is a UsageError (exit 2)', async () => {
+    await expect(run(['--arch', 'foo', '--out', join(dir, 'x.gguf')])).rejects.toBeInstanceOf(UsageError);
+    await expect(run(['--type', 'Q5_1', '--out', join(dir, 'x.gguf')])).rejects.toBeInstanceOf(UsageError);
+    await expect(run(['--preset', 'tiny'])).rejects.toThrow(/--out/);
+    await expect(run(['--layers', '0', '--out', join(dir, 'x.gguf')])).rejects.toBeInstanceOf(UsageError);
+    await expect(run(['--heads', '3', '--out', join(dir, 'x.gguf')])).rejects.toBeInstanceOf(UsageError);
+    expect(new UsageError('x').exitCode).toBe(2);
+  });
+
+  it.skipIf(!haveVocabs)('writes the file and prints one summary line', async () => {
+    const out = join(dir, 'm.gguf');
+    const lines: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => {
+      lines.push(String(s));
+      return true;
+    });
+    try {
+      expect(await run(['--arch', 'gptneox', '--preset', 'tiny', '--type', 'Q8_0', '--layers', '1', '--seed', '5', '--quiet', '--out', out])).toBe(0);
+    } finally {
+      spy.mockRestore();
+    }
+    const size = (await stat(out)).size;
+    expect(lines.length).toBe(1);
+    expect(lines[0]).toContain(out);
+    expect(lines[0]).toContain(`${size} bytes`);
+    expect(lines[0]).toMatch(/params, 1 layers/);
+  });
+});

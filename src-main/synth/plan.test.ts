@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { ggmlTypeById } from '../shared/gguf/ggml-types.js';
+import { buildGgufLayout } from '../shared/gguf/writer.js';
+import { planSynth, resolveShape } from './plan.js';
+import { SynthInputError, WEIGHT_TYPES, type ArchName } from './shape.js';
+import type { VocabKvs } from './vocab.js';
+
+const VOCAB: VocabKvs = { name: 'test', path: 'test', kv: [], nVocab: 1000, hasChatTemplate: false };
+
+function tensorBytes(dims: readonly number[], typeId: number): number {
+  const t = ggmlTypeById(typeId)!;
+  return (dims.reduce((a, b) => a * b, 1) / t.blockSize) * t.typeSize;
+}
+
+describe('planSynth: tensors exactly as llama.cpp loads them', () => {
+  it('llama: token_embd, 9 tensors per layer, output_norm, output (unless tied)', () => {
+    const p = planSynth({ arch: 'llama', preset: 'tiny', type: 'Q4_0', seed: 1 }, VOCAB);
+    const s = p.shape;
+    expect(s).toMatchObject({ nEmbd: 256, nLayer: 2, nHead: 4, nHeadKv: 2, nFf: 512, ropeDim: 64 });
+    expect(p.tensors.length).toBe(1 + 9 * 2 + 2);
+    const dims = Object.fromEntries(p.tensors.map((t) => [t.name, t.dims]));
+    expect(dims['token_embd.weight']).toEqual([256, 1000]);
+    expect(dims['blk.1.attn_q.weight']).toEqual([256, 256]);
+    expect(dims['blk.1.attn_k.weight']).toEqual([256, 128]);
+    expect(dims['blk.1.attn_v.weight']).toEqual([256, 128]);
+    expect(dims['blk.1.attn_output.weight']).toEqual([256, 256]);
+    expect(dims['blk.1.ffn_gate.weight']).toEqual([256, 512]);
+    expect(dims['blk.1.ffn_up.weight']).toEqual([256, 512]);
+    expect(dims['blk.1.ffn_down.weight']).toEqual([512, 256]);
+    expect(dims['blk.0.attn_norm.weight']).toEqual([256]);
+    expect(dims['output.weight']).toEqual([256, 1000]);
+    const tied = planSynth({ arch: 'llama', preset: 'tiny', type: 'Q4_0', seed: 1, overrides: { tieEmbeddings: true } }, VOCAB);
+    expect(tied.tensors.map((t) => t.name)).not.toContain('output.weight');
+  });
+
+  it('qwen2: Q/K/V biases, tied head for the small presets', () => {
+    const p = planSynth({ arch: 'qwen2', preset: 'tiny', type: 'Q8_0', seed: 1 }, VOCAB);
+    expect(p.tensors.length).toBe(1 + 12 * 2 + 1);
+    const dims = Object.fromEntries(p.tensors.map((t) => [t.name, t.dims]));
+    expect(dims['blk.0.attn_q.bias']).toEqual([256]);
+    expect(dims['blk.0.attn_k.bias']).toEqual([128]);
+    expect(dims['output.weight']).toBeUndefined();
+  });
+
+  it('gptneox: fused QKV, biases everywhere, partial rotary, a separate head', () => {
+    const p = planSynth({ arch: 'gptneox', preset: 'tiny', type: 'F16', seed: 1 }, VOCAB);
+    expect(p.tensors.length).toBe(1 + 12 * 2 + 3);
+    const dims = Object.fromEntries(p.tensors.map((t) => [t.name, t.dims]));
+    expect(dims['blk.0.attn_qkv.weight']).toEqual([256, 768]);
+    expect(dims['blk.0.attn_qkv.bias']).toEqual([768]);
+    expect(dims['blk.0.ffn_up.weight']).toEqual([256, 1024]);
+    expect(dims['blk.0.ffn_down.weight']).toEqual([1024, 256]);
+    expect(dims['output_norm.bias']).toEqual([256]);
+    expect(dims['output.weight']).toEqual([256, 1000]);
+    expect(p.shape.ropeDim).toBe(16);
+    const keys = p.kv.map((k) => k.key);
+    expect(keys).toContain('gptneox.use_parallel_residual');
+    expect(keys).toContain('gptneox.attention.layer_norm_epsilon');
+  });
+
+  for (const arch of ['llama', 'qwen2', 'gptneox'] as ArchName[]) {
+    for (const type of WEIGHT_TYPES) {
+      it(`${arch} ${type}: 1-D tensors F32, matrices ${type}, bytes add up`, () => {
+        const p = planSynth({ arch, preset: 'tiny', type, seed: 1 }, VOCAB);
+        let expected = 0;
+        for (const t of p.tensors) {
+          expect(ggmlTypeById(t.typeId)!.name).toBe(t.dims.length === 1 ? 'F32' : type);
+          expected += tensorBytes(t.dims, t.typeId);
+        }
+        const layout = buildGgufLayout(p.kv, p.tensors);
+        const payload = layout.tensors.reduce((s, t) => s + t.nbytes, 0);
+        expect(payload).toBe(expected);
+        expect(layout.fileSize).toBeGreaterThanOrEqual(layout.dataOffset + expected);
+        expect(layout.fileSize - layout.dataOffset - expected).toBeLessThan(32 * p.tensors.length);
+        expect(p.params).toBe(p.tensors.reduce((s, t) => s + t.dims.reduce((a, b) => a * b, 1), 0));
+      });
+    }
+  }
+
+  it('writes the hparams llama.cpp requires, with the types it reads', () => {
+    const p = planSynth({ arch: 'llama', preset: 'small', type: 'Q4_K', seed: 5 }, VOCAB);
+    const kv = new Map(p.kv.map((k) => [k.key, k]));
+    for (const key of ['llama.context_length', 'llama.embedding_length', 'llama.block_count', 'llama.feed_forward_length', 'llama.attention.head_count', 'llama.attention.head_count_kv', 'llama.rope.dimension_count', 'general.file_type']) {
+      expect(kv.get(key)).toMatchObject({ type: 4 }); // UINT32
+    }
+    expect(kv.get('llama.attention.layer_norm_rms_epsilon')).toMatchObject({ type: 6, value: 1e-5 });
+    expect(kv.get('general.architecture')).toMatchObject({ type: 8, value: 'llama' });
+    expect(kv.get('general.file_type')).toMatchObject({ value: 14 });
+    expect(kv.get('tokenizer.chat_template')).toMatchObject({ type: 8 });
+  });
+
+  it('applies overrides and rejects shapes that cannot exist', () => {
+    const s = resolveShape('llama', 'small', { nLayer: 3, nEmbd: 512, nFf: 1024 });
+    expect(s).toMatchObject({ nLayer: 3, nEmbd: 512, nFf: 1024, nHead: 8, nHeadKv: 2, ropeDim: 64 });
+    expect(resolveShape('llama', 'tiny', { nEmbd: 320 })).toMatchObject({ nHead: 5, nHeadKv: 1 });
+    expect(() => resolveShape('llama', 'tiny', { nHead: 3 })).toThrow(SynthInputError);
+    expect(() => resolveShape('llama', 'tiny', { nHeadKv: 3 })).toThrow(/multiple of the KV head count/);
+    expect(() => resolveShape('gptneox', 'tiny', { nHeadKv: 2 })).toThrow(/grouped-query/);
+    expect(() => resolveShape('llama', 'tiny', { nLayer: 0 })).toThrow(/positive/);
+    expect(() => planSynth({ arch: 'llama', preset: 'tiny', type: 'Q4_K', seed: 1, overrides: { nEmbd: 384 } }, VOCAB)).toThrow(/multiple of 256/);
+    expect(() => planSynth({ arch: 'mamba', preset: 'tiny', type: 'Q4_0', seed: 1 }, VOCAB)).toThrow(/unknown architecture/);
+    expect(() => planSynth({ arch: 'llama', preset: 'huge', type: 'Q4_0', seed: 1 }, VOCAB)).toThrow(/unknown preset/);
+    expect(() => planSynth({ arch: 'llama', preset: 'tiny', type: 'Q5_0', seed: 1 }, VOCAB)).toThrow(/unsupported type/);
+    expect(() => planSynth({ arch: 'llama', preset: 'tiny', type: 'Q4_0', seed: -1 }, VOCAB)).toThrow(/seed/);
+  });
+});
