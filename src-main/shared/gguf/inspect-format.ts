@@ -79,7 +79,7 @@ export function formatInspect(shards: readonly GgufShard[], view: ModelView): st
   out.push('', `Metadata (${first.header.kv.length} keys${shards.length > 1 ? ', from shard 1' : ''})`);
   out.push(
     ...table(
-      first.header.kv.map((e) => [e.key, isArray(e.value) ? `${valueTypeName(e.value.elementType)}[${e.value.items.length}]` : valueTypeName(e.type), valueSummary(e.value)]),
+      first.header.kv.map((e) => [e.key, isArray(e.value) ? `${valueTypeName(e.value.elementType)}[${e.value.items.length}]` : valueTypeName(e.type), valueSummary(e.value, e.type)]),
     ),
   );
   return out.join('\n') + '\n';

@@ -33,11 +33,11 @@ export function kvToJson(e: GgufKv): MetadataJson {
   return { key: e.key, type: valueTypeName(e.type), value: valueToJson(e.value) };
 }
 
-/** A one-line human rendering: long arrays and long strings are summarised. */
-export function valueSummary(v: GgufValue, maxItems = 6, maxChars = 100): string {
+/** A one-line human rendering: long arrays and long strings are summarised; float32 shown to 7 digits. */
+export function valueSummary(v: GgufValue, type?: number, maxItems = 6, maxChars = 100): string {
   if (isArray(v)) {
     const n = v.items.length;
-    const shown = v.items.slice(0, maxItems).map((x) => valueSummary(x, 3, 24));
+    const shown = v.items.slice(0, maxItems).map((x) => valueSummary(x, v.elementType, 3, 24));
     const tail = n > maxItems ? `, … (${n} ${valueTypeName(v.elementType)})` : '';
     return `[${shown.join(', ')}${tail}]`;
   }
@@ -45,5 +45,6 @@ export function valueSummary(v: GgufValue, maxItems = 6, maxChars = 100): string
     const s = JSON.stringify(v.length > maxChars ? v.slice(0, maxChars) : v);
     return v.length > maxChars ? `${s.slice(0, -1)}…" (${v.length} chars)` : s;
   }
+  if (typeof v === 'number' && type === GgufValueType.FLOAT32 && Number.isFinite(v)) return String(Number(v.toPrecision(7)));
   return String(v);
 }
