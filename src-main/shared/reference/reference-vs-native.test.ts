@@ -1,4 +1,4 @@
-// The reference forward pass against llama.cpp (through our native addon) on tiny synthetic F32
+// The reference forward pass against llama.cpp (through our native addon) on tiny synthetic F32/F16
 // llama models: same top-1 token and cosine similarity >= 0.9999 of the final-token logits.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -22,8 +22,8 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-async function compare(name: string, overrides: Parameters<typeof synthesize>[0]['overrides'], seed: number) {
-  const r = await synthesize({ arch: 'llama', preset: 'tiny', type: 'F32', seed, out: join(dir, `${name}.gguf`), overrides });
+async function compare(name: string, overrides: Parameters<typeof synthesize>[0]['overrides'], seed: number, type = 'F32') {
+  const r = await synthesize({ arch: 'llama', preset: 'tiny', type, seed, out: join(dir, `${name}.gguf`), overrides });
   const bytes = await readFile(r.path);
   const ref = llamaForward(llamaRefModelFromGguf(parseGgufHeader(bytes, bytes.length), bytes), TOKENS);
 
@@ -54,5 +54,9 @@ describe('reference forward vs llama.cpp', () => {
 
   it('agrees on a tiny F32 llama with the head tied to token_embd', async () => {
     await compare('tied', { tieEmbeddings: true, nLayer: 3 }, 11);
+  });
+
+  it('agrees on a tiny F16 llama', async () => {
+    await compare('f16', { nLayer: 2 }, 13, 'F16');
   });
 });
