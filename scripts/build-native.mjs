@@ -3,7 +3,7 @@
 // Skips everything when neither our native sources nor the llama.cpp build changed.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildDir, ensureBuild, sourceDir } from './llama-cpp.mjs';
@@ -33,6 +33,11 @@ export function ensureNative({ force = false } = {}) {
   ensureBuild(['llama']);
   const hash = nativeHash();
   if (!force && existsSync(addon) && existsSync(stampFile) && readFileSync(stampFile, 'utf8') === hash) return addon;
+  // A cache configured against another llama.cpp build folder would keep linking the old one.
+  const cache = join(out, 'CMakeCache.txt');
+  if (existsSync(cache) && !readFileSync(cache, 'utf8').includes(`LLAMA_BUILD_DIR:UNINITIALIZED=${buildDir()}`)) {
+    rmSync(out, { recursive: true, force: true });
+  }
   process.stderr.write('[native] building the addon with cmake-js\n');
   execFileSync(
     process.execPath,

@@ -91,7 +91,7 @@ describe.skipIf(!capped.usable && process.env.CI !== 'true')('ramforge run under
   it('holds a model larger than the cap: exit 0, peak ≤ limit, limit printed exactly', () => {
     const report = join(dir, 'capped.json');
     const limit = 96 * 1024 * 1024;
-    const r = runCli(['run', model, '-p', 'Once upon a time', '-n', '8', '--temperature', '0', '--ram', String(limit), '--enforce-ram', '--memory-report', '--report-json', report, '--quiet']);
+    const r = runCli(['run', model, '-p', 'Once upon a time', '-n', '8', '--temperature', '0', '-c', '256', '--ram', String(limit), '--enforce-ram', '--memory-report', '--report-json', report, '--quiet']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(String(limit));
     const doc = JSON.parse(readFileSync(report, 'utf8'));

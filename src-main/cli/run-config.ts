@@ -33,9 +33,10 @@ export function makePlan(opened: OpenedModel, f: ParsedArgs['flags']): MemoryPla
 
 export function loadParams(modelPath: string, f: ParsedArgs['flags'], policy: PolicyName, plan: MemoryPlan | null): LoadParams {
   const releasing = policy !== 'off' && policy !== 'observe';
-  // Repacked weights live in anonymous memory, out of reach of page release; policies that
-  // release or stream pages therefore load without repacking unless told otherwise.
-  const repack = (f['repack'] as boolean | undefined) ?? !releasing;
+  // Repacked weights live in anonymous memory: out of reach of page release, and with no swap
+  // they can never leave RAM. Policies that release pages, and budgets the weights do not fit
+  // in, therefore load without repacking unless told otherwise.
+  const repack = (f['repack'] as boolean | undefined) ?? !(releasing || (plan !== null && plan.verdict !== 'fits'));
   const target = f['residency-target'] as number | undefined;
   const reserve = (f['residency-reserve'] as number | undefined) ?? 0;
   let residencyTargetBytes: number | undefined;
@@ -85,8 +86,11 @@ export function capFrom(f: ParsedArgs['flags']): { limitBytes: number; timeoutS:
   return { limitBytes: ram, timeoutS: t };
 }
 
-/** The default policy: stream when the plan says the model does not fit in the budget. */
+/**
+ * The default policy: stream when the plan says the model does not fit in the budget. Below the
+ * planned minimum it still streams (the plan's estimates are conservative); the cap decides.
+ */
 export function choosePolicy(explicit: PolicyName | null, plan: MemoryPlan | null): PolicyName {
   if (explicit) return explicit;
-  return plan && plan.verdict === 'out-of-core' ? 'stream' : 'off';
+  return plan && plan.verdict !== 'fits' ? 'stream' : 'off';
 }

@@ -2,7 +2,7 @@
 // truth taken through an independent view of the file, after pinning, streaming and dropping
 // known layers; and the stream schedule must leave greedy tokens bit-identical to `off`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadAddon, type NativeContext, type NativeModel } from '../native/addon.js';
@@ -17,6 +17,11 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ramforge-residency-'));
   path = join(dir, 'm.gguf');
   await synthesize({ arch: 'llama', preset: 'tiny', type: 'Q4_0', seed: 5, out: path, overrides: { nLayer: 6 } });
+  // Freshly written pages are dirty, and the kernel will not drop dirty page cache; a model a
+  // user runs has long been on disk.
+  const fd = openSync(path, 'r+');
+  fsyncSync(fd);
+  closeSync(fd);
 });
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -72,6 +77,7 @@ describe('residency engine', () => {
       for (const i of dropped) expect(ctx.residency('drop', i)).toBeGreaterThan(0);
       const reported = ctx.residency('sample').layerResident;
       const actual = truth(inv);
+      expect(reported).toEqual(actual);
       for (let i = 0; i < 6; i++) {
         const full = inv.layers[i]!.ranges.reduce((s, r) => s + r[1], 0);
         if (dropped.includes(i)) {
