@@ -59,6 +59,10 @@ describe('other series', () => {
       { tS: 2, usage: 10, limit: 20 },
     ]);
   });
+  it('derives tok/s from token counts when samples carry no rate', () => {
+    const s = [sample({ tMs: 0, token: 0, phase: 'prompt' }), sample({ tMs: 100, token: 1 }), sample({ tMs: 600, token: 6 }), sample({ tMs: 700, token: 6 })];
+    expect(tokSSeries(s)).toEqual([{ tS: 0.6, tokS: 10 }]);
+  });
   it('counts events by kind', () => {
     const c = eventCounts([
       { tMs: 0, kind: 'drop', layer: 1, bytes: 1 },

@@ -67,8 +67,22 @@ export function meanBytesPerToken(samples: readonly ResidencySample[]): number |
   return pts.length ? pts.reduce((a, p) => a + p.bytes, 0) / pts.length : null;
 }
 
+/**
+ * Decode tokens/s over time: the worker's own figure where a sample carries one, else the
+ * tokens decoded between consecutive decode samples divided by the time between them.
+ */
 export function tokSSeries(samples: readonly ResidencySample[]): { tS: number; tokS: number }[] {
-  return samples.filter((s) => s.decodeTokS !== null).map((s) => ({ tS: s.tMs / 1000, tokS: s.decodeTokS as number }));
+  const out: { tS: number; tokS: number }[] = [];
+  let prev: ResidencySample | null = null;
+  for (const s of samples) {
+    if (s.decodeTokS !== null) out.push({ tS: s.tMs / 1000, tokS: s.decodeTokS });
+    else if (s.phase === 'decode' && prev && s.token > prev.token && s.tMs > prev.tMs) {
+      out.push({ tS: s.tMs / 1000, tokS: ((s.token - prev.token) * 1000) / (s.tMs - prev.tMs) });
+    }
+    if (s.phase === 'decode') prev = s;
+    else prev = null;
+  }
+  return out;
 }
 
 export interface CgroupPoint {
