@@ -28,6 +28,8 @@ export function makePlan(opened: OpenedModel, f: ParsedArgs['flags']): MemoryPla
     diskBandwidthBytesPerS: (f['disk-bw'] as number | undefined) ?? ASSUMED_DISK_BW,
     diskBandwidthSource: f['disk-bw'] !== undefined ? '--disk-bw' : 'assumed 1 GB/s (pass --disk-bw)',
     prefetchDepth: f['prefetch-depth'] as number,
+    // The compute buffer is sized for llama.cpp's micro-batch: min(batch, 512).
+    ubatch: Math.min(f['batch'] as number, 512, f['ctx'] as number),
   });
 }
 

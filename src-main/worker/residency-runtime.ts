@@ -104,6 +104,10 @@ export class ResidencyRuntime {
     return loadAddon().residentBytes(this.inventory.layers.map((l) => l.ranges));
   }
 
+  persistentResidentNow(): number | null {
+    return loadAddon().residentBytes([this.inventory.persistent.ranges])[0] ?? null;
+  }
+
   // Sampling costs one mincore pass over the model; at most ~20 samples a second.
   sample(phase: ResidencySample['phase'], decodeTokS: number | null, force: boolean): ResidencySample | null {
     const now = performance.now();
@@ -125,7 +129,7 @@ export class ResidencyRuntime {
       token: this.token,
       phase,
       layerResident,
-      persistentResident: null,
+      persistentResident: this.persistentResidentNow(),
       rssBytes: proc.rssBytes,
       cgroupBytes: null,
       cgroupLimitBytes: null,

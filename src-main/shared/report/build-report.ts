@@ -71,17 +71,19 @@ export function bytesReadPerToken(samples: ResidencySample[]): { value: number |
 }
 
 /**
- * What no schedule can avoid reading per token: the weights that cannot stay resident. Under a
- * cap C, at most C minus the memory that is not weights (KV, compute buffers, runtime) can hold
- * weights, so min = max(0, weights − (C − non-weight)).
+ * The physical minimum bytes per token: weights that were not resident, which every token must
+ * read again — weights minus the mean resident weight bytes (mincore, layers and persistent
+ * tensors) over the decode samples. A schedule that reads much more than this is thrashing.
  */
-export function minBytesPerToken(weights: number, capBytes: number | null, plan: MemoryPlan | null): { value: number | null; formula: string } {
-  if (capBytes === null) return { value: 0, formula: 'no RAM budget: everything may stay resident, minimum 0' };
-  if (!plan) return { value: null, formula: 'no plan for the budget' };
-  const q = plan.quantities;
-  const nonWeight = (q.fixedRamBytes.value ?? 0) - (q.persistentBytes.value ?? 0);
-  const v = Math.max(0, weights - (capBytes - nonWeight));
-  return { value: v, formula: `max(0, weights ${weights} − (cap ${capBytes} − non-weight ${nonWeight}))` };
+export function minBytesPerToken(weights: number, samples: ResidencySample[]): { value: number | null; formula: string } {
+  const decode = samples.filter((s) => s.phase === 'decode');
+  const resident = decode
+    .map((s) => (s.layerResident.some((v) => v === null) || s.persistentResident === null ? null : s.layerResident.reduce<number>((a, v) => a + (v ?? 0), 0) + s.persistentResident))
+    .filter((v): v is number => v !== null);
+  if (resident.length === 0) return { value: null, formula: 'no decode samples with residency' };
+  const mean = resident.reduce((a, b) => a + b, 0) / resident.length;
+  const value = Math.max(0, weights - mean);
+  return { value, formula: `weights ${weights} − mean resident weights ${Math.round(mean)} over ${resident.length} decode samples` };
 }
 
 function actionsFrom(counters: Record<string, number> | null): ReportAction[] {
@@ -129,7 +131,7 @@ export function buildRunReport(i: ReportInput): RunReport {
     file_backed_bytes: invLayers ? (invLayers[idx]?.fileBackedBytes ?? null) : null,
   }));
   const brt = bytesReadPerToken(i.samples);
-  const min = minBytesPerToken(i.view.tensorBytes, i.capped ? i.capped.cgroup.limit_bytes : (i.load.ramBytes ?? null), i.plan);
+  const min = minBytesPerToken(i.view.tensorBytes, i.samples);
   const g = i.generation;
   return {
     schema_version: 1,

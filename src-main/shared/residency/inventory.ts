@@ -51,6 +51,8 @@ export interface Inventory {
   pageSize: number;
   tensors: InventoryTensor[];
   layers: LayerRanges[];
+  /** Pages owned by persistent tensors alone (index -1): observed, never released. */
+  persistent: LayerRanges;
   persistentBytes: number;
   anonymousBytes: number;
   fileMappedBytes: number;
@@ -97,8 +99,7 @@ export function buildInventory(tensors: LoadedTensor[], mappings: FileMapping[],
     t.sharedPages = t.firstPage === t.lastPage ? Math.min(shared, 1) : shared;
   }
 
-  const layers: LayerRanges[] = [];
-  for (let i = 0; i < nLayers; i++) {
+  const rangesOf = (i: number): LayerRanges => {
     const mine = inv.filter((t) => t.layer === i).sort((a, b) => a.addr - b.addr);
     const ranges: [number, number, number, number][] = [];
     for (const t of mine) {
@@ -120,17 +121,19 @@ export function buildInventory(tensors: LoadedTensor[], mappings: FileMapping[],
         ranges.push([addr, len, t.file, fileOffset]);
       }
     }
-    layers.push({
+    return {
       index: i,
       bytes: mine.reduce((s, t) => s + t.bytes, 0),
       fileBackedBytes: mine.filter((t) => t.backing === 'file-mapped').reduce((s, t) => s + t.bytes, 0),
       ranges,
-    });
-  }
+    };
+  };
+  const layers = Array.from({ length: nLayers }, (_, i) => rangesOf(i));
   return {
     pageSize,
     tensors: inv,
     layers,
+    persistent: rangesOf(-1),
     persistentBytes: inv.filter((t) => t.layer < 0).reduce((s, t) => s + t.bytes, 0),
     anonymousBytes: inv.filter((t) => t.backing === 'anonymous').reduce((s, t) => s + t.bytes, 0),
     fileMappedBytes: inv.filter((t) => t.backing === 'file-mapped').reduce((s, t) => s + t.bytes, 0),
