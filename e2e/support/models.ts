@@ -1,0 +1,25 @@
+// Synthetic models for the e2e suite, made with `ramforge synth` and cached between runs.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CLI } from './env.js';
+
+const CACHE = join(tmpdir(), 'ramforge-e2e-models');
+
+export function synthModel(preset: 'tiny' | 'small', type = 'Q4_0'): string {
+  mkdirSync(CACHE, { recursive: true });
+  const out = join(CACHE, `e2e-llama-${preset}-${type.toLowerCase()}.gguf`);
+  if (existsSync(out)) return out;
+  const r = spawnSync(process.execPath, [CLI, 'synth', '--arch', 'llama', '--preset', preset, '--type', type, '--seed', '7', '--out', out], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`ramforge synth failed (${r.status}): ${r.stderr}`);
+  return out;
+}
+
+/** A file that is not a GGUF model at all. */
+export function malformedModel(): string {
+  mkdirSync(CACHE, { recursive: true });
+  const out = join(CACHE, 'malformed.gguf');
+  writeFileSync(out, Buffer.from('this is not a GGUF file, just some text pretending to be one\n'.repeat(20)));
+  return out;
+}
