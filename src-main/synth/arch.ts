@@ -6,8 +6,13 @@ import { GgufValueType } from '../shared/gguf/ggml-types.js';
 import type { TypedKv } from '../shared/gguf/writer-types.js';
 import type { ArchName, ModelShape } from './shape.js';
 
-/** matrix: a linear layer (fan-in = ne0); embedding: token_embd; norm: norm weight (1.0); normBias: 0; bias: linear bias. */
-export type TensorRole = 'matrix' | 'embedding' | 'output' | 'norm' | 'normBias' | 'bias';
+/**
+ * matrix: a linear layer reading the normed stream (fan-in = ne0); residualOut: a linear layer
+ * writing into the residual stream (attn_output, ffn_down); embedding: token_embd; output: the
+ * head; norm: norm weight (1.0); normBias: 0; bias: linear bias; residualBias: the bias of a
+ * residualOut layer.
+ */
+export type TensorRole = 'matrix' | 'residualOut' | 'embedding' | 'output' | 'norm' | 'normBias' | 'bias' | 'residualBias';
 
 export interface ArchTensor {
   readonly name: string;
@@ -54,14 +59,14 @@ export function archTensors(arch: ArchName, s: ModelShape, nVocab: number): Arch
       blk(i, 'attn_norm.bias', [E], 'normBias');
       blk(i, 'attn_qkv.weight', [E, E + 2 * kvDim], 'matrix');
       blk(i, 'attn_qkv.bias', [E + 2 * kvDim], 'bias');
-      blk(i, 'attn_output.weight', [E, E], 'matrix');
-      blk(i, 'attn_output.bias', [E], 'bias');
+      blk(i, 'attn_output.weight', [E, E], 'residualOut');
+      blk(i, 'attn_output.bias', [E], 'residualBias');
       blk(i, 'ffn_norm.weight', [E], 'norm');
       blk(i, 'ffn_norm.bias', [E], 'normBias');
       blk(i, 'ffn_up.weight', [E, s.nFf], 'matrix');
       blk(i, 'ffn_up.bias', [s.nFf], 'bias');
-      blk(i, 'ffn_down.weight', [s.nFf, E], 'matrix');
-      blk(i, 'ffn_down.bias', [E], 'bias');
+      blk(i, 'ffn_down.weight', [s.nFf, E], 'residualOut');
+      blk(i, 'ffn_down.bias', [E], 'residualBias');
       continue;
     }
     blk(i, 'attn_norm.weight', [E], 'norm');
@@ -74,11 +79,11 @@ export function archTensors(arch: ArchName, s: ModelShape, nVocab: number): Arch
       blk(i, 'attn_k.bias', [kvDim], 'bias');
       blk(i, 'attn_v.bias', [kvDim], 'bias');
     }
-    blk(i, 'attn_output.weight', [E, E], 'matrix');
+    blk(i, 'attn_output.weight', [E, E], 'residualOut');
     blk(i, 'ffn_norm.weight', [E], 'norm');
     blk(i, 'ffn_gate.weight', [E, s.nFf], 'matrix');
     blk(i, 'ffn_up.weight', [E, s.nFf], 'matrix');
-    blk(i, 'ffn_down.weight', [s.nFf, E], 'matrix');
+    blk(i, 'ffn_down.weight', [s.nFf, E], 'residualOut');
   }
   t.push({ name: 'output_norm.weight', dims: [E], role: 'norm' });
   if (arch === 'gptneox') t.push({ name: 'output_norm.bias', dims: [E], role: 'normBias' });

@@ -33,13 +33,28 @@ describe('planSynth: tensors exactly as llama.cpp loads them', () => {
     expect(tied.tensors.map((t) => t.name)).not.toContain('output.weight');
   });
 
-  it('qwen2: Q/K/V biases, tied head for the small presets', () => {
+  it('qwen2: Q/K/V biases, a separate head unless tied', () => {
     const p = planSynth({ arch: 'qwen2', preset: 'tiny', type: 'Q8_0', seed: 1 }, VOCAB);
-    expect(p.tensors.length).toBe(1 + 12 * 2 + 1);
+    expect(p.tensors.length).toBe(1 + 12 * 2 + 2);
     const dims = Object.fromEntries(p.tensors.map((t) => [t.name, t.dims]));
     expect(dims['blk.0.attn_q.bias']).toEqual([256]);
     expect(dims['blk.0.attn_k.bias']).toEqual([128]);
-    expect(dims['output.weight']).toBeUndefined();
+    expect(dims['output.weight']).toEqual([256, 1000]);
+    const tied = planSynth({ arch: 'qwen2', preset: 'tiny', type: 'Q8_0', seed: 1, overrides: { tieEmbeddings: true } }, VOCAB);
+    expect(tied.tensors.length).toBe(1 + 12 * 2 + 1);
+  });
+
+  it('scales layers that write into the residual stream below the embedding', () => {
+    const p = planSynth({ arch: 'llama', preset: 'small', type: 'F16', seed: 1 }, VOCAB);
+    const std = (name: string) => {
+      const t = p.tensors.find((x) => x.name === name)!;
+      return t.init.kind === 'normal' ? t.init.std : NaN;
+    };
+    expect(std('token_embd.weight')).toBeCloseTo(2 / 32, 12);
+    expect(std('blk.0.attn_q.weight')).toBeCloseTo(1 / 32, 12);
+    expect(std('blk.0.attn_output.weight')).toBeCloseTo(2 / 32 / 32 / Math.sqrt(32), 12);
+    expect(std('blk.0.ffn_down.weight')).toBeCloseTo(2 / 32 / Math.sqrt(2816) / Math.sqrt(32), 12);
+    expect(std('output.weight')).toBeCloseTo(1 / 32, 12);
   });
 
   it('gptneox: fused QKV, biases everywhere, partial rotary, a separate head', () => {

@@ -98,7 +98,19 @@ function typeIdOf(t: WeightType): number {
   return (ggmlTypeByName(t) as { id: number }).id;
 }
 
-function initFor(role: TensorRole, dims: readonly number[]): Init {
+/**
+ * Init distributions. Linear layers get std 1/sqrt(fan_in), so unit-RMS inputs give unit-RMS
+ * outputs (0.0156 at 4096, near the ~0.02 of trained checkpoints). Embeddings get 2/sqrt(n_embd)
+ * (0.031 at 4096), which keeps a tied head's logits at std ~2. Layers that write into the
+ * residual stream are scaled down by sqrt(2 n_layer) relative to the embedding (GPT-2's
+ * residual init): the sum over all blocks is then about as large as the token's own embedding,
+ * so the current token still steers the output and greedy decoding does not collapse into one
+ * repeated token, as it does when random blocks drown the embedding. (A tied head still tends
+ * to repeat: each logit is then a similarity with the token's own embedding. The presets write
+ * a separate head for that reason.)
+ */
+function initFor(role: TensorRole, dims: readonly number[], shape: ModelShape): Init {
+  const embStd = 2 / Math.sqrt(shape.nEmbd);
   switch (role) {
     case 'norm':
       return { kind: 'const', value: 1 };
@@ -106,12 +118,16 @@ function initFor(role: TensorRole, dims: readonly number[]): Init {
       return { kind: 'const', value: 0 };
     case 'bias':
       return { kind: 'normal', std: 0.02 };
+    case 'residualBias':
+      // Constant across tokens, so kept well below the embedding: summed over the layers it
+      // would otherwise become one fixed direction that outweighs the token.
+      return { kind: 'normal', std: (0.1 * embStd) / Math.sqrt(2 * shape.nLayer) };
     case 'embedding':
-      return { kind: 'normal', std: 0.02 };
+      return { kind: 'normal', std: embStd };
+    case 'residualOut':
+      return { kind: 'normal', std: embStd / (Math.sqrt(dims[0] as number) * Math.sqrt(2 * shape.nLayer)) };
     case 'output':
     case 'matrix':
-      // 1/sqrt(fan_in): unit-RMS inputs give unit-RMS outputs (0.0156 at 4096, close to the
-      // ~0.02 of trained checkpoints), so neither activations nor logits blow up or vanish.
       return { kind: 'normal', std: 1 / Math.sqrt(dims[0] as number) };
   }
 }
@@ -135,7 +151,7 @@ export function planSynth(input: PlanInput, vocab: VocabKvs): SynthPlan {
     dims: t.dims,
     role: t.role,
     typeId: t.dims.length === 1 ? typeIdOf('F32') : typeIdOf(type),
-    init: initFor(t.role, t.dims),
+    init: initFor(t.role, t.dims, shape),
   }));
   const params = tensors.reduce((s, t) => s + t.dims.reduce((a, b) => a * b, 1), 0);
 

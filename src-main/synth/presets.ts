@@ -8,16 +8,16 @@ type Row = Omit<ModelShape, 'ropeDim'>;
 const LLAMA: Record<PresetName, Row> = {
   tiny: { nEmbd: 256, nLayer: 2, nHead: 4, nHeadKv: 2, nFf: 512, nCtxTrain: 2048, tieEmbeddings: false, ropeFreqBase: 10000, normEps: 1e-5 },
   small: { nEmbd: 1024, nLayer: 16, nHead: 16, nHeadKv: 4, nFf: 2816, nCtxTrain: 4096, tieEmbeddings: false, ropeFreqBase: 10000, normEps: 1e-5 },
-  '1b': { nEmbd: 2048, nLayer: 16, nHead: 32, nHeadKv: 8, nFf: 8192, nCtxTrain: 131072, tieEmbeddings: true, ropeFreqBase: 500000, normEps: 1e-5 },
-  '3b': { nEmbd: 3072, nLayer: 28, nHead: 24, nHeadKv: 8, nFf: 8192, nCtxTrain: 131072, tieEmbeddings: true, ropeFreqBase: 500000, normEps: 1e-5 },
+  '1b': { nEmbd: 2048, nLayer: 16, nHead: 32, nHeadKv: 8, nFf: 8192, nCtxTrain: 131072, tieEmbeddings: false, ropeFreqBase: 500000, normEps: 1e-5 },
+  '3b': { nEmbd: 3072, nLayer: 28, nHead: 24, nHeadKv: 8, nFf: 8192, nCtxTrain: 131072, tieEmbeddings: false, ropeFreqBase: 500000, normEps: 1e-5 },
   '8b': { nEmbd: 4096, nLayer: 32, nHead: 32, nHeadKv: 8, nFf: 14336, nCtxTrain: 8192, tieEmbeddings: false, ropeFreqBase: 500000, normEps: 1e-5 },
 };
 
 const QWEN2: Record<PresetName, Row> = {
-  tiny: { nEmbd: 256, nLayer: 2, nHead: 4, nHeadKv: 2, nFf: 512, nCtxTrain: 4096, tieEmbeddings: true, ropeFreqBase: 1000000, normEps: 1e-6 },
-  small: { nEmbd: 1024, nLayer: 16, nHead: 16, nHeadKv: 2, nFf: 2816, nCtxTrain: 32768, tieEmbeddings: true, ropeFreqBase: 1000000, normEps: 1e-6 },
-  '1b': { nEmbd: 1536, nLayer: 28, nHead: 12, nHeadKv: 2, nFf: 8960, nCtxTrain: 32768, tieEmbeddings: true, ropeFreqBase: 1000000, normEps: 1e-6 },
-  '3b': { nEmbd: 2048, nLayer: 36, nHead: 16, nHeadKv: 2, nFf: 11008, nCtxTrain: 32768, tieEmbeddings: true, ropeFreqBase: 1000000, normEps: 1e-6 },
+  tiny: { nEmbd: 256, nLayer: 2, nHead: 4, nHeadKv: 2, nFf: 512, nCtxTrain: 4096, tieEmbeddings: false, ropeFreqBase: 1000000, normEps: 1e-6 },
+  small: { nEmbd: 1024, nLayer: 16, nHead: 16, nHeadKv: 2, nFf: 2816, nCtxTrain: 32768, tieEmbeddings: false, ropeFreqBase: 1000000, normEps: 1e-6 },
+  '1b': { nEmbd: 1536, nLayer: 28, nHead: 12, nHeadKv: 2, nFf: 8960, nCtxTrain: 32768, tieEmbeddings: false, ropeFreqBase: 1000000, normEps: 1e-6 },
+  '3b': { nEmbd: 2048, nLayer: 36, nHead: 16, nHeadKv: 2, nFf: 11008, nCtxTrain: 32768, tieEmbeddings: false, ropeFreqBase: 1000000, normEps: 1e-6 },
   '8b': { nEmbd: 3584, nLayer: 28, nHead: 28, nHeadKv: 4, nFf: 18944, nCtxTrain: 32768, tieEmbeddings: false, ropeFreqBase: 1000000, normEps: 1e-6 },
 };
 
