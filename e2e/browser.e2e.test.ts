@@ -124,7 +124,7 @@ describe.runIf(haveChromium || IS_CI)('browser mode in Chromium', () => {
     await waitStatus('ready');
     const since = await sendChat('Once upon a time', 24);
     await waitFor(() => eventsOf('generation-done', since).length > 0 || eventsOf('generation-error', since).length > 0, 120_000, 'the generation to end');
-    expect(eventsOf('generation-error', since).map((f) => f.msg.event?.message)).toEqual([]);
+    expect(eventsOf('generation-error', since).map((f) => f.msg.event?.message).join('\n')).toBe('');
     const tokens = eventsOf('token', since);
     const done = eventsOf('generation-done', since)[0] as Frame;
     expect(tokens.length).toBeGreaterThanOrEqual(2);
@@ -134,6 +134,24 @@ describe.runIf(haveChromium || IS_CI)('browser mode in Chromium', () => {
     expect(text.trim().length).toBeGreaterThan(0);
     await byId('message-stats').last().waitFor();
     await screenshot(page, 'chat');
+  });
+
+  it('the page stays responsive while a fast model streams, and Stop works', async () => {
+    // The tiny model decodes hundreds of tokens per second: the page must keep up.
+    const since = await sendChat('Write a long story', 2000);
+    await waitFor(() => eventsOf('token', since).length >= 3, 60_000, 'tokens to stream');
+    let worst = 0;
+    for (let i = 0; i < 5 && eventsOf('generation-done', since).length === 0; i++) {
+      const lag = await page.evaluate(() => new Promise<number>((r) => {
+        const t = performance.now();
+        setTimeout(() => r(performance.now() - t), 0);
+      }));
+      worst = Math.max(worst, lag);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    if (eventsOf('generation-done', since).length === 0) await byId('chat-stop').click({ timeout: 5_000 });
+    await waitFor(() => eventsOf('generation-done', since).length > 0, 30_000, 'the generation to stop');
+    expect(worst, 'main-thread timer lag while streaming (ms)').toBeLessThan(1000);
   });
 
   it('the residency heatmap fills while a model larger than the cap streams', async () => {
@@ -154,7 +172,7 @@ describe.runIf(haveChromium || IS_CI)('browser mode in Chromium', () => {
       if (status === 'generating') during = Math.max(during, n);
       await page.waitForTimeout(100);
     }
-    expect(eventsOf('generation-error', since).map((f) => f.msg.event?.message)).toEqual([]);
+    expect(eventsOf('generation-error', since).map((f) => f.msg.event?.message).join('\n')).toBe('');
     const after = Number(await heat.getAttribute('data-samples'));
     expect(during).toBeGreaterThan(0);
     expect(after).toBeGreaterThan(during);
@@ -209,15 +227,15 @@ describe.runIf(haveChromium || IS_CI)('browser mode in Chromium', () => {
   });
 
   it('killing the worker mid-generation: the UI stays, says so, and a new run works', async () => {
-    // Use the tiny model again, loaded without a cap (after any earlier run has settled).
+    // The streaming case of a model bigger than the cap (tokens arrive over seconds).
     await page.waitForSelector('[data-testid="engine-status"]:not([data-status="loading"]):not([data-status="generating"])', { timeout: 120_000 });
-    await dropFile(page, 'drop-zone', 'tiny-model.gguf', readFileSync(tiny));
-    await byId('model-name').waitFor({ timeout: 60_000 });
-    await byId('setting-ram').fill('');
+    await byId('file-input').setInputFiles(small);
+    await byId('model-name').waitFor({ timeout: 120_000 });
+    await byId('setting-ram').fill('100M');
     await byId('load-model').click();
-    await waitStatus('ready');
+    await waitStatus('ready', 180_000);
     const since = await sendChat('Tell me a very long story', 4000);
-    await waitFor(() => eventsOf('token', since).length >= 3, 60_000, 'tokens to stream');
+    await waitFor(() => eventsOf('token', since).length >= 1, 150_000, 'tokens to stream');
     await byId('kill-worker').click();
     await byId('worker-crashed-banner').waitFor({ timeout: 30_000 });
     await waitStatus('crashed', 10_000);
@@ -229,10 +247,10 @@ describe.runIf(haveChromium || IS_CI)('browser mode in Chromium', () => {
     await byId('nav-inspect').click();
     await byId('inspect-view').waitFor();
     await byId('new-run').click();
-    await waitStatus('ready', 120_000);
-    const again = await sendChat('Once upon a time', 8);
+    await waitStatus('ready', 180_000);
+    const again = await sendChat('Once upon a time', 6);
     await waitFor(() => eventsOf('generation-done', again).length > 0 || eventsOf('generation-error', again).length > 0, 120_000, 'the new run to end');
-    expect(eventsOf('generation-error', again)).toEqual([]);
+    expect(eventsOf('generation-error', again).map((f) => f.msg.event?.message).join('\n')).toBe('');
     expect(eventsOf('token', again).length).toBeGreaterThan(0);
-  });
+  }, 400_000);
 });
