@@ -11,5 +11,5 @@ export function describeExit(exit: WorkerExit): string {
     exit: 'The inference worker exited',
   };
   const detail = exit.message ? `: ${exit.message}` : '';
-  return `${what[exit.reason]} (${how})${detail}. The app is fine; press "New run" to start a fresh worker.`;
+  return `${what[exit.reason]} (${how})${detail}. The app is fine; start a new run to get a fresh worker.`;
 }
