@@ -76,6 +76,12 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
+// `ramforge inspect big.gguf | head` closes the pipe early; that is not an error.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw e;
+});
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

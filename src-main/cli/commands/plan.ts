@@ -19,6 +19,7 @@ export const command: CommandSpec = {
     { name: 'vram', type: 'size', description: 'VRAM budget; the last layers go there', valueName: 'SIZE' },
     { name: 'ctx', type: 'int', description: `context length (default: the model's, at most ${DEFAULT_CTX})` },
     { name: 'prefetch-depth', type: 'int', description: 'streamed layers read ahead', default: 2 },
+    { name: 'batch', short: 'b', type: 'int', description: 'prompt batch size the run will use (sizes the compute buffer)', default: 512 },
     { name: 'kv-bytes', type: 'number', description: 'bytes per KV-cache element (f16 = 2, q8_0 ≈ 1.0625)', default: 2 },
     { name: 'disk-bw', type: 'string', description: 'storage read bandwidth, e.g. 2G or 500MB/s (default: measured once on this device and cached)', valueName: 'SIZE/s' },
     { name: 'json', type: 'boolean', description: 'print the plan as JSON (docs/cli-json.md, "plan")' },
@@ -54,6 +55,7 @@ export const command: CommandSpec = {
         ctx,
         prefetchDepth: args.flags['prefetch-depth'] as number,
         kvTypeBytes: args.flags['kv-bytes'] as number,
+        ubatch: Math.min(args.flags['batch'] as number, 512, ctx),
         diskBandwidthBytesPerS: diskBw,
         diskBandwidthSource: diskSource,
       });

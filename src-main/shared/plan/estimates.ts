@@ -39,11 +39,11 @@ export function computeBufferBytes(nVocab: number, nHead: number, nEmbd: number,
 
 /**
  * Runtime overhead: the worker process, the addon and its libraries, ggml's tensor metadata
- * and the page tables of the mapping: a fixed 96 MiB + 0.5 % of the weight bytes.
+ * and the page tables of the mapping: a fixed RUNTIME_FIXED_BYTES + 0.5 % of the weight bytes.
  */
 export function runtimeOverheadBytes(weightBytes: number): Quantity {
   const value = Math.ceil(RUNTIME_FIXED_BYTES + RUNTIME_WEIGHT_FRACTION * weightBytes);
-  return { value, formula: `96 MiB fixed + 0.5 % × weights ${fb(weightBytes)} = ${fb(value)}` };
+  return { value, formula: `${fb(RUNTIME_FIXED_BYTES)} fixed + 0.5 % × weights ${fb(weightBytes)} = ${fb(value)}` };
 }
 
 /**
