@@ -9,6 +9,8 @@ export class FakeHost implements HostLike {
   private cancelled = false;
   private alive = true;
   report: unknown | null = null;
+  /** false: behave like a host that builds no report itself. */
+  makesReports = true;
   loads: LoadParams[] = [];
 
   constructor(readonly opts: HostStartOptions, readonly tokenMs = 5) {
@@ -33,7 +35,7 @@ export class FakeHost implements HostLike {
       const step = (): void => {
         if (!this.alive) return reject(new Error('worker exited'));
         if (this.cancelled || tokens.length >= params.maxTokens) {
-          this.report = { schema_version: 1, policy: this.loads.at(-1)?.policy ?? null, tokens: [...tokens] };
+          if (this.makesReports) this.report = { schema_version: 1, policy: this.loads.at(-1)?.policy ?? null, tokens: [...tokens] };
           return resolve({
             promptTokens: [1], tokens, text: tokens.map((t) => `t${t} `).join(''), stopReason: this.cancelled ? 'cancelled' : 'max_tokens', reusedTokens: 0,
             timings: { promptMs: 1, ttftMs: 1, decodeMs: 1, promptTokS: 1, decodeTokS: 1, perTokenMs: [] },

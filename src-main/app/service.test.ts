@@ -88,6 +88,33 @@ describe('AppService', () => {
     await svc2.close();
   });
 
+  it('builds the turn report itself when the host has none: load params, plan, this turn\'s samples', async () => {
+    const built: unknown[] = [];
+    const svc2 = new AppService({
+      dataDir: dir,
+      hostFactory: async (o) => {
+        const h = new FakeHost(o);
+        h.makesReports = false;
+        return h;
+      },
+      planModel: async () => ({ layers: [{ tier: 'streamed' }] }),
+      buildReport: async (t) => {
+        built.push(t);
+        return { schema_version: 1, tokens: t.result.tokens.length, samples: t.samples.length };
+      },
+    });
+    const got: ApiEvent[] = [];
+    svc2.onEvent((e) => got.push(e));
+    await svc2.load('/m/a.gguf', { ...defaultSettings(), ramBytes: 1 << 20 });
+    await svc2.generate('r', user, DEFAULT_SAMPLING, 3);
+    await waitFor(() => got.some((e) => e.type === 'generation-done'));
+    expect(await svc2.lastReport()).toEqual({ schema_version: 1, tokens: 3, samples: 3 });
+    expect(built[0]).toMatchObject({ modelPath: '/m/a.gguf', load: { tiers: ['streamed'], policy: 'stream' }, plan: { layers: [{ tier: 'streamed' }] }, generate: { maxTokens: 3 } });
+    const done = got.find((e) => e.type === 'generation-done') as Extract<ApiEvent, { type: 'generation-done' }>;
+    expect(done.reportId).not.toBeNull();
+    await svc2.close();
+  });
+
   it('a load error leaves the service idle with the message, not crashed', async () => {
     await expect(svc.load('/m/bad.gguf', defaultSettings())).rejects.toThrow(/bad magic/);
     const s = await svc.getState();

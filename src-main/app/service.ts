@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { ApiEvent, Conversation, EngineState, ModelRef, RunSettings } from '../shared/api.js';
-import type { GenerateParams, GenerationResult, ModelInfo, PolicyName, SamplingParams, WorkerExit } from '../shared/worker-protocol.js';
+import type { GenerateParams, GenerationResult, LoadParams, ModelInfo, PolicyName, SamplingParams, WorkerExit } from '../shared/worker-protocol.js';
 import { runCliJson } from './cli-tools.js';
 import { ConversationStore } from './conversations.js';
 import { demoModelPath } from './demo-model.js';
@@ -16,6 +16,9 @@ import type { HostFactory, HostLike } from './host-like.js';
 import { RecentModels, modelRef } from './recent-models.js';
 import { applyPlan, checkSettings, planArgs, toLoadParams } from './settings.js';
 import { writeJsonAtomic } from './atomic-write.js';
+import type { TurnRecord } from './report.js';
+import type { CgroupSample } from './host-like.js';
+import type { ResidencySample } from '../shared/residency-types.js';
 import { checkMaxTokens, checkMessages, checkPolicies, checkSampling, checkString } from './validate.js';
 
 export interface AppServiceOptions {
@@ -26,6 +29,8 @@ export interface AppServiceOptions {
   planModel?: (path: string, settings: RunSettings) => Promise<unknown>;
   /** Paths listed first by listModels (the demo model, a --model given on the command line). */
   pinnedModels?: () => string[];
+  /** Builds the schema-v1 report of a finished turn when the worker host does not provide one. */
+  buildReport?: (t: TurnRecord) => Promise<unknown>;
 }
 
 const GREEDY: SamplingParams = { temperature: 0, topK: 1, topP: 1, minP: 0, seed: 1, repeatPenalty: 1, repeatLastN: 64 };
@@ -37,6 +42,10 @@ export class AppService {
   private state: EngineState = { status: 'idle', model: null, settings: null, lastExit: null, message: null };
   private readonly listeners = new Set<(e: ApiEvent) => void>();
   private lastLoad: { path: string; settings: RunSettings } | null = null;
+  /** What the current worker was loaded with, for reports. */
+  private loaded: { path: string; params: LoadParams; plan: unknown | null; info: ModelInfo } | null = null;
+  private samples: ResidencySample[] = [];
+  private cgroupSamples: CgroupSample[] = [];
   private activeRequest: string | null = null;
   private report: unknown | null = null;
   private readonly conversations: ConversationStore;
@@ -125,10 +134,14 @@ export class AppService {
     const opts: Parameters<HostFactory>[0] = {
       enforceRam: s.enforceRam,
       onSample: (sample) => {
-        if (this.host === host) this.emit({ type: 'sample', sample });
+        if (this.host !== host) return;
+        if (this.samples.length < 100_000) this.samples.push(sample);
+        this.emit({ type: 'sample', sample });
       },
       onCgroupSample: (c) => {
-        if (this.host === host) this.emit({ type: 'cgroup-sample', ...c });
+        if (this.host !== host) return;
+        if (this.cgroupSamples.length < 100_000) this.cgroupSamples.push(c);
+        this.emit({ type: 'cgroup-sample', ...c });
       },
     };
     if (s.ramBytes !== null) opts.ramBytes = s.ramBytes;
@@ -180,9 +193,14 @@ export class AppService {
       throw e;
     }
     let params = toLoadParams(p, s);
+    let plan: unknown | null = null;
+    this.loaded = null;
+    this.samples = [];
+    this.cgroupSamples = [];
     if (s.ramBytes !== null) {
       try {
-        params = applyPlan(params, s, await (this.opts.planModel ?? defaultPlan)(p, s));
+        plan = await (this.opts.planModel ?? defaultPlan)(p, s);
+        params = applyPlan(params, s, plan);
       } catch {
         // No plan (the planner refused the file): load without tiers; the worker observes only.
       }
@@ -190,6 +208,7 @@ export class AppService {
     try {
       const info = await h.load(params, (fraction) => this.emit({ type: 'load-progress', fraction }));
       this.lastLoad = { path: p, settings: s };
+      this.loaded = { path: p, params, plan, info };
       await this.recent.add(p).catch(() => {});
       this.setState({ status: 'ready', model: info, message: null });
       return info;
@@ -226,10 +245,15 @@ export class AppService {
     }
     this.activeRequest = requestId;
     this.setState({ status: 'generating', message: null });
+    // A turn's report holds the load samples and this turn's samples.
+    this.samples = this.samples.filter((x) => x.phase === 'load');
+    this.cgroupSamples = [];
+    const startedAt = new Date().toISOString();
+    const t0 = performance.now();
     try {
       const result = await h.generate(params, (token) => this.emit({ type: 'token', requestId, token }));
       this.activeRequest = null;
-      this.report = h.lastReport();
+      this.report = await this.makeReport(h, { generate: params, result, startedAt, wallMs: performance.now() - t0 });
       const reportId = this.report === null ? null : randomUUID();
       this.setState({ status: 'ready' });
       this.emit({ type: 'generation-done', requestId, result, reportId });
@@ -241,6 +265,25 @@ export class AppService {
         this.emit({ type: 'generation-error', requestId, message: (e as Error).message });
       }
       throw e;
+    }
+  }
+
+  private async makeReport(h: HostLike, turn: Pick<TurnRecord, 'generate' | 'result' | 'startedAt' | 'wallMs'>): Promise<unknown | null> {
+    const fromHost = h.lastReport();
+    if (fromHost !== null || !this.opts.buildReport || !this.loaded) return fromHost;
+    try {
+      return await this.opts.buildReport({
+        ...turn,
+        modelPath: this.loaded.path,
+        load: this.loaded.params,
+        plan: this.loaded.plan,
+        model: this.loaded.info,
+        samples: [...this.samples],
+        cgroupSamples: [...this.cgroupSamples],
+      });
+    } catch (e) {
+      this.state = { ...this.state, message: `the run report could not be built: ${(e as Error).message}` };
+      return null;
     }
   }
 
@@ -273,7 +316,8 @@ export class AppService {
     const n = checkMaxTokens(maxTokens);
     const reports: unknown[] = [];
     for (const policy of list) {
-      await this.load(p, { ...s, policy });
+      // No trace during a comparison: it adds observer callbacks to 'off', which must stay plain llama.cpp.
+      await this.load(p, { ...s, policy, graphTrace: false });
       await this.runGeneration(`${id}:${policy}`, { prompt: text, sampling: GREEDY, maxTokens: n });
       if (this.report === null) throw new Error(`the worker produced no report for policy '${policy}'`);
       reports.push(this.report);

@@ -16,6 +16,7 @@ export function defaultSettings(): RunSettings {
     mmap: true,
     repack: true,
     prefault: false,
+    graphTrace: true,
   };
 }
 
@@ -47,6 +48,7 @@ export function checkSettings(s: unknown): RunSettings {
     mmap: Boolean(v.mmap),
     repack: Boolean(v.repack),
     prefault: Boolean(v.prefault),
+    graphTrace: v.graphTrace !== false,
   };
 }
 
@@ -61,6 +63,8 @@ export function toLoadParams(modelPath: string, s: RunSettings): LoadParams {
     prefetchDepth: s.prefetchDepth,
   };
   if (s.policy !== 'auto') p.policy = s.policy;
+  // The trace view's data: recorded once at load (a few hundred node events per layer).
+  if (s.graphTrace !== false) p.graphTrace = { maxEvents: 100_000, detail: false };
   if (s.ramBytes !== null) p.ramBytes = s.ramBytes;
   return p;
 }

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { AppService } from '../app/service.js';
 import { workerHostFactory } from '../app/host-factory.js';
 import { defaultSettings } from '../app/settings.js';
+import { buildTurnReport } from '../app/report.js';
 import { dataRoot } from '../node/paths.js';
 import { handleAppProtocol, registerAppScheme } from './app-protocol.js';
 import { modelFromArgv } from './args.js';
@@ -44,6 +45,7 @@ if (!app.requestSingleInstanceLock()) {
       dataDir: dataRoot(),
       hostFactory: workerHostFactory(typeof utilityProcess?.fork === 'function' ? { spawnPlain: utilityWorkerSpawner } : {}),
       pinnedModels: () => (model ? [model] : []),
+      buildReport: buildTurnReport,
     });
 
     const preload = join(here, '..', 'preload', 'index.cjs');

@@ -30,6 +30,8 @@ export interface RunSettings {
   mmap: boolean;
   repack: boolean;
   prefault: boolean;
+  /** Record the graph trace (node groups per layer, weights touched, last uses) at load; default true. */
+  graphTrace?: boolean;
 }
 
 export interface Conversation {

@@ -8,6 +8,7 @@ import { UsageError } from '../errors.js';
 import { AppService } from '../../app/service.js';
 import { workerHostFactory } from '../../app/host-factory.js';
 import { defaultSettings } from '../../app/settings.js';
+import { buildTurnReport } from '../../app/report.js';
 import { ensureDemoModel, modelsDir } from '../../app/demo-model.js';
 import { startServer } from '../../server/index.js';
 import { dataRoot, packageRoot } from '../../node/paths.js';
@@ -63,6 +64,7 @@ export const command: CommandSpec = {
       dataDir: dataRoot(),
       hostFactory: workerHostFactory(),
       pinnedModels: () => (model ? [model] : []),
+      buildReport: buildTurnReport,
     });
     const server = await startServer({
       service,
