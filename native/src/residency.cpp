@@ -44,7 +44,8 @@ Residency::~Residency() {
     stop_ = true;
   }
   cv_.notify_all();
-  if (io_.joinable()) io_.join();
+  for (auto& t : io_)
+    if (t.joinable()) t.join();
   for (int fd : fds_)
     if (fd >= 0) close(fd);
 }
@@ -57,8 +58,8 @@ std::string Residency::Configure(Policy policy, std::vector<ResidencyLayer> laye
   {
     std::unique_lock<std::mutex> lock(mu_);
     queue_.clear();
-    // Wait for an in-flight prefetch to finish before the ranges change under it.
-    cv_.wait(lock, [&] { return std::none_of(state_.begin(), state_.end(), [](int s) { return s == 2; }); });
+    // Wait for in-flight prefetch chunks to finish before the ranges change under them.
+    cv_.wait(lock, [&] { return inflight_ == 0; });
   }
   for (int fd : fds_)
     if (fd >= 0) close(fd);
@@ -80,9 +81,14 @@ std::string Residency::Configure(Policy policy, std::vector<ResidencyLayer> laye
   // Default release order for a cyclic scan: the layer the next token needs last goes first.
   release_order_ = release_order.empty() ? std::vector<int>(streamed_.rbegin(), streamed_.rend()) : std::move(release_order);
   state_.assign(layers_.size(), 0);
-  ready_at_.assign(layers_.size(), 0);
+  pending_.assign(layers_.size(), 0);
+  started_at_.assign(layers_.size(), 0);
   current_layer_ = -1;
-  if ((policy_ == Policy::Stream) && !io_.joinable()) io_ = std::thread([this] { IoLoop(); });
+  if (policy_ == Policy::Stream && io_.empty()) {
+    const char* env = std::getenv("RAMFORGE_IO_THREADS");
+    int n = env ? std::max(1, std::atoi(env)) : 2;
+    for (int i = 0; i < n; i++) io_.emplace_back([this] { IoLoop(); });
+  }
   return "";
 }
 
@@ -197,12 +203,9 @@ void Residency::OnLayerStart(int il) {
       counters_.prefetch_hits++;
     } else if (st == 1 || st == 2) {
       double t = NowMs();
-      if (st == 1) {
-        // Still queued: move it to the front.
-        queue_.erase(std::remove(queue_.begin(), queue_.end(), il), queue_.end());
-        queue_.push_front(il);
-        cv_.notify_all();
-      }
+      // Still queued or loading: its chunks go first, then wait for them.
+      std::stable_partition(queue_.begin(), queue_.end(), [il](const Chunk& c) { return c.layer == il; });
+      cv_.notify_all();
       cv_.wait(lock, [&] { return state_[il] == 3 || stop_; });
       double dur = NowMs() - t;
       lock.unlock();
@@ -238,44 +241,61 @@ void Residency::OnLayerStart(int il) {
 void Residency::RequestPrefetch(int layer) {
   std::lock_guard<std::mutex> lock(mu_);
   if (state_[layer] != 0) return;
+  const size_t kChunk = 4u << 20;
+  int n = 0;
+  for (const auto& r : layers_[layer].ranges)
+    for (size_t off = 0; off < r.len; off += kChunk) {
+      queue_.push_back({layer, r.addr + off, std::min(kChunk, r.len - off)});
+      n++;
+    }
+  if (n == 0) {
+    state_[layer] = 3;
+    return;
+  }
   state_[layer] = 1;
-  queue_.push_back(layer);
+  pending_[layer] = n;
+  started_at_[layer] = NowMs();
   cv_.notify_all();
 }
 
 void Residency::IoLoop() {
   for (;;) {
-    int layer;
+    Chunk c;
     {
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
       if (stop_) return;
-      layer = queue_.front();
+      c = queue_.front();
       queue_.pop_front();
-      state_[layer] = 2;
+      state_[c.layer] = 2;
+      inflight_++;
     }
-    double t = NowMs();
-    double bytes = 0;
-    for (const auto& r : layers_[layer].ranges) {
-      if (madvise(reinterpret_cast<void*>(r.addr), r.len, MADV_POPULATE_READ) != 0) {
-        // Older kernels: touch one byte per page.
-        volatile const char* p = reinterpret_cast<const char*>(r.addr);
-        for (size_t off = 0; off < r.len; off += kPage) (void)p[off];
-      }
-      bytes += static_cast<double>(r.len);
+    if (madvise(reinterpret_cast<void*>(c.addr), c.len, MADV_POPULATE_READ) != 0) {
+      // Older kernels: touch one byte per page.
+      volatile const char* p = reinterpret_cast<const char*>(c.addr);
+      for (size_t off = 0; off < c.len; off += kPage) (void)p[off];
     }
-    double dur = NowMs() - t;
+    bool done = false;
+    double dur = 0, bytes = 0;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      state_[layer] = 3;
+      inflight_--;
+      if (--pending_[c.layer] == 0) {
+        state_[c.layer] = 3;
+        done = true;
+        dur = NowMs() - started_at_[c.layer];
+        for (const auto& r : layers_[c.layer].ranges) bytes += static_cast<double>(r.len);
+      }
     }
     cv_.notify_all();
-    {
-      std::lock_guard<std::mutex> l2(ev_mu_);
-      counters_.prefetches++;
-      counters_.prefetch_bytes += bytes;
+    if (done) {
+      {
+        std::lock_guard<std::mutex> l2(ev_mu_);
+        counters_.prefetches++;
+        counters_.prefetch_bytes += bytes;
+      }
+      Event(0, c.layer, bytes, dur);
     }
-    Event(0, layer, bytes, dur);
   }
 }
 

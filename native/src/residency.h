@@ -115,10 +115,20 @@ class Residency {
 
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<int> queue_;
+  // Prefetch work is split into chunks so several I/O threads keep the device busy: one
+  // thread faulting a layer in reached ~1.1 GB/s here, the disk does more with more requests
+  // in flight.
+  struct Chunk {
+    int layer;
+    uintptr_t addr;
+    size_t len;
+  };
+  std::deque<Chunk> queue_;
   std::vector<int> state_;  // per layer: 0 idle, 1 queued, 2 loading, 3 ready
-  std::vector<double> ready_at_;
-  std::thread io_;
+  std::vector<int> pending_;  // chunks of the layer not yet read
+  std::vector<double> started_at_;
+  int inflight_ = 0;
+  std::vector<std::thread> io_;
   bool stop_ = false;
 
   std::mutex ev_mu_;

@@ -48,7 +48,8 @@ export function loadParams(modelPath: string, f: ParsedArgs['flags'], policy: Po
     modelPath,
     mmap: f['mmap'] as boolean,
     repack,
-    prefault: f['prefetch'] as boolean,
+    // Prefaulting a model that does not fit reads it once only for the cap to evict it again.
+    prefault: (f['prefetch'] as boolean | undefined) ?? !(plan !== null && plan.verdict !== 'fits'),
     gpuLayers: f['gpu-layers'] as number,
     ctx: f['ctx'] as number,
     threads: f['threads'] as number | undefined,

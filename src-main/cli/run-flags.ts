@@ -18,7 +18,7 @@ export const LOAD_FLAGS: FlagSpec[] = [
   { name: 'batch', short: 'b', type: 'int', default: 512, description: 'prompt batch size' },
   { name: 'mmap', type: 'boolean', default: true, description: 'memory-map the model (--no-mmap reads it into RAM)' },
   { name: 'repack', type: 'boolean', description: 'repack weights for faster CPU kernels (default on, off under residency policies that release pages)' },
-  { name: 'prefetch', type: 'boolean', default: true, description: 'prefault the whole file at load (--no-prefetch: fault in on demand)' },
+  { name: 'prefetch', type: 'boolean', description: 'prefault the whole file at load; --no-prefetch faults in on demand (default: prefault unless the plan says the model does not fit)' },
   { name: 'gpu-layers', type: 'int', default: 0, description: 'layers to offload to a GPU backend (none is built here)' },
 ];
 

@@ -32,6 +32,8 @@ export interface RunOnceResult {
   cgroupSamples: UsageSample[];
   startedAt: string;
   wallMs: number;
+  /** From the start of the run (worker start, cold start, load) to the first generated token. */
+  startToFirstTokenMs: number | null;
 }
 
 export async function runOnce(o: RunOnceOptions): Promise<RunOnceResult> {
@@ -49,6 +51,7 @@ export async function runOnce(o: RunOnceOptions): Promise<RunOnceResult> {
     cgroupSamples,
     startedAt: new Date().toISOString(),
     wallMs: 0,
+    startToFirstTokenMs: null,
   };
   if (o.coldStart) result.coldStart = await dropFileCache(o.files);
   const proc = await startEngineProcess({
@@ -65,7 +68,10 @@ export async function runOnce(o: RunOnceOptions): Promise<RunOnceResult> {
   o.onStarted?.({ cancel: () => proc.host.cancel(), kill: (r) => proc.kill(r) });
   try {
     result.model = await proc.host.load(o.load, o.onProgress);
-    result.generation = await proc.host.generate(o.generate, (t) => o.onToken?.(t));
+    result.generation = await proc.host.generate(o.generate, (t) => {
+      if (result.startToFirstTokenMs === null) result.startToFirstTokenMs = performance.now() - t0;
+      o.onToken?.(t);
+    });
   } catch (e) {
     const err = e as { code?: string; message?: string };
     result.error = { code: err.code ?? 'ERROR', message: err.message ?? String(e) };

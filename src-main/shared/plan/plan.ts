@@ -51,6 +51,13 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
   const kvPerLayer = view.layers.map((l) => kvFor(l.index));
   const kvTotal = sum(kvPerLayer.map((k) => k.value as number));
   const persistent = view.persistent.bytes;
+  // With a separate output head, decode reads one row of token_embd per token (get_rows): it
+  // need not stay resident, and the kernel evicts its untouched pages first. Tied, it is the
+  // output head too and is read whole every token.
+  const tokenEmbd = view.persistent.tensors.find((t) => t.name === 'token_embd.weight');
+  const tied = !view.persistent.tensors.some((t) => t.name.startsWith('output.'));
+  const embdNotResident = tokenEmbd && !tied ? tokenEmbd.nbytes : 0;
+  const persistentResident = persistent - embdNotResident;
   const layerTotal = sum(view.layers.map((l) => l.bytes));
   const compute = computeBufferBytes(nVocab, nHead, nEmbd, nFf, ctx, ubatch);
   const overhead = runtimeOverheadBytes(view.tensorBytes);
@@ -73,7 +80,7 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
   }
   const ramIdx = view.layers.map((_, i) => i).filter((i) => tiers[i] !== 'vram');
   const kvRam = sum(ramIdx.map((i) => kvPerLayer[i]?.value as number));
-  const fixed = persistent + kvRam + computeB + overheadB;
+  const fixed = persistentResident + kvRam + computeB + overheadB;
   const available = input.ramBytes - fixed;
   const ramLayerBytes = ramIdx.map((i) => view.layers[i]?.bytes as number);
   const allRamLayers = sum(ramLayerBytes);
@@ -120,10 +127,7 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
   const streamed = pick('streamed');
 
   // --- predictions
-  const tokenEmbd = view.persistent.tensors.find((t) => t.name === 'token_embd.weight');
-  const tied = !view.persistent.tensors.some((t) => t.name.startsWith('output.'));
-  const persistentTouched = persistent - (tokenEmbd && !tied ? tokenEmbd.nbytes : 0);
-  const ramTouched = persistentTouched + pinned.bytes + streamed.bytes;
+  const ramTouched = persistentResident + pinned.bytes + streamed.bytes;
   const speed = predictedTokS(streamed.bytes, input.diskBandwidthBytesPerS, ramTouched, ramBw, vram.bytes, vramBw);
   const minimum = fixed + (prefetchDepth + 1) * largestRamLayer;
   const full = fixed + allRamLayers;
@@ -132,7 +136,7 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
   const reason = reasonFor(verdict, { input, pinned: pinned.layers.length, streamed: streamed.layers.length, vram: vram.layers.length, streamedBytes: streamed.bytes, minimum, full, largestRamLayer, prefetchDepth, tok: speed.value });
   const notes: string[] = [];
   if (view.contextLength !== null && ctx > view.contextLength) notes.push(`ctx ${ctx} is above the model's trained context length ${view.contextLength}`);
-  if (tokenEmbd && !tied) notes.push('token_embd is held resident but only one row of it is read per token; it is left out of the per-token RAM traffic');
+  if (embdNotResident) notes.push(`token_embd (${fb(embdNotResident)}) is not held resident: one row of it is read per token, so it is left out of fixed RAM and of the per-token traffic`);
   if (input.vramBytes) notes.push('persistent tensors (embeddings, output) are planned in RAM even when layers go to VRAM');
 
   return {
@@ -161,7 +165,7 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
       kvRamBytes: q(kvRam, `KV of the ${ramIdx.length} layers not in VRAM = ${fb(kvRam)}`),
       computeBufferBytes: compute,
       runtimeOverheadBytes: overhead,
-      fixedRamBytes: q(fixed, `persistent ${fb(persistent)} + KV in RAM ${fb(kvRam)} + compute ${fb(computeB)} + overhead ${fb(overheadB)} = ${fb(fixed)}`),
+      fixedRamBytes: q(fixed, `persistent ${fb(persistentResident)}${embdNotResident ? ' (without token_embd)' : ''} + KV in RAM ${fb(kvRam)} + compute ${fb(computeB)} + overhead ${fb(overheadB)} = ${fb(fixed)}`),
       pinnedBytes: q(pinned.bytes, `sum of the first ${pinned.layers.length} RAM layers' bytes = ${fb(pinned.bytes)}`),
       streamingReserveBytes: q(reserve, reserve > 0 ? `(prefetch depth ${prefetchDepth} + 1) × largest streamed layer ${fb(reserve / (prefetchDepth + 1))} = ${fb(reserve)}` : 'nothing streamed: 0'),
       ramUsedBytes: q(used, used === null ? 'does not fit: see minimumRamBytes' : `fixed ${fb(fixed)} + pinned ${fb(pinned.bytes)} + streaming reserve ${fb(reserve)} = ${fb(used)}`),
