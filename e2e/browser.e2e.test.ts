@@ -49,7 +49,9 @@ function layerCount(path: string): number {
   return (JSON.parse(r.stdout) as { hyperparameters: { blockCount: number } }).hyperparameters.blockCount;
 }
 
+/** Sends one message in a fresh conversation (earlier turns would fill the context). */
 async function sendChat(text: string, maxTokens: number): Promise<number> {
+  await byId('new-conversation').click();
   await byId('nav-chat').click();
   await byId('chat-max-tokens').fill(String(maxTokens));
   await byId('chat-input').fill(text);
