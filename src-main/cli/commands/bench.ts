@@ -47,10 +47,14 @@ export const command: CommandSpec = {
           : `ramforge bench: the cap is ADVISORY (${f['advisory'] ? '--advisory' : detection.usable ? '' : detection.reason}); numbers show the schedule, not a hard limit\n`,
       );
     }
+    // One weight layout for every policy: repacked and plain Q4_0 kernels round differently, and
+    // the comparison is of residency schedules, not of kernels.
+    const anyReleasing = policies.some((p) => p !== 'off' && p !== 'observe');
+    const repack = (f['repack'] as boolean | undefined) ?? !(anyReleasing || (plan !== null && plan.verdict !== 'fits'));
     const rows: BenchRow[] = [];
     for (const policy of policies) {
       if (!f['json']) process.stderr.write(`ramforge bench: running ${policy} …\n`);
-      const load = loadParams(modelPath, f, policy, plan);
+      const load = { ...loadParams(modelPath, f, policy, plan), repack };
       const generate = { prompt: f['prompt'] as string, maxTokens: tokens, sampling: { temperature: 0, topK: 0, topP: 1, minP: 0, seed: 1, repeatPenalty: 1, repeatLastN: 0 } };
       const result = await runOnce({
         files: opened.shards.map((s) => s.path),

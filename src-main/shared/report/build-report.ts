@@ -75,15 +75,16 @@ export function bytesReadPerToken(samples: ResidencySample[]): { value: number |
  * read again — weights minus the mean resident weight bytes (mincore, layers and persistent
  * tensors) over the decode samples. A schedule that reads much more than this is thrashing.
  */
-export function minBytesPerToken(weights: number, samples: ResidencySample[]): { value: number | null; formula: string } {
+export function minBytesPerToken(weights: number, samples: ResidencySample[], anonymousWeights = 0): { value: number | null; formula: string } {
   const decode = samples.filter((s) => s.phase === 'decode');
   const resident = decode
     .map((s) => (s.layerResident.some((v) => v === null) || s.persistentResident === null ? null : s.layerResident.reduce<number>((a, v) => a + (v ?? 0), 0) + s.persistentResident))
     .filter((v): v is number => v !== null);
   if (resident.length === 0) return { value: null, formula: 'no decode samples with residency' };
-  const mean = resident.reduce((a, b) => a + b, 0) / resident.length;
+  // Repacked weights live in anonymous memory: resident for the whole run.
+  const mean = resident.reduce((a, b) => a + b, 0) / resident.length + anonymousWeights;
   const value = Math.max(0, weights - mean);
-  return { value, formula: `weights ${weights} − mean resident weights ${Math.round(mean)} over ${resident.length} decode samples` };
+  return { value, formula: `weights ${weights} − mean resident weights ${Math.round(mean)} over ${resident.length} decode samples${anonymousWeights ? ` (incl. ${anonymousWeights} repacked, anonymous)` : ''}` };
 }
 
 function actionsFrom(counters: Record<string, number> | null): ReportAction[] {
@@ -131,7 +132,7 @@ export function buildRunReport(i: ReportInput): RunReport {
     file_backed_bytes: invLayers ? (invLayers[idx]?.fileBackedBytes ?? null) : null,
   }));
   const brt = bytesReadPerToken(i.samples);
-  const min = minBytesPerToken(i.view.tensorBytes, i.samples);
+  const min = minBytesPerToken(i.view.tensorBytes, i.samples, res?.inventory.anonymousBytes ?? 0);
   const g = i.generation;
   return {
     schema_version: 1,
