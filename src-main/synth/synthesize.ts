@@ -1,8 +1,8 @@
 // Writes a synthetic GGUF: header from the planner and the GGUF writer, then every tensor's
 // payload generated chunk by chunk into two alternating buffers, so generating one chunk
 // overlaps writing the previous one. Output goes to `<out>.tmp-<pid>` and is renamed at the end.
-import { open, rename, unlink } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { mkdir, open, rename, unlink } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { buildGgufLayout } from '../shared/gguf/writer.js';
 import type { TensorPlacement } from '../shared/gguf/writer-types.js';
 import { vocabDir } from '../node/paths.js';
@@ -58,6 +58,7 @@ export async function synthesize(opts: SynthOptions, onProgress?: (written: numb
 
   const out = resolve(opts.out);
   const tmp = `${out}.tmp-${process.pid}`;
+  await mkdir(dirname(out), { recursive: true });
   const fh = await open(tmp, 'w');
   let ok = false;
   try {
@@ -90,6 +91,9 @@ export async function synthesize(opts: SynthOptions, onProgress?: (written: numb
     await Promise.all(inflight);
     // Alignment padding between tensors and after the last one: zeros, as gguf.cpp writes.
     await fh.truncate(layout.fileSize);
+    // Durable before the rename makes it visible; it also leaves the page cache clean, so a
+    // residency policy (or a cold start) can drop the model's pages right away.
+    await fh.sync();
     onProgress?.(total, total);
     ok = true;
   } finally {
