@@ -35,6 +35,7 @@ export async function buildTurnReport(t: TurnRecord): Promise<unknown> {
     cgroupSamples: t.cgroupSamples,
     startedAt: t.startedAt,
     wallMs: t.wallMs,
+    startToFirstTokenMs: null,
   };
   return buildRunReport({ modelPath: t.modelPath, opened, plan: (t.plan as MemoryPlan | null) ?? null, load: t.load, generate: t.generate, result });
 }
