@@ -198,7 +198,8 @@ export const LLAMA_CPP_ARCHITECTURES: readonly string[] = [
 const OUR_EVIDENCE = [
   'src-main/shared/gguf/model-view.test.ts (layers, required tensors, byte totals)',
   'src-main/shared/plan/plan.test.ts (tiers, KV, verdicts)',
-  'native tests of run and the stream schedule on synthetic models (the runtime suite)',
+  'src-main/cli/run-parity.test.ts (greedy tokens equal llama.cpp llama-simple, Q4_0/Q8_0/Q4_K/F16)',
+  'src-main/worker/residency-engine.test.ts (stream schedule: tokens identical to off, pinned kept, streamed dropped)',
 ];
 
 export function architectureCapabilities(): ArchCapability[] {
