@@ -55,7 +55,7 @@ describe('AppService', () => {
     expect(info.name).toBe('fake');
     expect((await svc.getState()).status).toBe('ready');
     expect(events.filter((e) => e.type === 'load-progress').map((e) => (e as { fraction: number }).fraction)).toEqual([0.5, 1]);
-    expect((await svc.listModels()).length).toBe(0); // the path does not exist on disk
+    expect((await svc.listModels()).length).toBe(0); // neither the model nor a demo model exists on disk
   });
 
   it('streams tokens and samples, then reports done and keeps the report', async () => {

@@ -10,7 +10,7 @@ import type { ApiEvent, Conversation, EngineState, ModelRef, RunSettings } from 
 import type { GenerateParams, GenerationResult, LoadParams, ModelInfo, PolicyName, SamplingParams, WorkerExit } from '../shared/worker-protocol.js';
 import { runCliJson } from './cli-tools.js';
 import { ConversationStore } from './conversations.js';
-import { demoModelPath } from './demo-model.js';
+import { DEMO_MODEL_FILE } from './demo-model.js';
 import { describeExit } from './exit-message.js';
 import type { HostFactory, HostLike } from './host-like.js';
 import { RecentModels, modelRef } from './recent-models.js';
@@ -85,7 +85,7 @@ export class AppService {
   }
 
   async listModels(): Promise<ModelRef[]> {
-    const pinned = [...(this.opts.pinnedModels?.() ?? []), demoModelPath()];
+    const pinned = [...(this.opts.pinnedModels?.() ?? []), join(this.opts.dataDir, 'models', DEMO_MODEL_FILE)];
     const out: ModelRef[] = [];
     const seen = new Set<string>();
     for (const p of pinned) {
