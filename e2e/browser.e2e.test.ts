@@ -49,6 +49,11 @@ function layerCount(path: string): number {
   return (JSON.parse(r.stdout) as { hyperparameters: { blockCount: number } }).hyperparameters.blockCount;
 }
 
+/** The page shows an engine that is neither loading nor generating (its event backlog is drained). */
+async function settled(timeout = 120_000): Promise<void> {
+  await page.waitForSelector('[data-testid="engine-status"]:not([data-status="loading"]):not([data-status="generating"])', { timeout });
+}
+
 /** Sends one message in a fresh conversation (earlier turns would fill the context). */
 async function sendChat(text: string, maxTokens: number): Promise<number> {
   await byId('new-conversation').click();
@@ -151,12 +156,19 @@ describe.runIf(haveChromium || IS_CI)('browser mode in Chromium', () => {
       worst = Math.max(worst, lag);
       await new Promise((r) => setTimeout(r, 200));
     }
-    if (eventsOf('generation-done', since).length === 0) await byId('chat-stop').click({ timeout: 5_000 });
-    await waitFor(() => eventsOf('generation-done', since).length > 0, 30_000, 'the generation to stop');
+    try {
+      if (eventsOf('generation-done', since).length === 0) await byId('chat-stop').click({ timeout: 5_000 });
+      await waitFor(() => eventsOf('generation-done', since).length > 0, 30_000, 'the generation to stop');
+    } finally {
+      // Leave a settled page for the next checks even when this one fails.
+      await waitFor(() => eventsOf('generation-done', since).length > 0, 120_000, 'the generation to end');
+      await settled();
+    }
     expect(worst, 'main-thread timer lag while streaming (ms)').toBeLessThan(1000);
   });
 
   it('the residency heatmap fills while a model larger than the cap streams', async () => {
+    await settled();
     await byId('file-input').setInputFiles(small);
     await byId('model-name').waitFor({ timeout: 120_000 });
     expect(await byId('model-name').textContent()).toMatch(/small/);
@@ -230,7 +242,7 @@ describe.runIf(haveChromium || IS_CI)('browser mode in Chromium', () => {
 
   it('killing the worker mid-generation: the UI stays, says so, and a new run works', async () => {
     // The streaming case of a model bigger than the cap (tokens arrive over seconds).
-    await page.waitForSelector('[data-testid="engine-status"]:not([data-status="loading"]):not([data-status="generating"])', { timeout: 120_000 });
+    await settled();
     await byId('file-input').setInputFiles(small);
     await byId('model-name').waitFor({ timeout: 120_000 });
     await byId('setting-ram').fill('100M');
