@@ -65,6 +65,11 @@ async function sendChat(text: string, maxTokens: number): Promise<number> {
   return since;
 }
 
+// Named so a CI log says why the suite failed: CI must run it, never skip it.
+it.runIf(haveChromium || IS_CI)(`Chromium is installed at ${CHROMIUM}`, () => {
+  expect(haveChromium, `${CHROMIUM} is missing: install the chromium package`).toBe(true);
+});
+
 describe.runIf(haveChromium || IS_CI)('browser mode in Chromium', () => {
   let tiny: string;
   let small: string;
