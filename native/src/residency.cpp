@@ -191,7 +191,9 @@ void Residency::OnLayerStart(int il) {
   int prev = current_layer_;
   current_layer_ = il;
   int n = static_cast<int>(streamed_.size());
-  if (n == 0) return;
+  // Only the stream schedule acts at layer boundaries (and only it runs I/O threads); the
+  // other policies observe here and act between tokens.
+  if (n == 0 || policy_ != Policy::Stream) return;
 
   // Is this layer's data here? If its prefetch is in flight, wait (a stall); if it was never
   // requested, compute will fault it in (a late arrival).

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { vocabDir } from '../node/paths.js';
@@ -109,7 +109,9 @@ describe.skipIf(!haveVocabs)('synthesize', () => {
     await expect(synthesize({ arch: 'bloom', preset: 'tiny', type: 'Q4_0', seed: 1, out: join(dir, 'x.gguf') })).rejects.toBeInstanceOf(SynthInputError);
     await expect(synthesize({ arch: 'llama', preset: 'tiny', type: 'IQ2_XS', seed: 1, out: join(dir, 'x.gguf') })).rejects.toBeInstanceOf(SynthInputError);
     await expect(synthesize({ arch: 'llama', preset: 'tiny', type: 'Q4_0', seed: 1, out: join(dir, 'x.gguf'), vocab: 'nope' })).rejects.toThrow(/no vocab 'nope'/);
-    await expect(synthesize({ arch: 'llama', preset: 'tiny', type: 'Q4_0', seed: 1, out: join(dir, 'missing-dir', 'x.gguf') })).rejects.toThrow();
+    // A missing folder is created; a path through a regular file cannot be, and nothing is left.
+    await writeFile(join(dir, 'a-file'), 'x');
+    await expect(synthesize({ arch: 'llama', preset: 'tiny', type: 'Q4_0', seed: 1, out: join(dir, 'a-file', 'x.gguf') })).rejects.toThrow();
     expect((await readdir(dir)).filter((n) => n.startsWith('x.gguf'))).toEqual([]);
   });
 });

@@ -123,6 +123,7 @@ export class Engine {
     if (prompt.length === 0) throw new EngineError('EMPTY_PROMPT', 'the prompt is empty');
     const decoder = new TextDecoder('utf-8');
     let text = '';
+    let delivered = 0;
     this.residency?.beginGeneration();
     const s = params.sampling;
     let r;
@@ -143,6 +144,7 @@ export class Engine {
           // Bytes of a UTF-8 character split across tokens are held until it is complete.
           const delta = decoder.decode(piece, { stream: true });
           text += delta;
+          delivered++;
           this.residency?.onToken(index + 1, tMs, index <= 1);
           onToken({ index, tokenId: id, text: delta, tMs });
         },
@@ -150,6 +152,9 @@ export class Engine {
     } catch (e) {
       throw new EngineError('DECODE_FAILED', (e as Error).message);
     }
+    // The promise can settle before the thread-safe function has delivered the last tokens;
+    // let them arrive so the stream and the text are complete.
+    for (let spins = 0; delivered < r.tokens.length && spins < 1000; spins++) await new Promise((res) => setImmediate(res));
     const tail = decoder.decode();
     text += tail;
     const decodeMs = r.perTokenMs.slice(1).reduce((a, b) => a + b, 0);

@@ -84,14 +84,21 @@ export class ResidencyRuntime {
     this.listeners.push(fn);
   }
 
+  private firstDecodeAt: number | null = null;
+
   beginGeneration(): void {
     this.token = 0;
+    this.firstDecodeAt = null;
     this.sample('prompt', null, true);
   }
 
   onToken(token: number, _tMs: number, force: boolean): void {
     this.token = token;
-    this.sample('decode', null, force);
+    const now = performance.now();
+    if (token === 1) this.firstDecodeAt = now;
+    // Decode rate since the first token (which carries the prompt's cost, so it is left out).
+    const rate = this.firstDecodeAt !== null && token > 1 ? ((token - 1) * 1000) / (now - this.firstDecodeAt) : null;
+    this.sample('decode', rate, force);
   }
 
   /** The last decode sample closes the bytes-read-per-token window exactly. */

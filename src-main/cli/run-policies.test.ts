@@ -1,0 +1,62 @@
+// Every residency policy produces a report that validates against the schema; reuse-aware with
+// a truncated graph trace refuses the profile and says so in the report.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Ajv from 'ajv';
+import { runCli } from '../test-support/cli.js';
+import { packageRoot } from '../node/paths.js';
+import { POLICIES } from './run-config.js';
+
+let dir = '';
+let model = '';
+const schema = JSON.parse(readFileSync(join(packageRoot(), 'resources', 'report.schema.json'), 'utf8'));
+const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ramforge-policies-'));
+  model = join(dir, 'm.gguf');
+  const s = runCli(['synth', '--arch', 'llama', '--preset', 'tiny', '--type', 'Q4_0', '--layers', '4', '--out', model]);
+  expect(s.code, s.stderr).toBe(0);
+});
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+function run(extra: string[]): { code: number | null; stderr: string; report: Record<string, any> } {
+  const path = join(dir, `r-${Math.random().toString(36).slice(2)}.json`);
+  const r = runCli(['run', model, '-p', 'Once upon a time', '-n', '6', '--temperature', '0', '-c', '256', '--quiet', '--report-json', path, ...extra]);
+  return { code: r.code, stderr: r.stderr, report: JSON.parse(readFileSync(path, 'utf8')) };
+}
+
+describe('reports for every policy', () => {
+  const offTokens: number[][] = [];
+  it.each(POLICIES)('%s: exit 0, schema-valid report, tokens identical to off', (policy) => {
+    const { code, stderr, report } = run(['--policy', policy, '--ram', '64M']);
+    expect(code, stderr).toBe(0);
+    expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
+    expect(report.config.policy).toBe(policy);
+    expect(report.residency.layers).toHaveLength(4);
+    if (policy === 'off') offTokens.push(report.generation.token_ids);
+    else expect(report.generation.token_ids).toEqual(offTokens[0]);
+  });
+
+  it('reuse-aware with a truncated graph trace refuses the profile and says so', () => {
+    const { code, stderr, report } = run(['--policy', 'reuse-aware', '--ram', '64M', '--graph-trace-events', '5']);
+    expect(code, stderr).toBe(0);
+    expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
+    expect(report.graph_trace.complete).toBe(false);
+    expect(report.graph_trace.dropped).toBeGreaterThan(0);
+    expect(report.graph_trace.profile_note).toMatch(/refused/);
+  });
+
+  it('reuse-aware with a complete trace uses the profile; --graph-trace-detail keeps every node', () => {
+    const { code, stderr, report } = run(['--policy', 'reuse-aware', '--ram', '64M', '--graph-trace-detail']);
+    expect(code, stderr).toBe(0);
+    expect(report.graph_trace.complete).toBe(true);
+    expect(report.graph_trace.profile_note).toMatch(/using the graph-trace profile/);
+    expect(report.graph_trace.nodes.length).toBe(report.graph_trace.events);
+    expect(report.graph_trace.tensors.some((t: { name: string }) => t.name === 'blk.3.ffn_down.weight')).toBe(true);
+  });
+});
