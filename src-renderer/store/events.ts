@@ -2,7 +2,8 @@
 import type { ApiEvent } from '../../src-main/shared/api.js';
 import type { Store } from './types.js';
 
-export function handleEvent(s: Store, e: ApiEvent): void {
+/** `tokens`: how many token events a (coalesced) token event stands for. */
+export function handleEvent(s: Store, e: ApiEvent, tokens = 1): void {
   switch (e.type) {
     case 'state': {
       s.setEngine(e.state);
@@ -18,7 +19,7 @@ export function handleEvent(s: Store, e: ApiEvent): void {
     case 'token': {
       s.onToken(e.requestId, e.token);
       const run = s.compareRun;
-      if (run && e.requestId.startsWith(`${run.requestId}:`)) s.countCompareToken(e.requestId.slice(run.requestId.length + 1));
+      if (run && e.requestId.startsWith(`${run.requestId}:`)) for (let i = 0; i < tokens; i++) s.countCompareToken(e.requestId.slice(run.requestId.length + 1));
       break;
     }
     case 'generation-done':

@@ -4,6 +4,7 @@ import { getApi } from '../api.js';
 import { createChatSlice } from './chat-slice.js';
 import { createEngineSlice } from './engine-slice.js';
 import { handleEvent } from './events.js';
+import { createEventBatcher } from './event-batcher.js';
 import { createInspectSlice } from './inspect-slice.js';
 import { createReportSlice } from './report-slice.js';
 import { createTelemetrySlice } from './telemetry-slice.js';
@@ -21,10 +22,13 @@ export const useStore = create<Store>()((...a) => ({
   ...createUiSlice(...a),
 }));
 
-/** Subscribe to host events and fetch the initial state. Returns the unsubscribe function. */
-export function startStore(): () => void {
+/**
+ * Subscribe to host events and fetch the initial state. Returns the unsubscribe function.
+ * Events are handled once per frame (`schedule`; tests pass a synchronous one).
+ */
+export function startStore(opts: { schedule?: (flush: () => void) => void } = {}): () => void {
   const api = getApi();
-  const off = api.onEvent((e) => handleEvent(useStore.getState(), e));
+  const off = api.onEvent(createEventBatcher((e, tokens) => handleEvent(useStore.getState(), e, tokens), opts.schedule));
   const s = useStore.getState();
   api.getState().then(s.setEngine, (e: unknown) => useStore.setState({ engineError: e instanceof Error ? e.message : String(e) }));
   void s.refreshModels();

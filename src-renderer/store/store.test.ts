@@ -25,7 +25,8 @@ beforeEach(() => {
   api = fakeApi();
   setApi(api);
   useStore.setState(useStore.getInitialState(), true);
-  stop = startStore();
+  // Synchronous event handling: the per-frame batching has its own test.
+  stop = startStore({ schedule: (flush) => flush() });
 });
 
 const flush = () => new Promise((r) => setTimeout(r, 0));
