@@ -192,6 +192,8 @@ describe.runIf(haveChromium || IS_CI)('browser mode in Chromium', () => {
       await page.waitForTimeout(100);
     }
     expect(eventsOf('generation-error', since).map((f) => f.msg.event?.message).join('\n')).toBe('');
+    // The page handles events once per frame: let it catch up with the last samples.
+    await settled();
     const after = Number(await heat.getAttribute('data-samples'));
     expect(during).toBeGreaterThan(0);
     expect(after).toBeGreaterThan(during);
