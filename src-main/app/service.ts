@@ -2,6 +2,7 @@
 // WebSocket): engine state, one inference worker at a time, conversations, recent models.
 // A worker that dies never takes the service with it: the state becomes 'crashed' with the
 // reason, and restart() starts a fresh worker.
+import { releasesPages } from '../shared/policy-rules.js';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -315,9 +316,12 @@ export class AppService {
     const text = checkString(prompt, 'prompt', 100_000);
     const n = checkMaxTokens(maxTokens);
     const reports: unknown[] = [];
+    // One weight layout for every policy (as `ramforge bench`): repacked and file-backed
+    // kernels round differently, and the comparison is of residency schedules.
+    const repack = list.some(releasesPages) ? false : s.repack;
     for (const policy of list) {
       // No trace during a comparison: it adds observer callbacks to 'off', which must stay plain llama.cpp.
-      await this.load(p, { ...s, policy, graphTrace: false });
+      await this.load(p, { ...s, policy, graphTrace: false, repack });
       await this.runGeneration(`${id}:${policy}`, { prompt: text, sampling: GREEDY, maxTokens: n });
       if (this.report === null) throw new Error(`the worker produced no report for policy '${policy}'`);
       reports.push(this.report);

@@ -1,4 +1,5 @@
 // Run settings from the UI → the worker's load parameters and the planner's flags.
+import { releasesPages } from '../shared/policy-rules.js';
 import { totalmem, availableParallelism } from 'node:os';
 import type { RunSettings } from '../shared/api.js';
 import type { LoadParams, PolicyName } from '../shared/worker-protocol.js';
@@ -63,6 +64,7 @@ export function toLoadParams(modelPath: string, s: RunSettings): LoadParams {
     prefetchDepth: s.prefetchDepth,
   };
   if (s.policy !== 'auto') p.policy = s.policy;
+  if (releasesPages(p.policy)) p.repack = false;
   // The trace view's data: recorded once at load (a few hundred node events per layer).
   if (s.graphTrace !== false) p.graphTrace = { maxEvents: 100_000, detail: false };
   if (s.ramBytes !== null) p.ramBytes = s.ramBytes;
@@ -95,5 +97,13 @@ export function applyPlan(p: LoadParams, s: RunSettings, plan: unknown): LoadPar
   if (!tiers) return p;
   const out: LoadParams = { ...p, tiers };
   if (s.policy === 'auto' && tiers.includes('streamed')) out.policy = 'stream';
-  return out;
+  return withFileBackedWeights(out);
+}
+
+/**
+ * Repacked weights live in anonymous memory, out of reach of a policy that releases or streams
+ * pages (the dashboard would show nothing resident and nothing read): such loads do not repack.
+ */
+export function withFileBackedWeights(p: LoadParams): LoadParams {
+  return releasesPages(p.policy) ? { ...p, repack: false } : p;
 }

@@ -1,6 +1,7 @@
 // Turns parsed flags into what a run needs: load params (with the plan's tiers), generation
 // params and the cap. Shared by `run` and `bench`.
 import type { ParsedArgs } from './args.js';
+import { releasesPages } from '../shared/policy-rules.js';
 import { UsageError } from './errors.js';
 import type { OpenedModel } from '../node/gguf-file.js';
 import { planMemory, type MemoryPlan } from '../shared/plan/plan.js';
@@ -34,7 +35,7 @@ export function makePlan(opened: OpenedModel, f: ParsedArgs['flags']): MemoryPla
 }
 
 export function loadParams(modelPath: string, f: ParsedArgs['flags'], policy: PolicyName, plan: MemoryPlan | null): LoadParams {
-  const releasing = policy !== 'off' && policy !== 'observe';
+  const releasing = releasesPages(policy);
   // Repacked weights live in anonymous memory: out of reach of page release, and with no swap
   // they can never leave RAM. Policies that release pages, and budgets the weights do not fit
   // in, therefore load without repacking unless told otherwise.

@@ -10,6 +10,7 @@ import { buildRunReport, writeReportAtomic } from '../../node/report-file.js';
 import { detectCgroup } from '../../supervisor/index.js';
 import { benchTable, benchJson, type BenchRow } from '../bench-output.js';
 import type { PolicyName } from '../../shared/worker-protocol.js';
+import { releasesPages } from '../../shared/policy-rules.js';
 
 export const command: CommandSpec = {
   name: 'bench',
@@ -49,7 +50,7 @@ export const command: CommandSpec = {
     }
     // One weight layout for every policy: repacked and plain Q4_0 kernels round differently, and
     // the comparison is of residency schedules, not of kernels.
-    const anyReleasing = policies.some((p) => p !== 'off' && p !== 'observe');
+    const anyReleasing = policies.some(releasesPages);
     const repack = (f['repack'] as boolean | undefined) ?? !(anyReleasing || (plan !== null && plan.verdict !== 'fits'));
     const rows: BenchRow[] = [];
     for (const policy of policies) {
