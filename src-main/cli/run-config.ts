@@ -35,7 +35,7 @@ export function makePlan(opened: OpenedModel, f: ParsedArgs['flags']): MemoryPla
 }
 
 export function loadParams(modelPath: string, f: ParsedArgs['flags'], policy: PolicyName, plan: MemoryPlan | null): LoadParams {
-  const releasing = releasesPages(policy);
+  const releasing = releasesPages(policy) || f['release-layer'] !== undefined || Boolean(f['release-mapping-pages']);
   // Repacked weights live in anonymous memory: out of reach of page release, and with no swap
   // they can never leave RAM. Policies that release pages, and budgets the weights do not fit
   // in, therefore load without repacking unless told otherwise.
@@ -60,6 +60,8 @@ export function loadParams(modelPath: string, f: ParsedArgs['flags'], policy: Po
     prefetchDepth: f['prefetch-depth'] as number,
     tiers: plan ? plan.layers.map((l) => l.tier) : undefined,
     residencyTargetBytes,
+    releaseLayers: (f['release-layer'] as string[] | undefined)?.map(Number),
+    releaseMappingPages: Boolean(f['release-mapping-pages']),
     graphTrace:
       f['graph-trace'] || f['graph-trace-detail']
         ? { maxEvents: f['graph-trace-events'] as number, detail: Boolean(f['graph-trace-detail']) }

@@ -1,6 +1,8 @@
 // What `run` writes besides the text: --tokens-json and --profile.
 import type { RunOnceResult } from '../node/run-once.js';
 import { percentile } from '../shared/stats.js';
+import { formatBytes } from '../shared/size.js';
+import type { WorkerResidency } from '../shared/report/build-report.js';
 
 export function tokensJson(r: RunOnceResult): unknown {
   const g = r.generation;
@@ -38,4 +40,25 @@ export function profileText(r: RunOnceResult): string {
     `  stop            ${g.stopReason}`,
     '',
   ].join('\n');
+}
+
+/** --inspect-layer N: where each of the layer's tensors lives, and what of it is resident. */
+export function inspectLayerText(r: RunOnceResult, layer: number): string {
+  const res = (r.generation as { residency?: WorkerResidency } | null)?.residency;
+  if (!res) return `inspect-layer ${layer}: no inventory (the run produced no generation)\n`;
+  const l = res.inventory.layers[layer];
+  if (!l) return `inspect-layer ${layer}: the model has layers 0–${res.inventory.layers.length - 1}\n`;
+  const hex = (n: number) => `0x${n.toString(16)}`;
+  const lines = [
+    '',
+    `layer ${layer}: ${formatBytes(l.bytes)} in ${res.inventory.tensors.filter((t) => t.layer === layer).length} tensors, tier ${res.tiers[layer] ?? '—'}, resident ${formatBytes(res.finalResident[layer] ?? null)}`,
+    '  tensor                          type    bytes        backing      file offset    address          pages            shared',
+  ];
+  for (const t of res.inventory.tensors.filter((x) => x.layer === layer)) {
+    lines.push(
+      `  ${t.name.padEnd(32)}${t.type.padEnd(8)}${formatBytes(t.bytes).padStart(11)}  ${t.backing.padEnd(12)} ${String(t.fileOffset ?? '—').padStart(13)}  ${hex(t.addr).padEnd(16)} ${`${t.firstPage}–${t.lastPage}`.padEnd(16)} ${t.sharedPages}`,
+    );
+  }
+  lines.push(`  exclusive page ranges (dropped by the engine): ${l.ranges.map((x) => `${hex(x[0])}+${formatBytes(x[1])}`).join(', ') || 'none'}`);
+  return lines.join('\n') + '\n';
 }

@@ -59,4 +59,17 @@ describe('reports for every policy', () => {
     expect(report.graph_trace.nodes.length).toBe(report.graph_trace.events);
     expect(report.graph_trace.tensors.some((t: { name: string }) => t.name === 'blk.3.ffn_down.weight')).toBe(true);
   });
+
+  it('--release-layer drops a known layer after load and reports requested, accepted and observed bytes', () => {
+    const { code, stderr, report } = run(['--release-layer', '2']);
+    expect(code, stderr).toBe(0);
+    expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
+    // Manual releases need the engine: the run observes instead of plain off, and says so.
+    expect(report.config.policy).toBe('observe');
+    expect(report.config.repack).toBe(false);
+    const a = report.residency.actions.find((x: { layer?: number }) => x.layer === 2);
+    expect(a.requested_bytes).toBe(report.residency.layers[2].bytes);
+    expect(a.accepted_bytes).toBeGreaterThan(0.9 * a.requested_bytes);
+    expect(a.observed_bytes).toBe(a.accepted_bytes);
+  });
 });

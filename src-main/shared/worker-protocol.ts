@@ -25,6 +25,10 @@ export interface LoadParams {
   residencyTargetBytes?: number;
   /** reuse-aware: layer release order from a graph-trace profile (first released first). */
   releaseOrder?: number[];
+  /** Drop these layers' exclusive pages right after load (--release-layer). */
+  releaseLayers?: number[];
+  /** Drop every mapping page not held by a pinned layer right after load (--release-mapping-pages). */
+  releaseMappingPages?: boolean;
   /** Capture one decode's scheduler graph (bounded); reuse-aware always captures one. */
   graphTrace?: { maxEvents: number; detail: boolean };
 }

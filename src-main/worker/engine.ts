@@ -41,7 +41,10 @@ export class Engine {
     } catch (e) {
       throw new EngineError('LOAD_FAILED', (e as Error).message);
     }
-    const policy = params.policy ?? 'off';
+    // Releasing pages by hand needs the engine, which plain `off` does not install: observe.
+    const manual = (params.releaseLayers?.length ?? 0) > 0 || params.releaseMappingPages === true;
+    const policy = manual && (params.policy ?? 'off') === 'off' ? 'observe' : (params.policy ?? 'off');
+    params = { ...params, policy };
     let ctx: NativeContext;
     try {
       ctx = model.createContext({
@@ -77,6 +80,15 @@ export class Engine {
     this.residency = new ResidencyRuntime(model, ctx, files, ni.nLayers, params);
     this.residency.configure();
     if (params.graphTrace || policy === 'reuse-aware') this.residency.traceAndProfile(ni.bos >= 0 ? ni.bos : 0, params.graphTrace?.maxEvents ?? 100_000);
+    const release = new Set(params.releaseLayers ?? []);
+    // Without a plan no layer is pinned: every layer's mapping pages go.
+    if (params.releaseMappingPages) this.residency.tiers.forEach((t, i) => (t === 'streamed' || !params.tiers) && release.add(i));
+    try {
+      this.residency.releaseNow([...release].sort((a, b) => a - b));
+    } catch (e) {
+      await this.unload();
+      throw new EngineError('BAD_ARGUMENT', (e as Error).message);
+    }
     return this.info;
   }
 

@@ -63,6 +63,27 @@ export class ResidencyRuntime {
     }
   }
 
+  /** Manual releases done at load: what was asked, what the engine accepted, what mincore saw. */
+  readonly manualActions: { kind: 'release'; layer: number; count: number; requested_bytes: number; accepted_bytes: number; observed_bytes: number | null }[] = [];
+
+  /** --release-layer N / --release-mapping-pages: drop layers' exclusive pages now. */
+  releaseNow(layers: number[]): void {
+    for (const layer of layers) {
+      if (layer < 0 || layer >= this.inventory.layers.length) throw new Error(`--release-layer ${layer}: the model has layers 0–${this.inventory.layers.length - 1}`);
+      const before = this.residentNow()[layer] ?? null;
+      const accepted = this.ctx.residency('drop', layer);
+      const after = this.residentNow()[layer] ?? null;
+      this.manualActions.push({
+        kind: 'release',
+        layer,
+        count: 1,
+        requested_bytes: this.inventory.layers[layer]?.bytes ?? 0,
+        accepted_bytes: accepted,
+        observed_bytes: before !== null && after !== null ? before - after : null,
+      });
+    }
+  }
+
   /** `off` installs no engine (exactly plain llama.cpp); residency is only observed. */
   get engineActive(): boolean {
     return this.policy !== 'off';

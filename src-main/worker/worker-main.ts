@@ -37,6 +37,7 @@ async function handle(req: Exclude<WorkerRequest, { type: 'cancel' } | { type: '
             finalResident: engine.residency.residentNow(),
             graphTrace: engine.residency.graphTrace,
             profileNote: engine.residency.profileNote,
+            manualActions: engine.residency.manualActions,
           };
         }
         break;

@@ -7,7 +7,7 @@ import { capFrom, choosePolicy, loadParams, makePlan, parsePolicy, samplingParam
 import { runExitCode, runFailureMessage, runOnce, type RunOnceResult } from '../../node/run-once.js';
 import { progressBar } from '../../synth/progress-bar.js';
 import { formatMemoryReport } from '../../supervisor/index.js';
-import { profileText, tokensJson } from '../run-output.js';
+import { inspectLayerText, profileText, tokensJson } from '../run-output.js';
 import { buildRunReport, writeReportAtomic } from '../../node/report-file.js';
 import { formatResidencyReport } from '../../shared/report/residency-text.js';
 import type { ChatMessage } from '../../shared/worker-protocol.js';
@@ -82,6 +82,7 @@ export const command: CommandSpec = {
     if (f['profile'] && result.generation && result.model) process.stderr.write(profileText(result));
     const report = buildRunReport({ modelPath, opened, plan, load, generate, result });
     if (f['residency-report']) process.stderr.write(formatResidencyReport(report));
+    if (f['inspect-layer'] !== undefined) process.stderr.write(inspectLayerText(result, f['inspect-layer'] as number));
     if (f['memory-report'] && result.capped) process.stderr.write(formatMemoryReport(result.capped));
     if (f['report-json']) writeReportAtomic(f['report-json'] as string, report);
     const code = runExitCode(result);

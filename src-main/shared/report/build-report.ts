@@ -3,7 +3,7 @@ import type { MemoryPlan } from '../plan/plan-types.js';
 import type { ModelView } from '../gguf/model-view.js';
 import type { SupervisedOutcome } from '../cgroup/report.js';
 import type { ResidencySample, Tier } from '../residency-types.js';
-import type { GenerateParams, GenerationResult, LoadParams, ModelInfo, WorkerExit } from '../worker-protocol.js';
+import type { GenerateParams, GenerationResult, LoadParams, ModelInfo, PolicyName, WorkerExit } from '../worker-protocol.js';
 import type { Inventory } from '../residency/inventory.js';
 import type { LedgerEntry, OutcomeStatus, ReportAction, RunReport } from './report-types.js';
 import type { GraphTraceManifest } from '../graph-trace/manifest.js';
@@ -32,6 +32,7 @@ export interface WorkerResidency {
   finalResident: (number | null)[];
   graphTrace?: GraphTraceManifest | null;
   profileNote?: string | null;
+  manualActions?: (ReportAction & { layer: number })[];
 }
 
 export interface ReportInput {
@@ -122,7 +123,8 @@ function ledgerOf(i: ReportInput, res: WorkerResidency | undefined): RunReport['
 
 export function buildRunReport(i: ReportInput): RunReport {
   const res = i.generation?.residency;
-  const policy = i.load.policy ?? 'off';
+  // The worker may run another policy than asked (manual releases need the engine: observe).
+  const policy = ((res?.policy as PolicyName | undefined) ?? i.load.policy ?? 'off') as PolicyName;
   const invLayers = res?.inventory.layers;
   const layers = i.view.layers.map((l, idx) => ({
     index: l.index,
@@ -191,7 +193,7 @@ export function buildRunReport(i: ReportInput): RunReport {
       bytes_read_per_token_reason: brt.reason,
       min_bytes_per_token: min.value,
       min_bytes_per_token_formula: min.formula,
-      actions: actionsFrom(res?.counters ?? null),
+      actions: [...actionsFrom(res?.counters ?? null), ...(res?.manualActions ?? [])],
       timeline: i.samples,
       events: i.samples.flatMap((s) => s.events),
     },

@@ -27,6 +27,8 @@ export interface ReportLayer {
 
 export interface ReportAction {
   kind: 'prefetch' | 'drop' | 'release';
+  /** Set for actions on one layer (--release-layer); absent for the engine's totals. */
+  layer?: number;
   count: number;
   requested_bytes: number | null;
   accepted_bytes: number | null;

@@ -17,6 +17,9 @@ export function formatResidencyReport(r: RunReport): string {
     const c = res.counters;
     lines.push(`  prefetches ${c['prefetches'] ?? 0} (${formatBytes(c['prefetchBytes'] ?? 0)}), hits ${c['prefetchHits'] ?? 0}, late ${c['late'] ?? 0}, stall ${(c['stallMs'] ?? 0).toFixed(1)} ms, drops ${c['drops'] ?? 0} (${formatBytes(c['droppedBytes'] ?? 0)})`);
   }
+  for (const a of res.actions.filter((x) => x.layer !== undefined)) {
+    lines.push(`  ${a.kind} layer ${a.layer}: requested ${formatBytes(a.requested_bytes)}, accepted ${formatBytes(a.accepted_bytes)}, observed ${formatBytes(a.observed_bytes)}`);
+  }
   lines.push('  ledger:');
   for (const e of r.ledger.entries) lines.push(`    ${e.name.padEnd(34)} ${formatBytes(e.bytes).padStart(11)}  ${e.reason ? `(${e.reason})` : e.source}`);
   for (const e of r.ledger.reconciliation) lines.push(`    ${e.name.padEnd(34)} ${formatBytes(e.bytes).padStart(11)}  ${e.formula}`);

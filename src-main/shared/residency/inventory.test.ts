@@ -48,9 +48,9 @@ describe('buildInventory', () => {
     expect(inv.layers[0]!.fileBackedBytes).toBe(P);
   });
 
-  it('marks device tensors', () => {
-    const inv = buildInventory([t('blk.0.a', 0, P, false)], mapping, 1, P);
-    expect(inv.tensors[0]!.backing).toBe('device');
+  it('marks device tensors, and counts CPU repack buffers (not "host" to ggml) as anonymous RAM', () => {
+    const inv = buildInventory([{ ...t('blk.0.a', 0, P, false), buffer: 'CUDA0' }, { ...t('blk.0.b', P, P, false), addr: 0x5000_0000, buffer: 'CPU_REPACK' }], mapping, 1, P);
+    expect(inv.tensors.map((x) => x.backing)).toEqual(['device', 'anonymous']);
     expect(inv.layers[0]!.ranges).toEqual([]);
   });
 });

@@ -67,7 +67,9 @@ export function buildInventory(tensors: LoadedTensor[], mappings: FileMapping[],
   const page = (a: number) => Math.floor(a / pageSize);
   const inv: InventoryTensor[] = tensors.map((t) => {
     const m = t.host ? mappings.find((mm) => t.addr >= mm.start && t.addr + t.bytes <= mm.end) : undefined;
-    const backing: Backing = !t.host ? 'device' : m ? 'file-mapped' : 'anonymous';
+    // ggml's CPU repack buffers are not "host" buffers, yet they are in RAM: anonymous.
+    const inRam = t.host || (t.buffer ?? '').toUpperCase().startsWith('CPU');
+    const backing: Backing = !inRam ? 'device' : m ? 'file-mapped' : 'anonymous';
     return {
       name: t.name,
       type: t.type,
