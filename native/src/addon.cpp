@@ -12,6 +12,7 @@
 #include "ggml-backend.h"
 #include "llama.h"
 #include "model.h"
+#include "pages.h"
 
 namespace rf {
 namespace {
@@ -41,51 +42,6 @@ Napi::Value SystemInfo(const Napi::CallbackInfo& info) {
   return o;
 }
 
-// Drops a file's clean page-cache pages (cold start before a capped run). Returns the bytes
-// that were cached before and after, measured with mincore over a private mapping.
-Napi::Value FileCache(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  if (info.Length() < 1 || !info[0].IsString()) {
-    ThrowError(env, "BAD_ARGUMENT", "fileCache(path: string, drop?: boolean)");
-    return env.Undefined();
-  }
-  std::string path = info[0].As<Napi::String>().Utf8Value();
-  bool drop = info.Length() > 1 && info[1].ToBoolean().Value();
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    ThrowError(env, "IO_ERROR", "cannot open " + path + ": " + std::strerror(errno));
-    return env.Undefined();
-  }
-  struct stat st;
-  fstat(fd, &st);
-  auto resident = [&]() -> double {
-    if (st.st_size == 0) return 0;
-    void* m = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_SHARED, fd, 0);
-    if (m == MAP_FAILED) return -1;
-    size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    std::vector<unsigned char> v((static_cast<size_t>(st.st_size) + page - 1) / page);
-    double n = 0;
-    if (mincore(m, static_cast<size_t>(st.st_size), v.data()) == 0)
-      for (unsigned char c : v) n += (c & 1);
-    else
-      n = -1;
-    munmap(m, static_cast<size_t>(st.st_size));
-    return n < 0 ? -1 : n * static_cast<double>(page);
-  };
-  Napi::Object o = Napi::Object::New(env);
-  o.Set("sizeBytes", static_cast<double>(st.st_size));
-  o.Set("cachedBefore", resident());
-  if (drop) {
-    int rc = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-    o.Set("fadviseError", rc == 0 ? env.Null() : Napi::Value(Napi::String::New(env, std::strerror(rc))));
-    o.Set("cachedAfter", resident());
-  }
-  close(fd);
-  return o;
-}
-
-}  // namespace
-
 // fileResident(path, ranges: [offset, len][]) -> number[]: page-cache residency of file ranges,
 // measured through a fresh private view of the file (independent of the model's mapping).
 Napi::Value FileResident(const Napi::CallbackInfo& info) {
@@ -109,23 +65,16 @@ Napi::Value FileResident(const Napi::CallbackInfo& info) {
     ThrowError(env, "IO_ERROR", "cannot map " + path);
     return env.Undefined();
   }
-  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t page = PageSize();
   Napi::Array ranges = info[1].As<Napi::Array>();
   Napi::Array out = Napi::Array::New(env, ranges.Length());
-  std::vector<unsigned char> vec;
   for (uint32_t i = 0; i < ranges.Length(); i++) {
     Napi::Array r = ranges.Get(i).As<Napi::Array>();
     size_t off = static_cast<size_t>(r.Get(0u).As<Napi::Number>().Int64Value());
     size_t len = static_cast<size_t>(r.Get(1u).As<Napi::Number>().Int64Value());
     size_t beg = off & ~(page - 1);
     size_t end = std::min(size, off + len);
-    double n = 0;
-    if (beg < end) {
-      vec.resize((end - beg + page - 1) / page);
-      if (mincore(static_cast<char*>(m) + beg, end - beg, vec.data()) == 0)
-        for (unsigned char c : vec) n += (c & 1) ? static_cast<double>(page) : 0;
-    }
-    out.Set(i, n);
+    out.Set(i, beg < end ? std::max(0.0, ResidentBytesIn(static_cast<char*>(m) + beg, end - beg)) : 0.0);
   }
   munmap(m, size);
   return out;
@@ -141,8 +90,7 @@ Napi::Value ResidentBytes(const Napi::CallbackInfo& info) {
   }
   Napi::Array layers = info[0].As<Napi::Array>();
   Napi::Array out = Napi::Array::New(env, layers.Length());
-  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  std::vector<unsigned char> vec;
+  const size_t page = PageSize();
   for (uint32_t i = 0; i < layers.Length(); i++) {
     Napi::Array ranges = layers.Get(i).As<Napi::Array>();
     double total = 0;
@@ -155,17 +103,19 @@ Napi::Value ResidentBytes(const Napi::CallbackInfo& info) {
         ok = false;
         break;
       }
-      vec.resize((len + page - 1) / page);
-      if (mincore(reinterpret_cast<void*>(addr), len, vec.data()) != 0) {
+      double b = ResidentBytesIn(reinterpret_cast<void*>(addr), len);
+      if (b < 0) {
         ok = false;
         break;
       }
-      for (unsigned char c : vec) total += (c & 1) ? static_cast<double>(page) : 0;
+      total += b;
     }
     out.Set(i, ok ? Napi::Value(Napi::Number::New(env, total)) : env.Null());
   }
   return out;
 }
+
+}  // namespace
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   InstallLogCapture();
@@ -174,7 +124,6 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   Context::Init(env, exports);
   exports.Set("systemInfo", Napi::Function::New(env, SystemInfo));
   exports.Set("loadModel", Napi::Function::New(env, LoadModel));
-  exports.Set("fileCache", Napi::Function::New(env, FileCache));
   exports.Set("residentBytes", Napi::Function::New(env, ResidentBytes));
   exports.Set("fileResident", Napi::Function::New(env, FileResident));
   return exports;

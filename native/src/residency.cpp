@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "ggml.h"
+#include "pages.h"
 
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22
@@ -351,19 +352,15 @@ double Residency::DropLayer(int layer, bool fadvise_neighbours) {
 
 std::vector<double> Residency::ResidentBytes() {
   std::vector<double> out(layers_.size(), 0);
-  std::vector<unsigned char> vec;
   for (size_t i = 0; i < layers_.size(); i++) {
     double resident = 0;
     for (const auto& r : layers_[i].ranges) {
-      size_t pages = (r.len + kPage - 1) / kPage;
-      vec.resize(pages);
-      if (mincore(reinterpret_cast<void*>(r.addr), r.len, vec.data()) != 0) {
+      double b = ResidentBytesIn(reinterpret_cast<void*>(r.addr), r.len);
+      if (b < 0) {
         resident = -1;
         break;
       }
-      size_t n = 0;
-      for (unsigned char c : vec) n += (c & 1);
-      resident += static_cast<double>(n * kPage);
+      resident += b;
     }
     out[i] = resident;
   }

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../node/paths.js';
+import type { SamplingParams } from '../shared/worker-protocol.js';
 
 export interface NativeModelOptions {
   mmap?: boolean;
@@ -50,16 +51,7 @@ export interface NativeContextOptions {
   observeLayers?: boolean;
 }
 
-export interface NativeGenerateOptions {
-  maxTokens: number;
-  temperature: number;
-  topK: number;
-  topP: number;
-  minP: number;
-  seed: number;
-  repeatPenalty: number;
-  repeatLastN: number;
-}
+export type NativeGenerateOptions = SamplingParams & { maxTokens: number };
 
 export interface NativeGenerateResult {
   tokens: number[];
@@ -157,7 +149,6 @@ export interface NativeAddon {
   residentBytes(layers: number[][][]): (number | null)[];
   /** Page-cache residency of [offset, len] file ranges through a fresh view of the file. */
   fileResident(path: string, ranges: [number, number][]): number[];
-  fileCache(path: string, drop?: boolean): { sizeBytes: number; cachedBefore: number; cachedAfter?: number; fadviseError?: string | null };
 }
 
 export function addonPath(): string {

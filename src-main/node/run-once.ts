@@ -94,7 +94,7 @@ export function runExitCode(r: RunOnceResult): number {
 export function runFailureMessage(r: RunOnceResult): string | null {
   if (r.capped && r.capped.status !== 'ok') return r.capped.message;
   if (r.error) {
-    const how = r.workerExit && r.workerExit.reason !== 'exit' ? ` (${r.workerExit.message})` : '';
+    const how = r.workerExit && r.workerExit.reason !== 'exit' && !r.error.message.includes(r.workerExit.message) ? ` (${r.workerExit.message})` : '';
     return `${r.error.message}${how}`;
   }
   return null;
