@@ -29,7 +29,7 @@ export const MEMORY_FLAGS: FlagSpec[] = [
   { name: 'enforce-timeout', type: 'number', default: 900, valueName: 'SECONDS', description: 'with --enforce-ram: kill the run after this long (exit 124)' },
   { name: 'memory-report', type: 'boolean', description: 'print the cgroup figures (limit, peak, limit hits, OOM kills) on stderr' },
   { name: 'policy', type: 'string', valueName: 'NAME', description: 'residency policy: off|observe|conservative|memory-bound|reuse-aware|stream (default: stream when the plan says the model does not fit, else off)' },
-  { name: 'prefetch-depth', type: 'int', default: 2, description: 'stream: layers read ahead of the one computing' },
+  { name: 'prefetch-depth', type: 'int', default: 3, description: 'stream: layers read ahead of the one computing' },
   { name: 'residency-target', type: 'size', description: 'memory-bound/reuse-aware: release toward this many resident bytes' },
   { name: 'residency-reserve', type: 'size', description: 'bytes kept free below --residency-target' },
   { name: 'release-layer', type: 'int', repeatable: true, valueName: 'N', description: "drop layer N's exclusive pages after load (repeatable); the report shows requested, accepted and observed bytes" },

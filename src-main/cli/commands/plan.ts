@@ -18,7 +18,7 @@ export const command: CommandSpec = {
     { name: 'ram', type: 'size', description: 'RAM budget (8G, 8GiB, 8192M, 512MiB, 1.5G; KB/MB/GB are decimal)', valueName: 'SIZE' },
     { name: 'vram', type: 'size', description: 'VRAM budget; the last layers go there', valueName: 'SIZE' },
     { name: 'ctx', type: 'int', description: `context length (default: the model's, at most ${DEFAULT_CTX})` },
-    { name: 'prefetch-depth', type: 'int', description: 'streamed layers read ahead', default: 2 },
+    { name: 'prefetch-depth', type: 'int', description: 'streamed layers read ahead', default: 3 },
     { name: 'batch', short: 'b', type: 'int', description: 'prompt batch size the run will use (sizes the compute buffer)', default: 512 },
     { name: 'kv-bytes', type: 'number', description: 'bytes per KV-cache element (f16 = 2, q8_0 ≈ 1.0625)', default: 2 },
     { name: 'disk-bw', type: 'string', description: 'storage read bandwidth, e.g. 2G or 500MB/s (default: measured once on this device and cached)', valueName: 'SIZE/s' },

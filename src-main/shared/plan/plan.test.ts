@@ -21,7 +21,8 @@ function headerOnlyView(o: TinyOptions): ModelView {
 
 // Llama-3-8B's shape at Q4_0 (vocab cut to 32k to keep the test header small).
 const eightB = (): ModelView => headerOnlyView({ arch: 'llama', layers: 32, embd: 4096, heads: 32, kvHeads: 8, ff: 14336, vocab: 32000, matType: 2 });
-const base = { ctx: 4096, diskBandwidthBytesPerS: 2 * GiB };
+// Depth 2 explicitly: the expectations below are written for a read-ahead of 2 (reserve = 3 layers).
+const base = { ctx: 4096, diskBandwidthBytesPerS: 2 * GiB, prefetchDepth: 2 };
 
 function allFormulas(p: MemoryPlan): void {
   for (const [k, v] of Object.entries(p.quantities)) {
