@@ -285,8 +285,13 @@ Context::Context(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Context>(inf
   p.no_perf = false;
   if (opts.Has("observeLayers") && opts.Get("observeLayers").ToBoolean().Value()) {
     residency_ = std::make_unique<Residency>();
-    p.cb_eval = Residency::EvalCallback;
-    p.cb_eval_user_data = residency_.get();
+    // The eval callback splits the graph at every layer boundary; only the stream schedule
+    // and the graph trace need it, so a run that streams nothing does not pay for it.
+    bool callback = !opts.Has("layerCallback") || opts.Get("layerCallback").ToBoolean().Value();
+    if (callback) {
+      p.cb_eval = Residency::EvalCallback;
+      p.cb_eval_user_data = residency_.get();
+    }
   }
   LogMark();
   ctx_ = llama_init_from_model(model_->get(), p);

@@ -47,8 +47,10 @@ export interface NativeContextOptions {
   nCtx?: number;
   nThreads?: number;
   nBatch?: number;
-  /** Install the residency engine's layer-boundary observer (eval callback). */
+  /** Create the residency engine (mincore sampling, releases, manual drops). */
   observeLayers?: boolean;
+  /** With observeLayers: also install its layer-boundary eval callback (default true). */
+  layerCallback?: boolean;
 }
 
 export type NativeGenerateOptions = SamplingParams & { maxTokens: number };

@@ -52,6 +52,7 @@ export class Engine {
         nThreads: params.threads ?? 0,
         nBatch: params.batch ?? 512,
         observeLayers: policy !== 'off' || params.graphTrace !== undefined,
+        layerCallback: params.graphTrace !== undefined || policy === 'reuse-aware' || (policy === 'stream' && (params.tiers ?? []).includes('streamed')),
       });
     } catch (e) {
       model.free();

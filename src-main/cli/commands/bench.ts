@@ -8,7 +8,8 @@ import { POLICIES, loadParams, makePlan, parsePolicy } from '../run-config.js';
 import { runOnce } from '../../node/run-once.js';
 import { buildRunReport, writeReportAtomic } from '../../node/report-file.js';
 import { detectCgroup } from '../../supervisor/index.js';
-import { benchTable, benchJson, type BenchRow } from '../bench-output.js';
+import { benchTable, benchJson, medianRow, type BenchRow } from '../bench-output.js';
+import type { RunReport } from '../../shared/report/report-types.js';
 import type { PolicyName } from '../../shared/worker-protocol.js';
 import { releasesPages } from '../../shared/policy-rules.js';
 
@@ -20,6 +21,7 @@ export const command: CommandSpec = {
     { name: 'policies', type: 'list', default: 'off,stream', valueName: 'LIST', description: `comma-separated, from ${POLICIES.join('|')}` },
     { name: 'tokens', type: 'int', default: 24, description: 'tokens to decode per run (greedy)' },
     { name: 'prompt', short: 'p', type: 'string', default: 'Once upon a time', description: 'the prompt' },
+    { name: 'reps', type: 'int', default: 1, description: 'repetitions, policies alternating; the table shows the run with the median decode tok/s' },
     { name: 'json', type: 'boolean', description: 'print one JSON object instead of the table' },
     { name: 'report-dir', type: 'string', valueName: 'DIR', description: 'also write each run’s full report (schema v1) into DIR' },
     ...LOAD_FLAGS,
@@ -52,9 +54,12 @@ export const command: CommandSpec = {
     // the comparison is of residency schedules, not of kernels.
     const anyReleasing = policies.some(releasesPages);
     const repack = (f['repack'] as boolean | undefined) ?? !(anyReleasing || (plan !== null && plan.verdict !== 'fits'));
-    const rows: BenchRow[] = [];
-    for (const policy of policies) {
-      if (!f['json']) process.stderr.write(`ramforge bench: running ${policy} …\n`);
+    const reps = f['reps'] as number;
+    if (reps < 1) throw new UsageError('--reps must be at least 1');
+    const runs = new Map<PolicyName, RunReport[]>(policies.map((p) => [p, []]));
+    // Policies alternate within each repetition, so drift of the machine hits all of them alike.
+    for (let rep = 0; rep < reps; rep++) for (const policy of policies) {
+      if (!f['json']) process.stderr.write(`ramforge bench: running ${policy}${reps > 1 ? ` (${rep + 1}/${reps})` : ''} …\n`);
       const load = { ...loadParams(modelPath, f, policy, plan), repack };
       const generate = { prompt: f['prompt'] as string, maxTokens: tokens, sampling: { temperature: 0, topK: 0, topP: 1, minP: 0, seed: 1, repeatPenalty: 1, repeatLastN: 0 } };
       const result = await runOnce({
@@ -65,9 +70,10 @@ export const command: CommandSpec = {
         coldStart: true,
       });
       const report = buildRunReport({ modelPath, opened, plan, load, generate, result });
-      if (f['report-dir']) writeReportAtomic(`${f['report-dir'] as string}/bench-${policy}.json`, report);
-      rows.push({ policy, report });
+      if (f['report-dir']) writeReportAtomic(`${f['report-dir'] as string}/bench-${policy}${reps > 1 ? `-${rep + 1}` : ''}.json`, report);
+      runs.get(policy)?.push(report);
     }
+    const rows: BenchRow[] = policies.map((policy) => medianRow(policy, runs.get(policy) ?? []));
     if (f['json']) process.stdout.write(JSON.stringify(benchJson(modelPath, ram, enforced, rows), null, 2) + '\n');
     else process.stdout.write(benchTable(rows));
     return rows.every((r) => r.report.outcome.status === 'ok') ? 0 : 1;
