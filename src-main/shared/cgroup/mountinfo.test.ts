@@ -27,7 +27,7 @@ const CI_MOUNTINFO = `22 27 0:21 / /proc rw,relatime - proc proc rw
 const V2_MOUNTINFO = `24 30 0:22 / /sys rw,nosuid,nodev,noexec,relatime shared:7 - sysfs sysfs rw
 35 24 0:30 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:9 - cgroup2 cgroup2 rw,nsdelegate,memory_recursiveprot
 30 1 259:2 / / rw,relatime shared:1 - ext4 /dev/nvme0n1p2 rw,errors=remount-ro
-61 30 0:42 / /tmp rw,nosuid,nodev shared:30 - tmpfs tmpfs rw,size=8123456k,nr_inodes=1048576
+61 30 0:42 / /run rw,nosuid,nodev shared:30 - tmpfs tmpfs rw,size=8123456k,nr_inodes=1048576
 90 30 0:50 / /media/My\\040Disk rw,relatime shared:40 - vfat /dev/sdb1 rw
 `;
 
@@ -87,6 +87,6 @@ describe('mountForPath', () => {
     expect(mountForPath(m, '/dev/shm/x.gguf')).toMatchObject({ mountId: 30, fsType: 'tmpfs' });
     expect(mountForPath(m, '/home/u/model.gguf')).toMatchObject({ fsType: 'ext4' });
     expect(mountForPath(m, '/devices')).toMatchObject({ fsType: 'ext4' });
-    expect(mountForPath(parseMountinfo(V2_MOUNTINFO), '/tmp/m.gguf')).toMatchObject({ fsType: 'tmpfs' });
+    expect(mountForPath(parseMountinfo(V2_MOUNTINFO), '/run/m.gguf')).toMatchObject({ fsType: 'tmpfs' });
   });
 });
