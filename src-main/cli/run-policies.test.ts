@@ -4,15 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Ajv from 'ajv';
 import { runCli } from '../test-support/cli.js';
-import { packageRoot } from '../node/paths.js';
+import { validateReport } from '../test-support/report-schema.js';
 import { POLICIES } from './run-config.js';
 
 let dir = '';
 let model = '';
-const schema = JSON.parse(readFileSync(join(packageRoot(), 'resources', 'report.schema.json'), 'utf8'));
-const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
+const validate = validateReport;
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'ramforge-policies-'));
