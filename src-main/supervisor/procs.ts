@@ -52,17 +52,8 @@ function tryRmdir(g: MemoryGroup): RemoveResult | null {
 export async function killAndRemove(g: MemoryGroup, timeoutMs = 5000): Promise<RemoveResult> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    let pids: number[] = [];
-    try {
-      pids = g.procs();
-      if (pids.length > 0) g.killAll();
-    } catch {
-      /* the group may be gone already: rmdir decides */
-    }
-    if (pids.length === 0) {
-      const r = tryRmdir(g);
-      if (r) return r;
-    }
+    const { done, pids } = killRound(g);
+    if (done) return done;
     if (Date.now() > until) {
       return { removed: false, reason: `${g.dir} still holds processes ${pids.join(',') || '(none listed, rmdir says busy)'} after ${timeoutMs} ms` };
     }
@@ -74,18 +65,22 @@ export async function killAndRemove(g: MemoryGroup, timeoutMs = 5000): Promise<R
 export function killAndRemoveSync(g: MemoryGroup, timeoutMs = 3000): RemoveResult {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    let pids: number[] = [];
-    try {
-      pids = g.procs();
-      if (pids.length > 0) g.killAll();
-    } catch {
-      /* see above */
-    }
-    if (pids.length === 0) {
-      const r = tryRmdir(g);
-      if (r) return r;
-    }
+    const { done } = killRound(g);
+    if (done) return done;
     if (Date.now() > until) return { removed: false, reason: `${g.dir} still busy after ${timeoutMs} ms` };
     sleepSync(10);
   }
 }
+
+/** One round: kill what is left in the group; once it is empty, try to remove it. */
+function killRound(g: MemoryGroup): { done: RemoveResult | null; pids: number[] } {
+  let pids: number[] = [];
+  try {
+    pids = g.procs();
+    if (pids.length > 0) g.killAll();
+  } catch {
+    /* the group may be gone already: rmdir decides */
+  }
+  return { done: pids.length === 0 ? tryRmdir(g) : null, pids };
+}
+
