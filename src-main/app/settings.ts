@@ -1,24 +1,11 @@
 // Run settings from the UI → the worker's load parameters and the planner's flags.
 import { releasesPages } from '../shared/policy-rules.js';
 import { totalmem, availableParallelism } from 'node:os';
-import type { RunSettings } from '../shared/api.js';
-import type { LoadParams, PolicyName } from '../shared/worker-protocol.js';
-import { POLICIES } from './validate.js';
+import { DEFAULT_RUN_SETTINGS, type RunSettings } from '../shared/api.js';
+import { POLICIES, type LoadParams, type PolicyName } from '../shared/worker-protocol.js';
 
 export function defaultSettings(): RunSettings {
-  return {
-    ramBytes: null,
-    vramBytes: null,
-    enforceRam: false,
-    ctx: 2048,
-    policy: 'auto',
-    prefetchDepth: 2,
-    threads: Math.max(1, Math.min(8, availableParallelism())),
-    mmap: true,
-    repack: true,
-    prefault: false,
-    graphTrace: true,
-  };
+  return { ...DEFAULT_RUN_SETTINGS, threads: Math.max(1, Math.min(8, availableParallelism())) };
 }
 
 function posInt(v: unknown, name: string, min = 1): number {

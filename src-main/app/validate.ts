@@ -1,7 +1,5 @@
 // Arguments that arrive over IPC or the WebSocket are untrusted shapes: check them here.
-import { DEFAULT_SAMPLING, type ChatMessage, type PolicyName, type SamplingParams } from '../shared/worker-protocol.js';
-
-export const POLICIES: readonly PolicyName[] = ['off', 'observe', 'conservative', 'memory-bound', 'reuse-aware', 'stream'];
+import { DEFAULT_SAMPLING, POLICIES, type ChatMessage, type PolicyName, type SamplingParams } from '../shared/worker-protocol.js';
 
 export function checkString(v: unknown, name: string, max = 4096): string {
   if (typeof v !== 'string' || v.length === 0 || v.length > max) throw new TypeError(`${name} must be a non-empty string (at most ${max} characters)`);

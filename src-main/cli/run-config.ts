@@ -5,15 +5,14 @@ import { releasesPages } from '../shared/policy-rules.js';
 import { UsageError } from './errors.js';
 import type { OpenedModel } from '../node/gguf-file.js';
 import { planMemory, type MemoryPlan } from '../shared/plan/plan.js';
-import type { GenerateParams, LoadParams, PolicyName } from '../shared/worker-protocol.js';
+import { POLICIES, type GenerateParams, type LoadParams, type PolicyName } from '../shared/worker-protocol.js';
 
-export const POLICIES: PolicyName[] = ['off', 'observe', 'conservative', 'memory-bound', 'reuse-aware', 'stream'];
 /** Used by the plan when neither --disk-bw nor a measurement is available. */
 export const ASSUMED_DISK_BW = 1e9;
 
 export function parsePolicy(v: unknown): PolicyName | null {
   if (v === undefined) return null;
-  if (typeof v !== 'string' || !(POLICIES as string[]).includes(v)) {
+  if (typeof v !== 'string' || !(POLICIES as readonly string[]).includes(v)) {
     throw new UsageError(`--policy must be one of ${POLICIES.join(', ')}; got '${String(v)}'`);
   }
   return v as PolicyName;

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../test-support/cli.js';
 import { validateReport } from '../test-support/report-schema.js';
-import { POLICIES } from './run-config.js';
+import { POLICIES } from '../shared/worker-protocol.js';
 
 let dir = '';
 let model = '';

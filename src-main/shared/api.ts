@@ -1,6 +1,7 @@
 // The one API the renderer sees. Electron exposes it through the preload (contextBridge);
 // browser mode implements it over a local WebSocket. Every method's arguments and results
 // are plain JSON.
+import { DEFAULT_PREFETCH_DEPTH } from './plan/plan.js';
 import type {
   ChatMessage,
   GenerationResult,
@@ -33,6 +34,21 @@ export interface RunSettings {
   /** Record the graph trace (node groups per layer, weights touched, last uses) at load; default true. */
   graphTrace?: boolean;
 }
+
+/** What a new window starts with; the host fills in the CPU's thread count. */
+export const DEFAULT_RUN_SETTINGS: RunSettings = {
+  ramBytes: null,
+  vramBytes: null,
+  enforceRam: false,
+  ctx: 2048,
+  policy: 'auto',
+  prefetchDepth: DEFAULT_PREFETCH_DEPTH,
+  threads: 4,
+  mmap: true,
+  repack: true,
+  prefault: false,
+  graphTrace: true,
+};
 
 export interface Conversation {
   id: string;

@@ -1,7 +1,8 @@
 // The typed message protocol between a host (CLI, Electron main, browser-mode server) and the
 // inference worker process that owns the native addon. One source of truth for both sides.
 
-export type PolicyName = 'off' | 'observe' | 'conservative' | 'memory-bound' | 'reuse-aware' | 'stream';
+export const POLICIES = ['off', 'observe', 'conservative', 'memory-bound', 'reuse-aware', 'stream'] as const;
+export type PolicyName = (typeof POLICIES)[number];
 
 export interface LoadParams {
   modelPath: string;

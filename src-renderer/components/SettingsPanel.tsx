@@ -1,8 +1,9 @@
 // Run settings (the plan updates as they change) and the Load button with its progress bar.
 import type { RunSettings } from '../../src-main/shared/api.js';
+import { POLICIES as POLICY_NAMES } from '../../src-main/shared/worker-protocol.js';
 import { useStore } from '../store/index.js';
 
-const POLICIES: RunSettings['policy'][] = ['auto', 'off', 'observe', 'conservative', 'memory-bound', 'reuse-aware', 'stream'];
+const POLICIES: RunSettings['policy'][] = ['auto', ...POLICY_NAMES];
 
 function intOr(v: string, fallback: number): number {
   const n = Number.parseInt(v, 10);

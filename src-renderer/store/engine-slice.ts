@@ -1,21 +1,9 @@
 // Engine state (pushed by the host), run settings, the model list, load / kill / restart.
-import type { EngineState, ModelRef, RunSettings } from '../../src-main/shared/api.js';
+import { DEFAULT_RUN_SETTINGS, type EngineState, type ModelRef, type RunSettings } from '../../src-main/shared/api.js';
 import { parseSize } from '../../src-main/shared/size.js';
 import { getApi } from '../api.js';
 import { errorText, type Slice } from './types.js';
 
-export const DEFAULT_SETTINGS: RunSettings = {
-  ramBytes: null,
-  vramBytes: null,
-  enforceRam: false,
-  ctx: 2048,
-  policy: 'auto',
-  prefetchDepth: 2,
-  threads: 4,
-  mmap: true,
-  repack: true,
-  prefault: false,
-};
 
 export interface EngineSlice {
   engine: EngineState;
@@ -53,7 +41,7 @@ export const createEngineSlice: Slice<EngineSlice> = (set, get) => ({
   engine: { status: 'idle', model: null, settings: null, lastExit: null, message: null },
   loadFraction: null,
   models: [],
-  settings: DEFAULT_SETTINGS,
+  settings: DEFAULT_RUN_SETTINGS,
   ramText: '',
   vramText: '',
   settingsError: null,

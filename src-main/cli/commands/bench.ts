@@ -4,13 +4,13 @@ import type { CommandSpec, ParsedArgs } from '../args.js';
 import { UsageError } from '../errors.js';
 import { openModelInput } from '../model-input.js';
 import { LOAD_FLAGS, MEMORY_FLAGS } from '../run-flags.js';
-import { POLICIES, loadParams, makePlan, parsePolicy } from '../run-config.js';
+import { loadParams, makePlan, parsePolicy } from '../run-config.js';
 import { runOnce } from '../../node/run-once.js';
 import { buildRunReport, writeReportAtomic } from '../../node/report-file.js';
 import { detectCgroup } from '../../supervisor/index.js';
 import { benchTable, benchJson, medianRow, type BenchRow } from '../bench-output.js';
 import type { RunReport } from '../../shared/report/report-types.js';
-import type { PolicyName } from '../../shared/worker-protocol.js';
+import { POLICIES, type PolicyName } from '../../shared/worker-protocol.js';
 import { releasesPages } from '../../shared/policy-rules.js';
 
 export const command: CommandSpec = {

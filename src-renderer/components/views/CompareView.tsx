@@ -1,6 +1,6 @@
 // Compare runs side by side: run one prompt under several policies, or pick saved reports.
 import { useMemo, useRef, useState } from 'react';
-import type { PolicyName } from '../../../src-main/shared/worker-protocol.js';
+import { POLICIES, type PolicyName } from '../../../src-main/shared/worker-protocol.js';
 import { compareRow, firstDivergence, tokensIdentical } from '../../lib/compare.js';
 import { reportDashboard } from '../../lib/dashboard-model.js';
 import { formatBytes, formatBytesPerTok, formatMs, formatTokS } from '../../lib/format.js';
@@ -9,7 +9,6 @@ import type { OpenReport } from '../../store/report-slice.js';
 import { ResidencyHeatmap } from '../charts/ResidencyHeatmap.js';
 import { Empty } from '../Empty.js';
 
-const POLICIES: PolicyName[] = ['off', 'observe', 'conservative', 'memory-bound', 'reuse-aware', 'stream'];
 
 export function CompareView() {
   const reports = useStore((s) => s.reports);
