@@ -1,6 +1,7 @@
 // The schema-v1 report of one chat turn in the app, built with the same builder as
 // `ramforge run --report-json` (src-main/node/report-file.ts), from what the service saw.
-import { openGgufModel } from '../node/gguf-file.js';
+import { stat } from 'node:fs/promises';
+import { openGgufModel, type OpenedModel } from '../node/gguf-file.js';
 import { buildRunReport } from '../node/report-file.js';
 import type { RunOnceResult } from '../node/run-once.js';
 import type { MemoryPlan } from '../shared/plan/plan-types.js';
@@ -21,9 +22,21 @@ export interface TurnRecord {
   wallMs: number;
 }
 
+// Every chat turn makes a report of the same model: its header (megabytes for a large vocab)
+// is read once per loaded file, not once per turn.
+let lastOpened: { path: string; mtimeMs: number; size: number; opened: OpenedModel } | null = null;
+
+async function openCached(path: string): Promise<OpenedModel> {
+  const st = await stat(path);
+  if (lastOpened && lastOpened.path === path && lastOpened.mtimeMs === st.mtimeMs && lastOpened.size === st.size) return lastOpened.opened;
+  const opened = await openGgufModel(path);
+  lastOpened = { path, mtimeMs: st.mtimeMs, size: st.size, opened };
+  return opened;
+}
+
 export async function buildTurnReport(t: TurnRecord): Promise<unknown> {
   // The file already loaded in the worker, so its header passed the hardened reader once.
-  const opened = await openGgufModel(t.modelPath);
+  const opened = await openCached(t.modelPath);
   const result: RunOnceResult = {
     model: t.model,
     generation: t.result,
