@@ -1,6 +1,9 @@
 #include "context.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <chrono>
 #include <cstring>
 #include <string>
@@ -20,6 +23,50 @@ namespace rf {
 Napi::FunctionReference Context::constructor_;
 
 namespace {
+
+struct MapRegion {
+  uintptr_t start, end;
+  bool candidate;  // private, writable, anonymous, not the heap, not a thread stack
+};
+
+std::vector<MapRegion> MapRegions() {
+  std::vector<MapRegion> out;
+  FILE* f = fopen("/proc/self/maps", "r");
+  if (!f) return out;
+  char line[512];
+  uintptr_t prev_guard_end = 0;
+  while (fgets(line, sizeof line, f)) {
+    unsigned long a, b, off, inode;
+    char perms[8] = {0}, dev[16] = {0}, path[256] = {0};
+    int n = sscanf(line, "%lx-%lx %7s %lx %15s %lu %255s", &a, &b, perms, &off, dev, &inode, path);
+    if (n < 6) continue;
+    bool anon = inode == 0 && n == 6;
+    bool guard = anon && perms[0] == '-' && perms[1] == '-';
+    // A thread's stack sits right above its guard page: not ours to charge.
+    bool stack = prev_guard_end == a;
+    out.push_back({a, b, anon && perms[0] == 'r' && perms[1] == 'w' && perms[3] == 'p' && !stack});
+    prev_guard_end = guard ? b : 0;
+  }
+  fclose(f);
+  return out;
+}
+
+// Under a cap the context's buffers (compute buffer, caches) are charged at creation, not on the
+// first long prompt: the plan is then made against what the run really holds, and a long
+// prompt later cannot push the run against the cap. Faults in, for writing, every candidate
+// region that is new or grew; MADV_POPULATE_WRITE never changes the contents of present pages.
+double PrechargeSince(const std::vector<MapRegion>& before) {
+  double total = 0;
+  for (const auto& r : MapRegions()) {
+    if (!r.candidate) continue;
+    uintptr_t from = r.start;
+    for (const auto& b : before)
+      if (b.start == r.start) from = std::max(from, b.end);
+    if (from >= r.end) continue;
+    if (madvise(reinterpret_cast<void*>(from), r.end - from, 23 /* MADV_POPULATE_WRITE */) == 0) total += static_cast<double>(r.end - from);
+  }
+  return total;
+}
 
 double NowMs() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -45,6 +92,13 @@ bool DecodeTokens(Context* c, const llama_token* toks, int n, int n_batch, std::
     if (r) r->OnDecodeStart(k);
     int rc = llama_decode(c->get(), batch);
     if (r) r->OnDecodeEnd();
+    if (r && rc == 0) {
+      std::string serr = r->StreamError();
+      if (!serr.empty()) {
+        *err = serr;
+        return false;
+      }
+    }
     if (rc != 0) {
       std::string why = LogErrorsSinceMark();
       *err = "llama_decode failed (" + std::to_string(rc) + ")" + (why.empty() ? "" : ": " + why);
@@ -251,7 +305,12 @@ void Context::Init(Napi::Env env, Napi::Object exports) {
                                       InstanceMethod("cancel", &Context::Cancel),
                                       InstanceMethod("clearMemory", &Context::ClearMemory),
                                       InstanceMethod("info", &Context::Info),
-                                      InstanceMethod("residency", &Context::ResidencyCall),
+                                      InstanceMethod("residencyConfigure", &Context::ResidencyConfigure),
+                                      InstanceMethod("residencySample", &Context::ResidencySample),
+                                      InstanceMethod("residencyDrop", &Context::ResidencyDrop),
+                                      InstanceMethod("residencyPrefetch", &Context::ResidencyPrefetch),
+                                      InstanceMethod("traceArm", &Context::TraceArm),
+                                      InstanceMethod("traceTake", &Context::TraceTake),
                                       InstanceMethod("free", &Context::Free),
                                   });
   constructor_ = Napi::Persistent(fn);
@@ -293,8 +352,11 @@ Context::Context(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Context>(inf
       p.cb_eval_user_data = residency_.get();
     }
   }
+  bool precharge = opts.Has("precharge") && opts.Get("precharge").ToBoolean().Value();
+  std::vector<MapRegion> before = precharge ? MapRegions() : std::vector<MapRegion>();
   LogMark();
   ctx_ = llama_init_from_model(model_->get(), p);
+  if (ctx_ && precharge) precharged_bytes_ = PrechargeSince(before);
   if (!ctx_) {
     std::string why = LogErrorsSinceMark();
     ThrowError(env, "CONTEXT_FAILED", "failed to create the context" + (why.empty() ? std::string() : ": " + why));
@@ -409,6 +471,7 @@ Napi::Value Context::Info(const Napi::CallbackInfo& info) {
   o.Set("nBatch", llama_n_batch(ctx_));
   o.Set("nThreads", llama_n_threads(ctx_));
   o.Set("cachedTokens", static_cast<double>(cached_.size()));
+  o.Set("prechargedBytes", precharged_bytes_);
   return o;
 }
 

@@ -39,7 +39,14 @@ class Context : public Napi::ObjectWrap<Context> {
   Napi::Value Cancel(const Napi::CallbackInfo& info);
   Napi::Value ClearMemory(const Napi::CallbackInfo& info);
   Napi::Value Info(const Napi::CallbackInfo& info);
-  Napi::Value ResidencyCall(const Napi::CallbackInfo& info);
+  Napi::Value ResidencyConfigure(const Napi::CallbackInfo& info);
+  Napi::Value ResidencySample(const Napi::CallbackInfo& info);
+  Napi::Value ResidencyDrop(const Napi::CallbackInfo& info);
+  Napi::Value ResidencyPrefetch(const Napi::CallbackInfo& info);
+  Napi::Value ResidencyLayerOp(const Napi::CallbackInfo& info, bool drop);
+  Napi::Value TraceArm(const Napi::CallbackInfo& info);
+  Napi::Value TraceTake(const Napi::CallbackInfo& info);
+  bool CheckResidency(Napi::Env env);
   Napi::Value Free(const Napi::CallbackInfo& info);
   bool CheckUsable(Napi::Env env);
   void Release();
@@ -52,6 +59,7 @@ class Context : public Napi::ObjectWrap<Context> {
   std::atomic<bool> busy_{false};
   std::unique_ptr<Residency> residency_;
   int n_batch_ = 512;
+  double precharged_bytes_ = 0;
 };
 
 }  // namespace rf

@@ -40,13 +40,7 @@ Policy PolicyFromString(const std::string& s, bool* ok) {
 Residency::Residency() : t0_(NowMs()) {}
 
 Residency::~Residency() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
-  }
-  cv_.notify_all();
-  for (auto& t : io_)
-    if (t.joinable()) t.join();
+  stream_.reset();
   for (int fd : fds_)
     if (fd >= 0) close(fd);
 }
@@ -54,14 +48,10 @@ Residency::~Residency() {
 double Residency::Now() const { return NowMs() - t0_; }
 
 std::string Residency::Configure(Policy policy, std::vector<ResidencyLayer> layers, const std::vector<std::string>& files,
-                                 int prefetch_depth, size_t target_bytes,
-                                 std::vector<int> release_order) {
-  {
-    std::unique_lock<std::mutex> lock(mu_);
-    queue_.clear();
-    // Wait for in-flight prefetch chunks to finish before the ranges change under them.
-    cv_.wait(lock, [&] { return inflight_ == 0; });
-  }
+                                 size_t target_bytes, std::vector<int> release_order, StreamConfig stream,
+                                 const std::unordered_map<std::string, ggml_tensor*>& tensors) {
+  // The old schedule's threads stop (and its locks go) before anything changes under them.
+  stream_.reset();
   for (int fd : fds_)
     if (fd >= 0) close(fd);
   fds_.clear();
@@ -70,10 +60,8 @@ std::string Residency::Configure(Policy policy, std::vector<ResidencyLayer> laye
     if (fd < 0) return "cannot open " + f + ": " + std::strerror(errno);
     fds_.push_back(fd);
   }
-  std::lock_guard<std::mutex> lock(mu_);
   policy_ = policy;
   layers_ = std::move(layers);
-  prefetch_depth_ = std::max(0, prefetch_depth);
   target_bytes_ = target_bytes;
   streamed_.clear();
   for (const auto& l : layers_)
@@ -81,14 +69,15 @@ std::string Residency::Configure(Policy policy, std::vector<ResidencyLayer> laye
   std::sort(streamed_.begin(), streamed_.end());
   // Default release order for a cyclic scan: the layer the next token needs last goes first.
   release_order_ = release_order.empty() ? std::vector<int>(streamed_.rbegin(), streamed_.rend()) : std::move(release_order);
-  state_.assign(layers_.size(), 0);
-  pending_.assign(layers_.size(), 0);
-  started_at_.assign(layers_.size(), 0);
-  current_layer_ = -1;
-  if (policy_ == Policy::Stream && io_.empty()) {
-    const char* env = std::getenv("RAMFORGE_IO_THREADS");
-    int n = env ? std::max(1, std::atoi(env)) : 2;
-    for (int i = 0; i < n; i++) io_.emplace_back([this] { IoLoop(); });
+  for (int l : release_order_)
+    if (l < 0 || l >= static_cast<int>(layers_.size())) return "release order names layer " + std::to_string(l) + ", which does not exist";
+  if (policy_ == Policy::Stream) {
+    stream_ = std::make_unique<StreamSchedule>([this](int kind, int layer, double bytes, double dur) { Event(kind, layer, bytes, dur); });
+    std::string err = stream_->Configure(std::move(stream), files, tensors);
+    if (!err.empty()) {
+      stream_.reset();
+      return err;
+    }
   }
   return "";
 }
@@ -110,17 +99,16 @@ Residency::Counters Residency::counters() {
   return counters_;
 }
 
-int Residency::PosInStreamed(int layer) const {
-  auto it = std::lower_bound(streamed_.begin(), streamed_.end(), layer);
-  if (it != streamed_.end() && *it == layer) return static_cast<int>(it - streamed_.begin());
-  return -1;
-}
+std::string Residency::StreamError() { return stream_ ? stream_->error() : ""; }
+
+StreamCounters Residency::stream_counters() { return stream_ ? stream_->counters() : StreamCounters(); }
+
+double Residency::PinnedResidentBytes() { return stream_ ? stream_->PinnedResidentBytes() : -1; }
 
 bool Residency::EvalCallback(ggml_tensor* t, bool ask, void* user) {
   auto* self = static_cast<Residency*>(user);
-  // The first node of each layer is "attn_norm-<il>" in llama, qwen2 and gptneox graphs. The
-  // ask==true calls are a look-ahead scan before anything computes; the ask==false call for the
-  // same node comes when it has been computed, i.e. when layer il really starts.
+  // ask==true comes for each node before it runs (the scheduler computes up to the first node
+  // we ask for), ask==false after a node we asked for has run.
   const char* name = t->name;
   if (self->trace_active_) {
     std::lock_guard<std::mutex> lock(self->trace_mu_);
@@ -141,10 +129,9 @@ bool Residency::EvalCallback(ggml_tensor* t, bool ask, void* user) {
       self->trace_group_++;
     }
   }
-  if (std::strncmp(name, "attn_norm-", 10) != 0) return ask ? false : true;
-  if (ask) return true;
-  self->OnLayerStart(std::atoi(name + 10));
-  return true;
+  if (!self->stream_) return ask ? false : true;
+  if (ask) return self->stream_->Ask(t);
+  return self->stream_->Computed(t);
 }
 
 void Residency::ArmTrace(size_t max_events) {
@@ -163,7 +150,6 @@ TraceResult Residency::TakeTrace() {
 }
 
 void Residency::OnDecodeStart(int n_tokens) {
-  current_layer_ = -1;
   std::lock_guard<std::mutex> lock(trace_mu_);
   if (trace_armed_ && n_tokens == 1) {
     trace_armed_ = false;
@@ -177,148 +163,22 @@ void Residency::OnDecodeEnd() {
     std::lock_guard<std::mutex> lock(trace_mu_);
     trace_active_ = false;
   }
-  if (policy_ != Policy::Stream) return;
-  // The last layer finished with the decode; drop it unless the next token needs it soon.
-  if (current_layer_ >= 0 && current_layer_ < static_cast<int>(layers_.size()) && layers_[current_layer_].tier == 1) {
-    int pos = PosInStreamed(current_layer_);
-    int n = static_cast<int>(streamed_.size());
-    if (n > prefetch_depth_ + 1 || pos < 0) DropLayer(current_layer_, true);
-  }
-  current_layer_ = -1;
-}
-
-void Residency::OnLayerStart(int il) {
-  if (il < 0 || il >= static_cast<int>(layers_.size())) return;
-  int prev = current_layer_;
-  current_layer_ = il;
-  int n = static_cast<int>(streamed_.size());
-  // Only the stream schedule acts at layer boundaries (and only it runs I/O threads); the
-  // other policies observe here and act between tokens.
-  if (n == 0 || policy_ != Policy::Stream) return;
-
-  // Is this layer's data here? If its prefetch is in flight, wait (a stall); if it was never
-  // requested, compute will fault it in (a late arrival).
-  if (layers_[il].tier == 1) {
-    std::unique_lock<std::mutex> lock(mu_);
-    int st = state_[il];
-    if (st == 3) {
-      std::lock_guard<std::mutex> l2(ev_mu_);
-      counters_.prefetch_hits++;
-    } else if (st == 1 || st == 2) {
-      double t = NowMs();
-      // Still queued or loading: its chunks go first, then wait for them.
-      std::stable_partition(queue_.begin(), queue_.end(), [il](const Chunk& c) { return c.layer == il; });
-      cv_.notify_all();
-      cv_.wait(lock, [&] { return state_[il] == 3 || stop_; });
-      double dur = NowMs() - t;
-      lock.unlock();
-      {
-        std::lock_guard<std::mutex> l2(ev_mu_);
-        counters_.stall_ms += dur;
-        counters_.late++;
-      }
-      Event(3, il, 0, dur);
-    } else {
-      lock.unlock();
-      {
-        std::lock_guard<std::mutex> l2(ev_mu_);
-        counters_.late++;
-      }
-      Event(2, il, 0, 0);
-    }
-  }
-
-  // Read ahead: the next `prefetch_depth_` streamed layers in cyclic order.
-  int start = static_cast<int>(std::upper_bound(streamed_.begin(), streamed_.end(), il) - streamed_.begin());
-  std::vector<int> window;
-  for (int k = 0; k < std::min(prefetch_depth_, n); k++) window.push_back(streamed_[(start + k) % n]);
-  for (int l : window) RequestPrefetch(l);
-
-  // Drop the layer that just finished, unless it is about to be needed again.
-  if (prev >= 0 && prev != il && layers_[prev].tier == 1 &&
-      std::find(window.begin(), window.end(), prev) == window.end()) {
-    DropLayer(prev, true);
-  }
-}
-
-void Residency::RequestPrefetch(int layer) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (state_[layer] != 0) return;
-  const size_t kChunk = 4u << 20;
-  int n = 0;
-  for (const auto& r : layers_[layer].ranges)
-    for (size_t off = 0; off < r.len; off += kChunk) {
-      queue_.push_back({layer, r.addr + off, std::min(kChunk, r.len - off)});
-      n++;
-    }
-  if (n == 0) {
-    state_[layer] = 3;
-    return;
-  }
-  state_[layer] = 1;
-  pending_[layer] = n;
-  started_at_[layer] = NowMs();
-  cv_.notify_all();
-}
-
-void Residency::IoLoop() {
-  for (;;) {
-    Chunk c;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
-      if (stop_) return;
-      c = queue_.front();
-      queue_.pop_front();
-      state_[c.layer] = 2;
-      inflight_++;
-    }
-    if (madvise(reinterpret_cast<void*>(c.addr), c.len, MADV_POPULATE_READ) != 0) {
-      // Older kernels: touch one byte per page.
-      volatile const char* p = reinterpret_cast<const char*>(c.addr);
-      for (size_t off = 0; off < c.len; off += kPage) (void)p[off];
-    }
-    bool done = false;
-    double dur = 0, bytes = 0;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      inflight_--;
-      if (--pending_[c.layer] == 0) {
-        state_[c.layer] = 3;
-        done = true;
-        dur = NowMs() - started_at_[c.layer];
-        for (const auto& r : layers_[c.layer].ranges) bytes += static_cast<double>(r.len);
-      }
-    }
-    cv_.notify_all();
-    if (done) {
-      {
-        std::lock_guard<std::mutex> l2(ev_mu_);
-        counters_.prefetches++;
-        counters_.prefetch_bytes += bytes;
-      }
-      Event(0, c.layer, bytes, dur);
-    }
-  }
 }
 
 double Residency::PrefetchLayerSync(int layer) {
   if (layer < 0 || layer >= static_cast<int>(layers_.size())) return 0;
   double bytes = 0;
   for (const auto& r : layers_[layer].ranges) {
-    if (madvise(reinterpret_cast<void*>(r.addr), r.len, MADV_POPULATE_READ) != 0) {
-      volatile const char* p = reinterpret_cast<const char*>(r.addr);
-      for (size_t off = 0; off < r.len; off += kPage) (void)p[off];
-    }
-    bytes += static_cast<double>(r.len);
+    // No fallback that touches pages: on a file truncated under us that would be a SIGBUS.
+    if (madvise(reinterpret_cast<void*>(r.addr), r.len, MADV_POPULATE_READ) == 0) bytes += static_cast<double>(r.len);
   }
   return bytes;
 }
 
-// Both calls are needed: MADV_DONTNEED unmaps our view, POSIX_FADV_DONTNEED frees the clean
-// page-cache pages (which a cgroup is charged for). Large page-cache folios can straddle a layer
-// boundary and are skipped by fadvise, so the previous streamed layer's file range is advised
-// again too.
+// Both calls are needed: MADV_DONTNEED unmaps the model's view, POSIX_FADV_DONTNEED frees the
+// clean page-cache pages (which a cgroup is charged for). Large page-cache folios can straddle a
+// layer boundary and are skipped by fadvise, so the previous streamed layer's file range is
+// advised again too.
 double Residency::DropLayer(int layer, bool fadvise_neighbours) {
   if (layer < 0 || layer >= static_cast<int>(layers_.size())) return 0;
   double t = NowMs();
@@ -334,12 +194,8 @@ double Residency::DropLayer(int layer, bool fadvise_neighbours) {
   }
   advise_file(layers_[layer]);
   if (fadvise_neighbours) {
-    int pos = PosInStreamed(layer);
-    if (pos > 0) advise_file(layers_[streamed_[pos - 1]]);
-  }
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (state_[layer] == 3) state_[layer] = 0;
+    auto it = std::lower_bound(streamed_.begin(), streamed_.end(), layer);
+    if (it != streamed_.end() && *it == layer && it != streamed_.begin()) advise_file(layers_[*(it - 1)]);
   }
   {
     std::lock_guard<std::mutex> l2(ev_mu_);
@@ -372,6 +228,7 @@ std::vector<double> Residency::ResidentBytes() {
 // the next token needs them last, or last use from a graph-trace profile) until the resident
 // total is under the target.
 void Residency::BetweenTokens() {
+  if (stream_) stream_->BetweenTokens();
   if (policy_ == Policy::Conservative) {
     for (int l : streamed_) DropLayer(l, false);
     return;

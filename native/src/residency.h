@@ -1,28 +1,24 @@
 // The residency engine's native half: it executes a plan made in TypeScript. For each layer
 // it knows the page-aligned address ranges that belong to that layer alone (never a page shared
-// with a pinned tensor) and the matching file ranges. Under the `stream` policy it prefetches
-// the next streamed layers on an I/O thread and drops a streamed layer as soon as the next
-// layer starts, at layer boundaries observed through the scheduler's eval callback.
+// with a pinned tensor) and the matching file ranges; the release policies act on those between
+// tokens. The `stream` policy hands the plan's units to the streaming schedule (stream.h),
+// which acts inside each decode through the scheduler's eval callback.
 #pragma once
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <mutex>
 #include <string>
-#include <thread>
+#include <memory>
+#include <unordered_map>
 #include <vector>
+
+#include "stream.h"
 
 struct ggml_tensor;
 
 namespace rf {
 
-struct ResidencyRange {
-  uintptr_t addr = 0;  // page aligned
-  size_t len = 0;      // page multiple
-  int file = -1;       // index into files, -1 when not file backed
-  int64_t file_offset = 0;
-};
+using ResidencyRange = MappedRange;
 
 struct ResidencyLayer {
   int index = 0;
@@ -62,10 +58,10 @@ class Residency {
 
   // Replaces the plan. Opens the files for fadvise. Returns an error message or "".
   std::string Configure(Policy policy, std::vector<ResidencyLayer> layers, const std::vector<std::string>& files,
-                        int prefetch_depth, size_t target_bytes,
-                        std::vector<int> release_order);
+                        size_t target_bytes, std::vector<int> release_order, StreamConfig stream,
+                        const std::unordered_map<std::string, ggml_tensor*>& tensors);
   Policy policy() const { return policy_; }
-  bool wants_callback() const { return policy_ == Policy::Stream; }
+  int layer_count() const { return static_cast<int>(layers_.size()); }
 
   // ggml_backend_sched_eval_callback
   static bool EvalCallback(ggml_tensor* t, bool ask, void* user);
@@ -85,51 +81,31 @@ class Residency {
   std::vector<double> ResidentBytes();
   std::vector<ResidencyEventRec> TakeEvents();
   struct Counters {
-    double prefetch_bytes = 0, dropped_bytes = 0, released_bytes = 0;
-    int prefetches = 0, prefetch_hits = 0, late = 0, drops = 0;
-    double stall_ms = 0;
+    double dropped_bytes = 0, released_bytes = 0;
+    int drops = 0;
   };
   Counters counters();
+  // The streaming schedule's counters and pinned residency (null schedule: zeros, -1).
+  StreamCounters stream_counters();
+  double PinnedResidentBytes();
+  // A streamed read failed (the decode that saw it must fail): the message, else "".
+  std::string StreamError();
 
   // Exposed for --release-layer N / tests: drop one layer's exclusive pages now.
   double DropLayer(int layer, bool fadvise_neighbours);
   double PrefetchLayerSync(int layer);
 
  private:
-  void OnLayerStart(int layer);
-  void RequestPrefetch(int layer);
-  void IoLoop();
   double Now() const;
   void Event(int kind, int layer, double bytes, double dur_ms);
-  int PosInStreamed(int layer) const;
 
   Policy policy_ = Policy::Off;
   std::vector<ResidencyLayer> layers_;
   std::vector<int> fds_;
-  std::vector<int> streamed_;  // layer indices, ascending
-  std::vector<int> release_order_;  // streamed layers in the order the plan wants them released
-  int prefetch_depth_ = 4;
+  std::vector<int> streamed_;        // layer indices with streamed tensors, ascending
+  std::vector<int> release_order_;  // layers in the order the plan wants them released
   size_t target_bytes_ = 0;
-  int current_layer_ = -1;
-  int last_dropped_ = -1;
-
-  std::mutex mu_;
-  std::condition_variable cv_;
-  // Prefetch work is split into chunks so several I/O threads keep the device busy: one
-  // thread faulting a layer in reached ~1.1 GB/s here, the disk does more with more requests
-  // in flight.
-  struct Chunk {
-    int layer;
-    uintptr_t addr;
-    size_t len;
-  };
-  std::deque<Chunk> queue_;
-  std::vector<int> state_;  // per layer: 0 idle, 1 queued, 2 loading, 3 ready
-  std::vector<int> pending_;  // chunks of the layer not yet read
-  std::vector<double> started_at_;
-  int inflight_ = 0;
-  std::vector<std::thread> io_;
-  bool stop_ = false;
+  std::unique_ptr<StreamSchedule> stream_;
 
   std::mutex ev_mu_;
   std::vector<ResidencyEventRec> events_;

@@ -1,152 +1,401 @@
-// JS surface of the residency engine: ctx.residency(op, arg).
-//   'configure' {policy, files, prefetchDepth, targetBytes, releaseOrder?, layers: [{index, tier,
-//               ranges: [[addr, len, fileIndex, fileOffset], ...]}]}
-//   'sample'    -> {layerResident: number[], events: [...], counters: {...}}
-//   'drop' N    -> bytes dropped;  'prefetch' N -> bytes read ahead (synchronously)
+// JS surface of the residency engine, one method per operation, every argument checked:
+//   residencyConfigure({policy, files, targetBytes, releaseOrder?, layers, stream?})
+//   residencySample() -> {layerResident, pinnedResident, events, counters}
+//   residencyDrop(layer) -> bytes;  residencyPrefetch(layer) -> bytes (synchronous)
+//   traceArm(maxEvents);  traceTake() -> {nodes, dropped, captured}
+// Ranges are [address, length, fileIndex, fileOffset]; each must be page aligned and lie inside
+// the model's own mapping of that file at that offset, so JS can never make the engine advise,
+// lock or read memory that is not the model's.
+#include <climits>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
 #include "common.h"
 #include "context.h"
+#include "ggml.h"
+#include "model.h"
+#include "pages.h"
 #include "residency.h"
+
+const std::vector<std::pair<std::string, ggml_tensor*>>& llama_internal_get_tensor_map(const llama_model* model);
 
 namespace rf {
 
 namespace {
+
 const char* kEventNames[] = {"prefetch", "drop", "late", "stall", "release"};
+
+struct Mapping {
+  uintptr_t start, end;
+  int64_t offset;
+};
+
+// The model's mappings of each file, from /proc/self/maps (matched by real path).
+std::vector<std::vector<Mapping>> MappingsOf(const std::vector<std::string>& files) {
+  std::vector<std::string> real;
+  for (const auto& f : files) {
+    char* r = realpath(f.c_str(), nullptr);
+    real.push_back(r ? std::string(r) : f);
+    free(r);
+  }
+  std::vector<std::vector<Mapping>> out(files.size());
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    std::istringstream in(line);
+    std::string range, perms, off, dev, inode;
+    if (!(in >> range >> perms >> off >> dev >> inode)) continue;
+    std::string path;
+    std::getline(in, path);
+    size_t b = path.find_first_not_of(' ');
+    if (b == std::string::npos) continue;
+    path = path.substr(b);
+    for (size_t i = 0; i < real.size(); i++) {
+      if (path != real[i]) continue;
+      size_t dash = range.find('-');
+      Mapping m;
+      m.start = std::stoull(range.substr(0, dash), nullptr, 16);
+      m.end = std::stoull(range.substr(dash + 1), nullptr, 16);
+      m.offset = static_cast<int64_t>(std::stoull(off, nullptr, 16));
+      out[i].push_back(m);
+    }
+  }
+  return out;
 }
 
-Napi::Value Context::ResidencyCall(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
+bool IsSafeInt(const Napi::Value& v, double lo, double hi) {
+  if (!v.IsNumber()) return false;
+  double d = v.As<Napi::Number>().DoubleValue();
+  return std::isfinite(d) && std::floor(d) == d && d >= lo && d <= hi;
+}
+
+class Args {
+ public:
+  Args(Napi::Env env, const std::vector<std::vector<Mapping>>& maps) : env_(env), maps_(maps) {}
+  std::string error;
+
+  bool Range(const Napi::Value& v, const std::string& what, MappedRange* out) {
+    if (!v.IsArray() || v.As<Napi::Array>().Length() != 4) return Fail(what + ": a range is [address, length, fileIndex, fileOffset]");
+    Napi::Array a = v.As<Napi::Array>();
+    const double kMax = 9007199254740991.0;
+    for (uint32_t i = 0; i < 4; i++)
+      if (!IsSafeInt(a.Get(i), 0, kMax)) return Fail(what + ": range fields must be non-negative integers");
+    out->addr = static_cast<uintptr_t>(a.Get(0u).As<Napi::Number>().Int64Value());
+    out->len = static_cast<size_t>(a.Get(1u).As<Napi::Number>().Int64Value());
+    out->file = a.Get(2u).As<Napi::Number>().Int32Value();
+    out->file_offset = a.Get(3u).As<Napi::Number>().Int64Value();
+    const size_t page = PageSize();
+    if (out->len == 0 || out->addr % page || out->len % page || out->file_offset % static_cast<int64_t>(page))
+      return Fail(what + ": ranges must be non-empty and page aligned");
+    if (out->file < 0 || out->file >= static_cast<int>(maps_.size())) return Fail(what + ": range names a file that is not listed");
+    for (const auto& m : maps_[out->file]) {
+      if (out->addr >= m.start && out->addr + out->len <= m.end &&
+          static_cast<int64_t>(out->addr - m.start) + m.offset == out->file_offset)
+        return true;
+    }
+    return Fail(what + ": range does not lie inside the model's mapping of its file");
+  }
+
+  bool Ranges(const Napi::Value& v, const std::string& what, std::vector<MappedRange>* out) {
+    if (!v.IsArray()) return Fail(what + " must be an array of ranges");
+    Napi::Array a = v.As<Napi::Array>();
+    for (uint32_t i = 0; i < a.Length(); i++) {
+      MappedRange r;
+      if (!Range(a.Get(i), what, &r)) return false;
+      out->push_back(r);
+    }
+    return true;
+  }
+
+  bool Fail(const std::string& m) {
+    if (error.empty()) error = m;
+    return false;
+  }
+
+ private:
+  Napi::Env env_;
+  const std::vector<std::vector<Mapping>>& maps_;
+};
+
+}  // namespace
+
+bool Context::CheckResidency(Napi::Env env) {
   if (!ctx_) {
     ThrowError(env, "FREED", "context has been freed");
-    return env.Undefined();
+    return false;
   }
   if (!residency_) {
     ThrowError(env, "NO_RESIDENCY", "create the context with observeLayers: true to use the residency engine");
+    return false;
+  }
+  return true;
+}
+
+Napi::Value Context::ResidencyConfigure(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!CheckResidency(env)) return env.Undefined();
+  if (busy_.load()) {
+    ThrowError(env, "BUSY", "cannot reconfigure residency while generating");
     return env.Undefined();
   }
-  std::string op = info.Length() > 0 && info[0].IsString() ? info[0].As<Napi::String>().Utf8Value() : "";
-  if (op == "configure") {
-    if (busy_.load()) {
-      ThrowError(env, "BUSY", "cannot reconfigure residency while generating");
+  if (info.Length() < 1 || !info[0].IsObject()) {
+    ThrowError(env, "BAD_ARGUMENT", "residencyConfigure(config: object)");
+    return env.Undefined();
+  }
+  Napi::Object o = info[0].As<Napi::Object>();
+  bool ok = false;
+  Policy policy = PolicyFromString(o.Get("policy").IsString() ? o.Get("policy").As<Napi::String>().Utf8Value() : "", &ok);
+  if (!ok) {
+    ThrowError(env, "BAD_ARGUMENT", "unknown policy");
+    return env.Undefined();
+  }
+  if (!o.Get("files").IsArray()) {
+    ThrowError(env, "BAD_ARGUMENT", "files must be an array of paths");
+    return env.Undefined();
+  }
+  std::vector<std::string> files;
+  Napi::Array fa = o.Get("files").As<Napi::Array>();
+  for (uint32_t i = 0; i < fa.Length(); i++) {
+    if (!fa.Get(i).IsString()) {
+      ThrowError(env, "BAD_ARGUMENT", "files must be an array of paths");
       return env.Undefined();
     }
-    Napi::Object o = info[1].As<Napi::Object>();
-    bool ok = false;
-    Policy policy = PolicyFromString(o.Get("policy").ToString().Utf8Value(), &ok);
-    if (!ok) {
-      ThrowError(env, "BAD_ARGUMENT", "unknown policy");
-      return env.Undefined();
+    files.push_back(fa.Get(i).As<Napi::String>().Utf8Value());
+  }
+  auto maps = MappingsOf(files);
+  Args args(env, maps);
+  std::vector<ResidencyLayer> layers;
+  if (!o.Get("layers").IsArray()) args.Fail("layers must be an array");
+  Napi::Array la = o.Get("layers").IsArray() ? o.Get("layers").As<Napi::Array>() : Napi::Array::New(env);
+  for (uint32_t i = 0; i < la.Length() && args.error.empty(); i++) {
+    if (!la.Get(i).IsObject()) {
+      args.Fail("each layer must be an object");
+      break;
     }
-    std::vector<std::string> files;
-    Napi::Array fa = o.Get("files").As<Napi::Array>();
-    for (uint32_t i = 0; i < fa.Length(); i++) files.push_back(fa.Get(i).ToString().Utf8Value());
-    std::vector<ResidencyLayer> layers;
-    Napi::Array la = o.Get("layers").As<Napi::Array>();
-    for (uint32_t i = 0; i < la.Length(); i++) {
-      Napi::Object lo = la.Get(i).As<Napi::Object>();
-      ResidencyLayer l;
-      l.index = lo.Get("index").As<Napi::Number>().Int32Value();
-      l.tier = lo.Get("tier").As<Napi::Number>().Int32Value();
-      if (l.index != static_cast<int>(i)) {
-        ThrowError(env, "BAD_ARGUMENT", "layers must be listed in index order from 0");
-        return env.Undefined();
-      }
-      Napi::Array ra = lo.Get("ranges").As<Napi::Array>();
-      for (uint32_t j = 0; j < ra.Length(); j++) {
-        Napi::Array r = ra.Get(j).As<Napi::Array>();
-        ResidencyRange rr;
-        rr.addr = static_cast<uintptr_t>(r.Get(0u).As<Napi::Number>().Int64Value());
-        rr.len = static_cast<size_t>(r.Get(1u).As<Napi::Number>().Int64Value());
-        rr.file = r.Get(2u).As<Napi::Number>().Int32Value();
-        rr.file_offset = r.Get(3u).As<Napi::Number>().Int64Value();
-        if (rr.file >= static_cast<int>(files.size())) {
-          ThrowError(env, "BAD_ARGUMENT", "range names a file that is not listed");
-          return env.Undefined();
-        }
-        l.ranges.push_back(rr);
-      }
-      layers.push_back(std::move(l));
+    Napi::Object lo = la.Get(i).As<Napi::Object>();
+    ResidencyLayer l;
+    if (!IsSafeInt(lo.Get("index"), 0, INT_MAX) || lo.Get("index").As<Napi::Number>().Int32Value() != static_cast<int>(i)) {
+      args.Fail("layers must be listed in index order from 0");
+      break;
     }
-    std::vector<int> order;
-    if (o.Has("releaseOrder") && o.Get("releaseOrder").IsArray()) {
+    if (!IsSafeInt(lo.Get("tier"), 0, 2)) {
+      args.Fail("a layer's tier is 0 (pinned), 1 (streamed) or 2 (vram)");
+      break;
+    }
+    l.index = static_cast<int>(i);
+    l.tier = lo.Get("tier").As<Napi::Number>().Int32Value();
+    args.Ranges(lo.Get("ranges"), "layer " + std::to_string(i), &l.ranges);
+    layers.push_back(std::move(l));
+  }
+  std::vector<int> order;
+  if (o.Has("releaseOrder") && !o.Get("releaseOrder").IsUndefined()) {
+    if (!o.Get("releaseOrder").IsArray()) args.Fail("releaseOrder must be an array of layer indices");
+    else {
       Napi::Array ro = o.Get("releaseOrder").As<Napi::Array>();
-      for (uint32_t i = 0; i < ro.Length(); i++) order.push_back(ro.Get(i).As<Napi::Number>().Int32Value());
+      for (uint32_t i = 0; i < ro.Length(); i++) {
+        if (!IsSafeInt(ro.Get(i), 0, static_cast<double>(layers.size()) - 1)) {
+          args.Fail("releaseOrder names a layer that does not exist");
+          break;
+        }
+        order.push_back(ro.Get(i).As<Napi::Number>().Int32Value());
+      }
     }
-    int depth = o.Has("prefetchDepth") ? o.Get("prefetchDepth").As<Napi::Number>().Int32Value() : 4;
-    double target = o.Has("targetBytes") ? o.Get("targetBytes").As<Napi::Number>().DoubleValue() : 0;
-    std::string err = residency_->Configure(policy, std::move(layers), files, depth, static_cast<size_t>(target), std::move(order));
-    if (!err.empty()) {
-      ThrowError(env, "RESIDENCY_FAILED", err);
-      return env.Undefined();
+  }
+  double target = 0;
+  if (o.Has("targetBytes") && !o.Get("targetBytes").IsUndefined()) {
+    if (!IsSafeInt(o.Get("targetBytes"), 0, 9007199254740991.0)) args.Fail("targetBytes must be a non-negative integer");
+    else target = o.Get("targetBytes").As<Napi::Number>().DoubleValue();
+  }
+  StreamConfig stream;
+  if (o.Has("stream") && o.Get("stream").IsObject()) {
+    Napi::Object so = o.Get("stream").As<Napi::Object>();
+    if (!IsSafeInt(so.Get("windowBytes"), 0, 9007199254740991.0)) args.Fail("stream.windowBytes must be a non-negative integer");
+    else stream.window_bytes = static_cast<size_t>(so.Get("windowBytes").As<Napi::Number>().Int64Value());
+    if (so.Has("ioThreads") && !so.Get("ioThreads").IsUndefined()) {
+      if (!IsSafeInt(so.Get("ioThreads"), 1, 8)) args.Fail("stream.ioThreads must be 1..8");
+      else stream.io_threads = so.Get("ioThreads").As<Napi::Number>().Int32Value();
     }
+    if (so.Has("ioChunkBytes") && !so.Get("ioChunkBytes").IsUndefined()) {
+      if (!IsSafeInt(so.Get("ioChunkBytes"), 4096, 64.0 * 1024 * 1024)) args.Fail("stream.ioChunkBytes must be 4 KiB..64 MiB");
+      else stream.io_chunk_bytes = static_cast<size_t>(so.Get("ioChunkBytes").As<Napi::Number>().Int64Value());
+    }
+    if (!so.Get("units").IsArray()) args.Fail("stream.units must be an array");
+    Napi::Array ua = so.Get("units").IsArray() ? so.Get("units").As<Napi::Array>() : Napi::Array::New(env);
+    for (uint32_t i = 0; i < ua.Length() && args.error.empty(); i++) {
+      if (!ua.Get(i).IsObject()) {
+        args.Fail("each stream unit must be an object");
+        break;
+      }
+      Napi::Object uo = ua.Get(i).As<Napi::Object>();
+      StreamUnitSpec u;
+      if (!IsSafeInt(uo.Get("layer"), -1, INT_MAX) || !IsSafeInt(uo.Get("file"), 0, static_cast<double>(files.size()) - 1)) {
+        args.Fail("a stream unit needs an integer layer and the index of a listed file");
+        break;
+      }
+      u.layer = uo.Get("layer").As<Napi::Number>().Int32Value();
+      u.file = uo.Get("file").As<Napi::Number>().Int32Value();
+      if (!uo.Get("tensors").IsArray()) {
+        args.Fail("a stream unit's tensors must be an array of {name, offset, bytes}");
+        break;
+      }
+      Napi::Array ta = uo.Get("tensors").As<Napi::Array>();
+      for (uint32_t j = 0; j < ta.Length(); j++) {
+        Napi::Value tv = ta.Get(j);
+        if (!tv.IsObject() || !tv.As<Napi::Object>().Get("name").IsString() || !IsSafeInt(tv.As<Napi::Object>().Get("offset"), 0, 9007199254740991.0) ||
+            !IsSafeInt(tv.As<Napi::Object>().Get("bytes"), 1, 9007199254740991.0)) {
+          args.Fail("a stream unit's tensors must be an array of {name, offset, bytes}");
+          break;
+        }
+        Napi::Object to = tv.As<Napi::Object>();
+        StreamTensorSpec ts;
+        ts.name = to.Get("name").As<Napi::String>().Utf8Value();
+        ts.file_offset = to.Get("offset").As<Napi::Number>().Int64Value();
+        ts.bytes = static_cast<size_t>(to.Get("bytes").As<Napi::Number>().Int64Value());
+        u.tensors.push_back(std::move(ts));
+      }
+      stream.units.push_back(std::move(u));
+    }
+    if (so.Has("pinned")) args.Ranges(so.Get("pinned"), "stream.pinned", &stream.pinned);
+    if (so.Has("random")) args.Ranges(so.Get("random"), "stream.random", &stream.random);
+  } else if (policy == Policy::Stream) {
+    args.Fail("the stream policy needs a stream plan (stream: {units, windowBytes, pinned})");
+  }
+  if (!args.error.empty()) {
+    ThrowError(env, "BAD_ARGUMENT", args.error);
     return env.Undefined();
   }
-  if (op == "sample") {
-    Napi::Object o = Napi::Object::New(env);
-    auto res = residency_->ResidentBytes();
-    Napi::Array lr = Napi::Array::New(env, res.size());
-    for (size_t i = 0; i < res.size(); i++) lr.Set(i, res[i] < 0 ? env.Null() : Napi::Number::New(env, res[i]));
-    o.Set("layerResident", lr);
-    auto evs = residency_->TakeEvents();
-    Napi::Array ea = Napi::Array::New(env, evs.size());
-    for (size_t i = 0; i < evs.size(); i++) {
-      Napi::Object e = Napi::Object::New(env);
-      e.Set("tMs", evs[i].t_ms);
-      e.Set("kind", kEventNames[evs[i].kind]);
-      e.Set("layer", evs[i].layer);
-      e.Set("bytes", evs[i].bytes);
-      e.Set("durMs", evs[i].dur_ms);
-      ea.Set(i, e);
+  std::unordered_map<std::string, ggml_tensor*> tensors;
+  for (const auto& kv : llama_internal_get_tensor_map(model_->get())) tensors[kv.first] = kv.second;
+  // A streamed tensor's file offset must be where the model's mapping really holds its data:
+  // the schedule reads those bytes from the file and points the tensor at them.
+  for (const auto& u : stream.units)
+    for (const auto& ts : u.tensors) {
+      auto it = tensors.find(ts.name);
+      if (it == tensors.end()) {
+        args.Fail("stream unit names an unknown tensor '" + ts.name + "'");
+        break;
+      }
+      uintptr_t a = reinterpret_cast<uintptr_t>(it->second->data);
+      bool ok = false;
+      for (const auto& m : maps[u.file])
+        if (a >= m.start && a + ts.bytes <= m.end && static_cast<int64_t>(a - m.start) + m.offset == ts.file_offset) ok = true;
+      if (!ok) args.Fail("stream tensor '" + ts.name + "' is not at that offset of its file in the model's mapping");
     }
-    o.Set("events", ea);
-    auto c = residency_->counters();
-    Napi::Object co = Napi::Object::New(env);
-    co.Set("prefetchBytes", c.prefetch_bytes);
-    co.Set("droppedBytes", c.dropped_bytes);
-    co.Set("releasedBytes", c.released_bytes);
-    co.Set("prefetches", c.prefetches);
-    co.Set("prefetchHits", c.prefetch_hits);
-    co.Set("late", c.late);
-    co.Set("drops", c.drops);
-    co.Set("stallMs", c.stall_ms);
-    o.Set("counters", co);
-    return o;
-  }
-  if (op == "trace-arm") {
-    residency_->ArmTrace(static_cast<size_t>(info[1].As<Napi::Number>().Int64Value()));
+  if (!args.error.empty()) {
+    ThrowError(env, "BAD_ARGUMENT", args.error);
     return env.Undefined();
   }
-  if (op == "trace-take") {
-    TraceResult tr = residency_->TakeTrace();
-    Napi::Object o = Napi::Object::New(env);
-    Napi::Array nodes = Napi::Array::New(env, tr.nodes.size());
-    for (size_t i = 0; i < tr.nodes.size(); i++) {
-      const auto& n = tr.nodes[i];
-      Napi::Object no = Napi::Object::New(env);
-      no.Set("name", n.name);
-      no.Set("op", n.op);
-      Napi::Array srcs = Napi::Array::New(env, n.srcs.size());
-      for (size_t j = 0; j < n.srcs.size(); j++) srcs.Set(j, n.srcs[j]);
-      no.Set("srcs", srcs);
-      no.Set("bytes", n.bytes);
-      no.Set("group", n.group);
-      nodes.Set(i, no);
-    }
-    o.Set("nodes", nodes);
-    o.Set("dropped", static_cast<double>(tr.dropped));
-    o.Set("captured", tr.captured);
-    return o;
+  std::string err = residency_->Configure(policy, std::move(layers), files, static_cast<size_t>(target), std::move(order), std::move(stream), tensors);
+  if (!err.empty()) {
+    ThrowError(env, "RESIDENCY_FAILED", err);
+    return env.Undefined();
   }
-  if (op == "drop" || op == "prefetch") {
-    if (busy_.load()) {
-      ThrowError(env, "BUSY", "cannot drop or prefetch by hand while generating");
-      return env.Undefined();
-    }
-    int layer = info[1].As<Napi::Number>().Int32Value();
-    double b = op == "drop" ? residency_->DropLayer(layer, false) : residency_->PrefetchLayerSync(layer);
-    return Napi::Number::New(env, b);
-  }
-  ThrowError(env, "BAD_ARGUMENT", "residency(op): op is configure | sample | drop | prefetch | trace-arm | trace-take");
   return env.Undefined();
+}
+
+Napi::Value Context::ResidencySample(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!CheckResidency(env)) return env.Undefined();
+  Napi::Object o = Napi::Object::New(env);
+  auto res = residency_->ResidentBytes();
+  Napi::Array lr = Napi::Array::New(env, res.size());
+  for (size_t i = 0; i < res.size(); i++) lr.Set(i, res[i] < 0 ? env.Null() : Napi::Number::New(env, res[i]));
+  o.Set("layerResident", lr);
+  double pinned = residency_->PinnedResidentBytes();
+  o.Set("pinnedResident", pinned < 0 ? env.Null() : Napi::Number::New(env, pinned));
+  auto evs = residency_->TakeEvents();
+  Napi::Array ea = Napi::Array::New(env, evs.size());
+  for (size_t i = 0; i < evs.size(); i++) {
+    Napi::Object e = Napi::Object::New(env);
+    e.Set("tMs", evs[i].t_ms);
+    e.Set("kind", kEventNames[evs[i].kind]);
+    e.Set("layer", evs[i].layer);
+    e.Set("bytes", evs[i].bytes);
+    e.Set("durMs", evs[i].dur_ms);
+    ea.Set(i, e);
+  }
+  o.Set("events", ea);
+  auto c = residency_->counters();
+  auto s = residency_->stream_counters();
+  Napi::Object co = Napi::Object::New(env);
+  co.Set("prefetchBytes", s.read_bytes);
+  co.Set("prefetches", s.reads);
+  co.Set("prefetchMs", s.read_ms);
+  co.Set("ioBusyMs", s.busy_ms);
+  co.Set("prefetchHits", s.hits);
+  co.Set("stalls", s.stalls);
+  co.Set("late", s.late);
+  co.Set("stallMs", s.stall_ms);
+  co.Set("readErrors", s.read_errors);
+  co.Set("splits", s.splits);
+  co.Set("releases", s.releases);
+  co.Set("windowBytes", s.slot_bytes);
+  co.Set("windowSlots", s.slots);
+  co.Set("directIo", s.direct_io);
+  co.Set("droppedBytes", c.dropped_bytes);
+  co.Set("drops", c.drops);
+  co.Set("releasedBytes", c.released_bytes);
+  co.Set("pinnedBytes", s.pinned_bytes);
+  co.Set("pinnedLockedBytes", s.pinned_locked_bytes);
+  co.Set("lockError", s.lock_error.empty() ? env.Null() : Napi::String::New(env, s.lock_error));
+  o.Set("counters", co);
+  return o;
+}
+
+Napi::Value Context::TraceArm(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!CheckResidency(env)) return env.Undefined();
+  if (info.Length() < 1 || !IsSafeInt(info[0], 1, 10000000)) {
+    ThrowError(env, "BAD_ARGUMENT", "traceArm(maxEvents: integer 1..10000000)");
+    return env.Undefined();
+  }
+  residency_->ArmTrace(static_cast<size_t>(info[0].As<Napi::Number>().Int64Value()));
+  return env.Undefined();
+}
+
+Napi::Value Context::TraceTake(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!CheckResidency(env)) return env.Undefined();
+  TraceResult tr = residency_->TakeTrace();
+  Napi::Object o = Napi::Object::New(env);
+  Napi::Array nodes = Napi::Array::New(env, tr.nodes.size());
+  for (size_t i = 0; i < tr.nodes.size(); i++) {
+    const auto& n = tr.nodes[i];
+    Napi::Object no = Napi::Object::New(env);
+    no.Set("name", n.name);
+    no.Set("op", n.op);
+    Napi::Array srcs = Napi::Array::New(env, n.srcs.size());
+    for (size_t j = 0; j < n.srcs.size(); j++) srcs.Set(j, n.srcs[j]);
+    no.Set("srcs", srcs);
+    no.Set("bytes", n.bytes);
+    no.Set("group", n.group);
+    nodes.Set(i, no);
+  }
+  o.Set("nodes", nodes);
+  o.Set("dropped", static_cast<double>(tr.dropped));
+  o.Set("captured", tr.captured);
+  return o;
+}
+
+Napi::Value Context::ResidencyDrop(const Napi::CallbackInfo& info) { return ResidencyLayerOp(info, true); }
+Napi::Value Context::ResidencyPrefetch(const Napi::CallbackInfo& info) { return ResidencyLayerOp(info, false); }
+
+Napi::Value Context::ResidencyLayerOp(const Napi::CallbackInfo& info, bool drop) {
+  Napi::Env env = info.Env();
+  if (!CheckResidency(env)) return env.Undefined();
+  if (busy_.load()) {
+    ThrowError(env, "BUSY", "cannot drop or prefetch by hand while generating");
+    return env.Undefined();
+  }
+  if (info.Length() < 1 || !IsSafeInt(info[0], 0, INT_MAX) || info[0].As<Napi::Number>().Int32Value() >= residency_->layer_count()) {
+    ThrowError(env, "BAD_ARGUMENT", std::string(drop ? "residencyDrop" : "residencyPrefetch") + "(layer): no such layer");
+    return env.Undefined();
+  }
+  int layer = info[0].As<Napi::Number>().Int32Value();
+  double b = drop ? residency_->DropLayer(layer, false) : residency_->PrefetchLayerSync(layer);
+  return Napi::Number::New(env, b);
 }
 
 }  // namespace rf

@@ -24,7 +24,7 @@ export class FakeHost implements HostLike {
     onProgress?.(1);
     return {
       path: params.modelPath, name: 'fake', arch: 'llama', description: '', nParams: 1, sizeBytes: 1, nLayers: 2,
-      nCtxTrain: 128, nVocab: 10, nCtx: params.ctx ?? 128, chatTemplate: null, metadata: {}, loadMs: 1,
+      nCtxTrain: 128, nVocab: 10, nCtx: params.ctx ?? 128, chatTemplate: null, metadata: {}, loadMs: 1, schedule: null,
     };
   }
 
@@ -43,7 +43,7 @@ export class FakeHost implements HostLike {
         }
         const id = tokens.length;
         tokens.push(id);
-        this.opts.onSample({ tMs: id, token: id, phase: 'decode', layerResident: [1, 2], persistentResident: 0, rssBytes: 1, cgroupBytes: null, cgroupLimitBytes: null, readBytes: 0, majorFaults: 0, decodeTokS: 1, events: [] });
+        this.opts.onSample({ tMs: id, token: id, phase: 'decode', layerResident: [1, 2], persistentResident: 0, rssBytes: 1, cgroupBytes: null, cgroupLimitBytes: null, limitHits: null, pinnedResident: null, pinnedBytes: null, readBytes: 0, majorFaults: 0, decodeTokS: 1, events: [] });
         onToken({ index: id, tokenId: id, text: `t${id} `, tMs: id });
         setTimeout(step, this.tokenMs);
       };

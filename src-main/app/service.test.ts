@@ -6,7 +6,7 @@ import { AppService } from './service.js';
 import { FakeHost } from './fake-host.test-util.js';
 import { defaultSettings } from './settings.js';
 import type { ApiEvent } from '../shared/api.js';
-import { DEFAULT_SAMPLING } from '../shared/worker-protocol.js';
+import { DEFAULT_SAMPLING } from '../shared/settings/run-settings.js';
 
 let dir: string;
 let hosts: FakeHost[];

@@ -15,7 +15,7 @@ import { DEMO_MODEL_FILE } from './demo-model.js';
 import { describeExit } from './exit-message.js';
 import type { HostFactory, HostLike } from './host-like.js';
 import { RecentModels, modelRef } from './recent-models.js';
-import { applyPlan, checkSettings, planArgs, toLoadParams } from './settings.js';
+import { checkSettings, loadFromPlan, planArgs } from './settings.js';
 import { writeJsonAtomic } from './atomic-write.js';
 import type { TurnRecord } from './report.js';
 import type { CgroupSample } from './host-like.js';
@@ -193,19 +193,16 @@ export class AppService {
       this.setState({ status: 'idle', message: `cannot start the inference worker: ${(e as Error).message}` });
       throw e;
     }
-    let params = toLoadParams(p, s);
-    let plan: unknown | null = null;
     this.loaded = null;
     this.samples = [];
     this.cgroupSamples = [];
-    if (s.ramBytes !== null) {
-      try {
-        plan = await (this.opts.planModel ?? defaultPlan)(p, s);
-        params = applyPlan(params, s, plan);
-      } catch {
-        // No plan (the planner refused the file): load without tiers; the worker observes only.
-      }
+    let planJson: unknown = null;
+    try {
+      planJson = await (this.opts.planModel ?? defaultPlan)(p, s);
+    } catch {
+      // No plan (the planner refused the file): load with the settings alone; the worker observes only.
     }
+    const { params, plan } = loadFromPlan(p, s, planJson);
     try {
       const info = await h.load(params, (fraction) => this.emit({ type: 'load-progress', fraction }));
       this.lastLoad = { path: p, settings: s };

@@ -1,5 +1,6 @@
 // Arguments that arrive over IPC or the WebSocket are untrusted shapes: check them here.
-import { DEFAULT_SAMPLING, POLICIES, type ChatMessage, type PolicyName, type SamplingParams } from '../shared/worker-protocol.js';
+import { POLICIES, type ChatMessage, type PolicyName, type SamplingParams } from '../shared/worker-protocol.js';
+import { validateSampling } from '../shared/settings/run-settings.js';
 
 export function checkString(v: unknown, name: string, max = 4096): string {
   if (typeof v !== 'string' || v.length === 0 || v.length > max) throw new TypeError(`${name} must be a non-empty string (at most ${max} characters)`);
@@ -18,11 +19,7 @@ export function checkMessages(v: unknown): ChatMessage[] {
 }
 
 export function checkSampling(v: unknown): SamplingParams {
-  const s = { ...DEFAULT_SAMPLING, ...((typeof v === 'object' && v !== null ? v : {}) as Partial<SamplingParams>) };
-  for (const k of Object.keys(DEFAULT_SAMPLING) as (keyof SamplingParams)[]) {
-    if (typeof s[k] !== 'number' || !Number.isFinite(s[k])) throw new TypeError(`sampling.${k} must be a finite number`);
-  }
-  return s;
+  return validateSampling(v);
 }
 
 export function checkMaxTokens(v: unknown): number {

@@ -1,6 +1,7 @@
 // The bench table and its JSON form, built from one report per policy.
 import { formatBytes } from '../shared/size.js';
 import type { RunReport } from '../shared/report/report-types.js';
+import type { RunShape } from '../shared/settings/run-shape.js';
 
 export interface BenchRow {
   policy: string;
@@ -24,43 +25,61 @@ function peakBytes(r: RunReport): number | null {
   return rss.length ? Math.max(...rss) : null;
 }
 
-export function benchJson(model: string, capBytes: number, enforced: boolean, rows: BenchRow[]) {
+const ratio = (a: number | null, b: number | null): number | null => (a !== null && b !== null && b > 0 ? a / b : null);
+
+export function benchJson(model: string, capBytes: number, enforced: boolean, rows: BenchRow[], shape?: RunShape) {
   const first = rows[0]?.report.generation?.token_ids;
+  const base = rows[0]?.report.generation?.decode_tok_s ?? null;
   return {
     model,
     cap_bytes: capBytes,
     enforced,
-    results: rows.map(({ policy, report: r, decodeRuns }) => ({
-      policy,
-      status: r.outcome.status,
-      decode_tok_s: r.generation?.decode_tok_s ?? null,
-      decode_tok_s_runs: decodeRuns,
-      ttft_ms: r.generation?.ttft_ms ?? null,
-      bytes_read_per_token: r.residency.bytes_read_per_token,
-      min_bytes_per_token: r.residency.min_bytes_per_token,
-      peak_bytes: peakBytes(r),
-      token_ids: r.generation?.token_ids ?? null,
-      identical_tokens: first && r.generation ? JSON.stringify(first) === JSON.stringify(r.generation.token_ids) : null,
-    })),
+    settings: shape ? { ctx: shape.ctx, batch: shape.batch, threads: shape.threads, chosen: shape.reasons } : null,
+    results: rows.map(({ policy, report: r, decodeRuns }) => {
+      const res = r.residency;
+      const tok = r.generation?.decode_tok_s ?? null;
+      return {
+        policy,
+        status: r.outcome.status,
+        decode_tok_s: tok,
+        decode_tok_s_runs: decodeRuns,
+        vs_first: ratio(tok, base),
+        ttft_ms: r.generation?.ttft_ms ?? null,
+        bytes_read_per_token: res.bytes_read_per_token,
+        floor_bytes_per_token: res.floor_bytes_per_token,
+        read_over_floor: ratio(res.bytes_read_per_token, res.floor_bytes_per_token),
+        limit_hits_decode: res.limit_hits_decode,
+        limit_hits_total: r.cgroup?.max_events ?? null,
+        pinned_resident_min: res.pinned_resident_min,
+        read_rate_bytes_per_s: res.read_rate_bytes_per_s,
+        non_weight_bytes: res.non_weight_bytes,
+        peak_bytes: peakBytes(r),
+        token_ids: r.generation?.token_ids ?? null,
+        identical_tokens: first && r.generation ? JSON.stringify(first) === JSON.stringify(r.generation.token_ids) : null,
+      };
+    }),
   };
 }
 
 export function benchTable(rows: BenchRow[]): string {
   const j = benchJson('', 0, false, rows).results;
-  const base = j[0]?.decode_tok_s ?? null;
-  const head = ['policy', 'status', 'decode tok/s', 'vs first', 'TTFT ms', 'read/token', 'minimum/token', 'peak memory', 'same tokens'];
+  const head = ['policy', 'status', 'decode tok/s', 'vs first', 'read/token', 'floor/token', 'read/floor', 'limit hits (decode)', 'locked min', 'read rate', 'peak', 'same tokens'];
+  const b = (v: number | null) => (v === null ? '—' : formatBytes(v));
   const body = j.map((r) => [
     r.policy,
     r.status,
     r.decode_tok_s === null ? '—' : r.decode_tok_s.toFixed(2),
-    r.decode_tok_s !== null && base ? `${(r.decode_tok_s / base).toFixed(2)}×` : '—',
-    r.ttft_ms === null ? '—' : r.ttft_ms.toFixed(0),
-    formatBytes(r.bytes_read_per_token),
-    formatBytes(r.min_bytes_per_token),
-    formatBytes(r.peak_bytes),
+    r.vs_first === null ? '—' : `${r.vs_first.toFixed(2)}×`,
+    b(r.bytes_read_per_token),
+    b(r.floor_bytes_per_token),
+    r.read_over_floor === null ? '—' : `${r.read_over_floor.toFixed(2)}×`,
+    r.limit_hits_decode === null ? '—' : String(r.limit_hits_decode),
+    r.pinned_resident_min === null ? '—' : `${(100 * r.pinned_resident_min).toFixed(1)} %`,
+    r.read_rate_bytes_per_s === null ? '—' : `${b(r.read_rate_bytes_per_s)}/s`,
+    b(r.peak_bytes),
     r.identical_tokens === null ? '—' : r.identical_tokens ? 'yes' : 'NO',
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] as string).length)));
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((x) => (x[i] as string).length)));
   const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] as number)).join('  ');
   const runs = rows.some((r) => r.decodeRuns.length > 1)
     ? rows.map((r) => `${r.policy}: decode tok/s per run ${r.decodeRuns.map((v) => (v === null ? '—' : v.toFixed(2))).join(', ')} (median shown)`)

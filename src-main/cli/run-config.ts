@@ -1,85 +1,157 @@
-// Turns parsed flags into what a run needs: load params (with the plan's tiers), generation
-// params and the cap. Shared by `run` and `bench`.
+// Turns parsed flags into what a run needs, through the shared settings module: the settings,
+// the shape (ctx, micro-batch, threads) chosen to fit the cap, the plan, the load params and the
+// cap. Shared by `run` and `bench`.
 import type { ParsedArgs } from './args.js';
-import { releasesPages } from '../shared/policy-rules.js';
 import { UsageError } from './errors.js';
 import type { OpenedModel } from '../node/gguf-file.js';
-import { planMemory, type MemoryPlan } from '../shared/plan/plan.js';
-import { POLICIES, type GenerateParams, type LoadParams, type PolicyName } from '../shared/worker-protocol.js';
+import { planMemory, PlanInputError, type MemoryPlan } from '../shared/plan/plan.js';
+import { formatBytes } from '../shared/size.js';
+import { physicalCores } from '../node/machine.js';
+import { cachedDiskBandwidth } from '../node/disk-bw.js';
+import { directIoWorks } from '../node/direct-io.js';
+import { DEFAULT_READAHEAD_BYTES } from '../shared/plan/stream-select.js';
+import { SettingsError, checkPolicy, validateRunSettings, validateSampling, type RunSettings } from '../shared/settings/run-settings.js';
+import { chooseRunShape, type RunShape } from '../shared/settings/run-shape.js';
+import { resolvePolicy, toLoadParams } from '../shared/settings/load-params.js';
+import type { GenerateParams, LoadParams, PolicyName } from '../shared/worker-protocol.js';
 
 /** Used by the plan when neither --disk-bw nor a measurement is available. */
 export const ASSUMED_DISK_BW = 1e9;
 
 export function parsePolicy(v: unknown): PolicyName | null {
   if (v === undefined) return null;
-  if (typeof v !== 'string' || !(POLICIES as readonly string[]).includes(v)) {
-    throw new UsageError(`--policy must be one of ${POLICIES.join(', ')}; got '${String(v)}'`);
+  try {
+    const p = checkPolicy(v);
+    if (p === 'auto') return null;
+    return p;
+  } catch {
+    throw new UsageError(`--policy must be auto or one of off, observe, conservative, memory-bound, reuse-aware, stream; got '${String(v)}'`);
   }
-  return v as PolicyName;
 }
 
-export function makePlan(opened: OpenedModel, f: ParsedArgs['flags']): MemoryPlan | null {
-  const ram = f['ram'] as number | undefined;
-  if (ram === undefined) return null;
-  return planMemory(opened.view, {
-    ramBytes: ram,
-    vramBytes: f['vram'] as number | undefined,
-    ctx: f['ctx'] as number,
-    diskBandwidthBytesPerS: (f['disk-bw'] as number | undefined) ?? ASSUMED_DISK_BW,
-    diskBandwidthSource: f['disk-bw'] !== undefined ? '--disk-bw' : 'assumed 1 GB/s (pass --disk-bw)',
-    prefetchDepth: f['prefetch-depth'] as number,
-    // The compute buffer is sized for llama.cpp's micro-batch: min(batch, 512).
-    ubatch: Math.min(f['batch'] as number, 512, f['ctx'] as number),
-  });
+/** The run settings the flags describe (flags not given keep the shared defaults). */
+export function settingsFromFlags(f: ParsedArgs['flags']): RunSettings {
+  const opt = <T>(v: unknown): T | null => (v === undefined ? null : (v as T));
+  try {
+    return validateRunSettings({
+      ramBytes: opt<number>(f['ram']),
+      vramBytes: opt<number>(f['vram']),
+      enforceRam: Boolean(f['enforce-ram']),
+      ctx: opt<number>(f['ctx']),
+      batch: opt<number>(f['batch']),
+      threads: opt<number>(f['threads']),
+      policy: (f['policy'] as string | undefined) ?? 'auto',
+      prefetchDepth: f['prefetch-depth'] as number,
+      mmap: f['mmap'] as boolean,
+      repack: opt<boolean>(f['repack']),
+      prefault: opt<boolean>(f['prefetch']),
+      graphTrace: Boolean(f['graph-trace'] || f['graph-trace-detail']),
+    });
+  } catch (e) {
+    if (e instanceof SettingsError) throw new UsageError(`--${flagOf(e.field)} ${e.message.slice(e.field.length + 2)}`);
+    throw e;
+  }
 }
 
-export function loadParams(modelPath: string, f: ParsedArgs['flags'], policy: PolicyName, plan: MemoryPlan | null): LoadParams {
-  const releasing = releasesPages(policy) || f['release-layer'] !== undefined || Boolean(f['release-mapping-pages']);
-  // Repacked weights live in anonymous memory: out of reach of page release, and with no swap
-  // they can never leave RAM. Policies that release pages, and budgets the weights do not fit
-  // in, therefore load without repacking unless told otherwise.
-  const repack = (f['repack'] as boolean | undefined) ?? !(releasing || (plan !== null && plan.verdict !== 'fits'));
+function flagOf(field: string): string {
+  return { ramBytes: 'ram', vramBytes: 'vram', prefetchDepth: 'prefetch-depth', prefault: 'prefetch' }[field] ?? field;
+}
+
+export interface PreparedRun {
+  settings: RunSettings;
+  shape: RunShape;
+  plan: MemoryPlan | null;
+}
+
+/** Settings, the shape chosen for what the user left open, and the plan for the budget. */
+export function prepareRun(opened: OpenedModel, f: ParsedArgs['flags']): PreparedRun {
+  const settings = settingsFromFlags(f);
+  const shape = chooseRunShape({ view: opened.view, settings, physicalCores: physicalCores() });
+  return { settings, shape, plan: makePlan(opened, f, settings, shape) };
+}
+
+export function makePlan(opened: OpenedModel, f: ParsedArgs['flags'], settings: RunSettings, shape: RunShape): MemoryPlan | null {
+  if (settings.ramBytes === null) return null;
+  const given = f['disk-bw'] as number | undefined;
+  const cached = given === undefined ? cachedDiskBandwidth(opened.shards[0]?.path as string) : null;
+  try {
+    return planMemory(opened.view, {
+      ramBytes: settings.ramBytes,
+      vramBytes: settings.vramBytes ?? undefined,
+      ctx: shape.ctx,
+      ubatch: Math.min(shape.batch, shape.ctx),
+      threads: shape.threads,
+      diskBandwidthBytesPerS: given ?? cached?.bytesPerS ?? ASSUMED_DISK_BW,
+      diskBandwidthSource: given !== undefined ? '--disk-bw' : (cached?.source ?? 'assumed 1 GB/s (pass --disk-bw, or run `ramforge plan` once to measure)'),
+      prefetchDepth: settings.prefetchDepth,
+      readaheadBytes: directIoWorks(opened.shards.map((x) => x.path)) ? 0 : DEFAULT_READAHEAD_BYTES,
+    });
+  } catch (e) {
+    if (e instanceof PlanInputError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
+/**
+ * Under an enforced cap, a budget below the plan's minimum working set would only end in an
+ * OOM kill: refuse before anything loads, naming the smallest cap that runs (and with the
+ * smallest context and micro-batch, when the user fixed larger ones). --force runs anyway.
+ */
+export function refuseBelowMinimum(opened: OpenedModel, f: ParsedArgs['flags'], run: PreparedRun): void {
+  const { plan, settings, shape } = run;
+  if (!plan || plan.verdict !== 'cannot-run' || !settings.enforceRam || f['force']) return;
+  const min = plan.quantities.minimumRamBytes.value as number;
+  let hint = '';
+  if (shape.ctx > 256 || shape.batch > 32) {
+    const small = planMemory(opened.view, { ...plan.input, vramBytes: plan.input.vramBytes ?? undefined, threads: plan.input.threads ?? undefined, ctx: 256, ubatch: 32 });
+    const smallMin = small.quantities.minimumRamBytes.value as number;
+    if (smallMin < min) hint = `; with --ctx 256 --batch 32 it is ${formatBytes(smallMin)} (${smallMin} bytes)`;
+  }
+  throw new UsageError(
+    `--ram ${formatBytes(settings.ramBytes as number)} is below the smallest cap that runs this model with ctx ${shape.ctx} and micro-batch ${shape.batch}: ` +
+      `${formatBytes(min)} (--ram ${min})${hint}. Nothing was loaded. --force runs it anyway (expect an OOM kill, exit 137).`,
+  );
+}
+
+/** One line per choice the shape made, for stderr. */
+export function shapeNote(shape: RunShape): string {
+  return `ramforge: ${shape.reasons.join('; ')}\n`;
+}
+
+export function loadParams(modelPath: string, f: ParsedArgs['flags'], run: PreparedRun, policy?: PolicyName): LoadParams {
+  const p = toLoadParams({ modelPath, settings: run.settings, shape: run.shape, plan: run.plan, policy: policy ?? resolvePolicy(run.settings.policy, run.plan) });
+  // Page releases by hand also need file-backed weights.
+  if (f['release-layer'] !== undefined || f['release-mapping-pages']) p.repack = false;
   const target = f['residency-target'] as number | undefined;
   const reserve = (f['residency-reserve'] as number | undefined) ?? 0;
-  let residencyTargetBytes: number | undefined;
-  if (target !== undefined) residencyTargetBytes = Math.max(0, target - reserve);
-  else if (plan && plan.quantities.pinnedBytes.value !== null) residencyTargetBytes = plan.quantities.pinnedBytes.value;
-  return {
-    modelPath,
-    mmap: f['mmap'] as boolean,
-    repack,
-    // Prefaulting a model that does not fit reads it once only for the cap to evict it again.
-    prefault: (f['prefetch'] as boolean | undefined) ?? !(plan !== null && plan.verdict !== 'fits'),
-    gpuLayers: f['gpu-layers'] as number,
-    ctx: f['ctx'] as number,
-    threads: f['threads'] as number | undefined,
-    batch: f['batch'] as number,
-    policy,
-    ramBytes: f['ram'] as number | undefined,
-    prefetchDepth: f['prefetch-depth'] as number,
-    tiers: plan ? plan.layers.map((l) => l.tier) : undefined,
-    residencyTargetBytes,
-    releaseLayers: (f['release-layer'] as string[] | undefined)?.map(Number),
-    releaseMappingPages: Boolean(f['release-mapping-pages']),
-    graphTrace:
-      f['graph-trace'] || f['graph-trace-detail']
-        ? { maxEvents: f['graph-trace-events'] as number, detail: Boolean(f['graph-trace-detail']) }
-        : policy === 'reuse-aware'
-          ? { maxEvents: f['graph-trace-events'] as number, detail: false }
-          : undefined,
-  };
+  if (target !== undefined) p.residencyTargetBytes = Math.max(0, target - reserve);
+  else if (run.plan && run.plan.quantities.pinnedBytes.value !== null) p.residencyTargetBytes = run.plan.quantities.pinnedBytes.value;
+  p.gpuLayers = f['gpu-layers'] as number;
+  const releases = (f['release-layer'] as string[] | undefined)?.map(Number);
+  if (releases) p.releaseLayers = releases;
+  if (f['release-mapping-pages']) p.releaseMappingPages = true;
+  const events = f['graph-trace-events'] as number;
+  if (f['graph-trace'] || f['graph-trace-detail']) p.graphTrace = { maxEvents: events, detail: Boolean(f['graph-trace-detail']) };
+  else if (p.policy === 'reuse-aware') p.graphTrace = { maxEvents: events, detail: false };
+  else delete p.graphTrace;
+  return p;
 }
 
 export function samplingParams(f: ParsedArgs['flags']): GenerateParams['sampling'] {
-  return {
-    temperature: f['temperature'] as number,
-    topK: f['top-k'] as number,
-    topP: f['top-p'] as number,
-    minP: f['min-p'] as number,
-    seed: f['seed'] as number,
-    repeatPenalty: f['repeat-penalty'] as number,
-    repeatLastN: f['repeat-last-n'] as number,
-  };
+  try {
+    return validateSampling({
+      temperature: f['temperature'],
+      topK: f['top-k'],
+      topP: f['top-p'],
+      minP: f['min-p'],
+      seed: f['seed'],
+      repeatPenalty: f['repeat-penalty'],
+      repeatLastN: f['repeat-last-n'],
+    });
+  } catch (e) {
+    if (e instanceof SettingsError) throw new UsageError(`--${e.field.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())} ${e.message.slice(e.field.length + 2)}`);
+    throw e;
+  }
 }
 
 export function capFrom(f: ParsedArgs['flags']): { limitBytes: number; timeoutS: number | null } | undefined {
@@ -89,13 +161,4 @@ export function capFrom(f: ParsedArgs['flags']): { limitBytes: number; timeoutS:
   const t = f['enforce-timeout'] as number;
   if (!(t > 0)) throw new UsageError('--enforce-timeout must be a positive number of seconds');
   return { limitBytes: ram, timeoutS: t };
-}
-
-/**
- * The default policy: stream when the plan says the model does not fit in the budget. Below the
- * planned minimum it still streams (the plan's estimates are conservative); the cap decides.
- */
-export function choosePolicy(explicit: PolicyName | null, plan: MemoryPlan | null): PolicyName {
-  if (explicit) return explicit;
-  return plan && plan.verdict !== 'fits' ? 'stream' : 'off';
 }

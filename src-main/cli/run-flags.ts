@@ -1,21 +1,22 @@
 // Flags shared by `run` and `bench`: model loading, sampling, memory caps and residency.
 import type { FlagSpec } from './args.js';
+import { DEFAULT_MAX_TOKENS, DEFAULT_PREFETCH_DEPTH, DEFAULT_SAMPLING as S } from '../shared/settings/run-settings.js';
 
 export const SAMPLING_FLAGS: FlagSpec[] = [
-  { name: 'max-tokens', short: 'n', type: 'int', default: 128, description: 'tokens to generate at most' },
-  { name: 'temperature', type: 'number', default: 0.8, description: 'sampling temperature; 0 = greedy' },
-  { name: 'top-k', type: 'int', default: 40, description: 'keep the k most likely tokens (0 = off)' },
-  { name: 'top-p', type: 'number', default: 0.95, description: 'nucleus sampling threshold (1 = off)' },
-  { name: 'min-p', type: 'number', default: 0.05, description: 'drop tokens below min-p × the top probability (0 = off)' },
-  { name: 'seed', type: 'int', default: 4294967295, description: 'sampling seed (4294967295 = random)' },
-  { name: 'repeat-penalty', type: 'number', default: 1.0, description: 'penalty for repeated tokens (1 = off)' },
-  { name: 'repeat-last-n', type: 'int', default: 64, description: 'how many recent tokens the repeat penalty looks at' },
+  { name: 'max-tokens', short: 'n', type: 'int', default: DEFAULT_MAX_TOKENS, description: 'tokens to generate at most' },
+  { name: 'temperature', type: 'number', default: S.temperature, description: 'sampling temperature; 0 = greedy' },
+  { name: 'top-k', type: 'int', default: S.topK, description: 'keep the k most likely tokens (0 = off)' },
+  { name: 'top-p', type: 'number', default: S.topP, description: 'nucleus sampling threshold (1 = off)' },
+  { name: 'min-p', type: 'number', default: S.minP, description: 'drop tokens below min-p × the top probability (0 = off)' },
+  { name: 'seed', type: 'int', default: S.seed, description: 'sampling seed (4294967295 = random)' },
+  { name: 'repeat-penalty', type: 'number', default: S.repeatPenalty, description: 'penalty for repeated tokens (1 = off)' },
+  { name: 'repeat-last-n', type: 'int', default: S.repeatLastN, description: 'how many recent tokens the repeat penalty looks at (-1 = the whole context)' },
 ];
 
 export const LOAD_FLAGS: FlagSpec[] = [
-  { name: 'ctx', short: 'c', type: 'int', default: 4096, description: 'context size in tokens' },
-  { name: 'threads', short: 't', type: 'int', description: 'CPU threads (default: llama.cpp picks)' },
-  { name: 'batch', short: 'b', type: 'int', default: 512, description: 'prompt batch size' },
+  { name: 'ctx', short: 'c', type: 'int', description: "context size in tokens (default: the model's, at most 4096, shrunk to fit the cap; at least 2048 where the cap allows)" },
+  { name: 'threads', short: 't', type: 'int', description: "CPU threads (default: the machine's physical cores)" },
+  { name: 'batch', short: 'b', type: 'int', description: 'micro-batch, also the prompt batch (default: 512, smaller under a cap so the compute buffer stays within 1/16 of it)' },
   { name: 'mmap', type: 'boolean', default: true, description: 'memory-map the model (--no-mmap reads it into RAM)' },
   { name: 'repack', type: 'boolean', description: 'repack weights for faster CPU kernels (default on, off under residency policies that release pages)' },
   { name: 'prefetch', type: 'boolean', description: 'prefault the whole file at load; --no-prefetch faults in on demand (default: prefault unless the plan says the model does not fit)' },
@@ -29,7 +30,8 @@ export const MEMORY_FLAGS: FlagSpec[] = [
   { name: 'enforce-timeout', type: 'number', default: 900, valueName: 'SECONDS', description: 'with --enforce-ram: kill the run after this long (exit 124)' },
   { name: 'memory-report', type: 'boolean', description: 'print the cgroup figures (limit, peak, limit hits, OOM kills) on stderr' },
   { name: 'policy', type: 'string', valueName: 'NAME', description: 'residency policy: off|observe|conservative|memory-bound|reuse-aware|stream (default: stream when the plan says the model does not fit, else off)' },
-  { name: 'prefetch-depth', type: 'int', default: 3, description: 'stream: layers read ahead of the one computing' },
+  { name: 'prefetch-depth', type: 'int', default: DEFAULT_PREFETCH_DEPTH, description: 'stream: units read ahead of the one in use' },
+  { name: 'force', type: 'boolean', description: 'with --enforce-ram: run even below the smallest cap the plan says runs (an OOM kill, exit 137, is then the likely outcome)' },
   { name: 'residency-target', type: 'size', description: 'memory-bound/reuse-aware: release toward this many resident bytes' },
   { name: 'residency-reserve', type: 'size', description: 'bytes kept free below --residency-target' },
   { name: 'release-layer', type: 'int', repeatable: true, valueName: 'N', description: "drop layer N's exclusive pages after load (repeatable); the report shows requested, accepted and observed bytes" },

@@ -51,6 +51,9 @@ export interface NativeContextOptions {
   observeLayers?: boolean;
   /** With observeLayers: also install its layer-boundary eval callback (default true). */
   layerCallback?: boolean;
+  /** Charge the context's buffers (compute buffer, caches) at creation rather than on first use. */
+  precharge?: boolean;
+
 }
 
 export type NativeGenerateOptions = SamplingParams & { maxTokens: number };
@@ -73,13 +76,31 @@ export interface NativeResidencyLayer {
   ranges: [number, number, number, number][];
 }
 
+export interface NativeStreamUnit {
+  layer: number;
+  /** Index into the files. */
+  file: number;
+  /** Adjacent in the file: name, offset of the data in the file, bytes. */
+  tensors: { name: string; offset: number; bytes: number }[];
+}
+
+export interface NativeStreamConfig {
+  units: NativeStreamUnit[];
+  windowBytes: number;
+  pinned: [number, number, number, number][];
+  random: [number, number, number, number][];
+  ioThreads?: number;
+  ioChunkBytes?: number;
+}
+
 export interface NativeResidencyConfig {
   policy: string;
   files: string[];
   layers: NativeResidencyLayer[];
-  prefetchDepth: number;
   targetBytes: number;
   releaseOrder?: number[];
+  /** Required by the stream policy. */
+  stream?: NativeStreamConfig;
 }
 
 export interface NativeResidencyEvent {
@@ -91,20 +112,45 @@ export interface NativeResidencyEvent {
 }
 
 export interface NativeResidencyCounters {
+  /** Bytes of streamed units read, and how many reads. */
   prefetchBytes: number;
-  droppedBytes: number;
-  releasedBytes: number;
   prefetches: number;
+  /** Sum over units of the time from the first request to the last byte. */
+  prefetchMs: number;
+  /** Wall time at least one read was in flight. */
+  ioBusyMs: number;
   prefetchHits: number;
+  stalls: number;
   late: number;
-  drops: number;
   stallMs: number;
+  readErrors: number;
+  splits: number;
+  releases: number;
+  /** The streaming window as allocated: bytes and slots. */
+  windowBytes: number;
+  windowSlots: number;
+  /** Direct I/O (else buffered reads whose page cache is dropped after). */
+  directIo: boolean;
+  droppedBytes: number;
+  drops: number;
+  releasedBytes: number;
+  pinnedBytes: number;
+  pinnedLockedBytes: number;
+  lockError: string | null;
 }
 
 export interface NativeResidencySample {
   layerResident: (number | null)[];
+  /** Resident bytes of the locked (pinned) weight ranges; null without a stream schedule. */
+  pinnedResident: number | null;
   events: NativeResidencyEvent[];
   counters: NativeResidencyCounters;
+}
+
+export interface NativeTrace {
+  nodes: { name: string; op: string; srcs: string[]; bytes: number; group: number }[];
+  dropped: number;
+  captured: boolean;
 }
 
 export interface NativeContext {
@@ -116,13 +162,15 @@ export interface NativeContext {
   ): Promise<NativeGenerateResult>;
   cancel(): void;
   clearMemory(): void;
-  info(): { nCtx: number; nBatch: number; nThreads: number; cachedTokens: number };
-  residency(op: 'configure', cfg: NativeResidencyConfig): void;
-  residency(op: 'sample'): NativeResidencySample;
-  residency(op: 'drop' | 'prefetch', layer: number): number;
+  info(): { nCtx: number; nBatch: number; nThreads: number; cachedTokens: number; prechargedBytes: number };
+  residencyConfigure(cfg: NativeResidencyConfig): void;
+  residencySample(): NativeResidencySample;
+  /** Drops (or reads, synchronously) one layer's exclusive pages; returns the bytes. */
+  residencyDrop(layer: number): number;
+  residencyPrefetch(layer: number): number;
   /** Capture the scheduler nodes of the next single-token decode, at most maxEvents of them. */
-  residency(op: 'trace-arm', maxEvents: number): void;
-  residency(op: 'trace-take'): { nodes: { name: string; op: string; srcs: string[]; bytes: number; group: number }[]; dropped: number; captured: boolean };
+  traceArm(maxEvents: number): void;
+  traceTake(): NativeTrace;
   free(): void;
 }
 

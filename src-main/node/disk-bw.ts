@@ -2,6 +2,7 @@
 // sequentially, cached per device in cacheRoot()/disk-bw.json. The pages may already be in
 // the page cache (cold reads are not guaranteed), so the figure is labelled "may be optimistic".
 import { mkdir, open, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { cacheRoot } from './paths.js';
 
@@ -49,6 +50,18 @@ async function readCache(): Promise<CacheFile> {
     /* absent or unreadable: measure again */
   }
   return { schemaVersion: 1, devices: {} };
+}
+
+/** The cached bandwidth of the device holding `file`, or null when it was never measured. */
+export function cachedDiskBandwidth(file: string): DiskBandwidth | null {
+  try {
+    const dev = String(statSync(file).dev);
+    const c = JSON.parse(readFileSync(diskBwCachePath(), 'utf8')) as CacheFile;
+    const hit = c?.schemaVersion === 1 ? c.devices?.[dev] : undefined;
+    return hit && hit.bytesPerS > 0 ? { bytesPerS: hit.bytesPerS, source: `measured ${hit.measuredAt.slice(0, 10)}, cached` } : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The cached bandwidth of the device holding `file`, measuring (and caching) it if needed. */

@@ -1,7 +1,7 @@
 // The one API the renderer sees. Electron exposes it through the preload (contextBridge);
 // browser mode implements it over a local WebSocket. Every method's arguments and results
 // are plain JSON.
-import { DEFAULT_PREFETCH_DEPTH } from './plan/plan.js';
+import type { RunSettings } from './settings/run-settings.js';
 import type {
   ChatMessage,
   GenerationResult,
@@ -20,35 +20,8 @@ export interface ModelRef {
   sizeBytes: number;
 }
 
-export interface RunSettings {
-  ramBytes: number | null;
-  vramBytes: number | null;
-  enforceRam: boolean;
-  ctx: number;
-  policy: PolicyName | 'auto';
-  prefetchDepth: number;
-  threads: number;
-  mmap: boolean;
-  repack: boolean;
-  prefault: boolean;
-  /** Record the graph trace (node groups per layer, weights touched, last uses) at load; default true. */
-  graphTrace?: boolean;
-}
-
-/** What a new window starts with; the host fills in the CPU's thread count. */
-export const DEFAULT_RUN_SETTINGS: RunSettings = {
-  ramBytes: null,
-  vramBytes: null,
-  enforceRam: false,
-  ctx: 2048,
-  policy: 'auto',
-  prefetchDepth: DEFAULT_PREFETCH_DEPTH,
-  threads: 4,
-  mmap: true,
-  repack: true,
-  prefault: false,
-  graphTrace: true,
-};
+export type { RunSettings } from './settings/run-settings.js';
+export { DEFAULT_RUN_SETTINGS } from './settings/run-settings.js';
 
 export interface Conversation {
   id: string;

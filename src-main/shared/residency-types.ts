@@ -31,8 +31,14 @@ export interface ResidencySample {
   layerResident: (number | null)[];
   persistentResident: number | null;
   rssBytes: number | null;
+  /** Charge of the worker's memory group (capped runs), else null. */
   cgroupBytes: number | null;
   cgroupLimitBytes: number | null;
+  /** Cumulative times the group's limit was hit (capped runs), else null. */
+  limitHits: number | null;
+  /** Resident bytes of the weights the stream schedule holds locked, and their total. */
+  pinnedResident: number | null;
+  pinnedBytes: number | null;
   /** Cumulative bytes read from storage by the worker (/proc/self/io read_bytes). */
   readBytes: number | null;
   majorFaults: number | null;

@@ -22,6 +22,11 @@ export interface LoadParams {
   prefetchDepth?: number;
   /** Per-layer tiers from the memory plan; the residency engine executes them. */
   tiers?: ('vram' | 'pinned' | 'streamed')[];
+  /**
+   * The plan's stream schedule. Under a budget (ramBytes) the worker re-makes the split with
+   * what it measures after load (its real non-weight charge), so `tensors` is the plan's estimate.
+   */
+  stream?: StreamParams;
   /** Release policies (memory-bound, reuse-aware) release toward this many resident bytes. */
   residencyTargetBytes?: number;
   /** reuse-aware: layer release order from a graph-trace profile (first released first). */
@@ -32,6 +37,37 @@ export interface LoadParams {
   releaseMappingPages?: boolean;
   /** Capture one decode's scheduler graph (bounded); reuse-aware always captures one. */
   graphTrace?: { maxEvents: number; detail: boolean };
+}
+
+export interface StreamParams {
+  tensors: string[];
+  /** Units read ahead of the one in use. */
+  prefetchDepth: number;
+  /** What the kernel may read past a unit. */
+  readaheadBytes: number;
+  /** Compute buffers not yet touched at load (they are charged when first used). */
+  computeReserveBytes: number;
+}
+
+/** The split the worker executed, with the measurements it was made from. */
+export interface StreamSchedule {
+  capBytes: number | null;
+  /** Non-weight bytes charged at load (cgroup charge − model pages, or anonymous RSS). */
+  nonWeightMeasuredBytes: number | null;
+  nonWeightSource: string;
+  /** What the budget reserved for non-weight memory (measured + compute reserve + growth). */
+  nonWeightBudgetBytes: number | null;
+  persistentResidentBytes: number;
+  residentLayerBytes: number;
+  streamedBytes: number;
+  streamedTensors: number;
+  units: number;
+  windowBytes: number;
+  readaheadBytes: number;
+  headroomBytes: number;
+  pinnedBytes: number;
+  pinnedLockedBytes: number;
+  lockError: string | null;
 }
 
 export interface ModelInfo {
@@ -48,6 +84,8 @@ export interface ModelInfo {
   chatTemplate: string | null;
   metadata: Record<string, string>;
   loadMs: number;
+  /** The streaming split the worker executes (stream policy), else null. */
+  schedule: StreamSchedule | null;
 }
 
 export interface SamplingParams {
@@ -60,16 +98,6 @@ export interface SamplingParams {
   repeatPenalty: number;
   repeatLastN: number;
 }
-
-export const DEFAULT_SAMPLING: SamplingParams = {
-  temperature: 0.8,
-  topK: 40,
-  topP: 0.95,
-  minP: 0.05,
-  seed: 0xffffffff,
-  repeatPenalty: 1.0,
-  repeatLastN: 64,
-};
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';

@@ -39,7 +39,8 @@
 
 export { detectCgroup } from './detect.js';
 export type { CgroupDetection, CgroupFound, CgroupMissing, DetectOptions } from './detect.js';
-export { startCapped } from './start-capped.js';
+export { startCapped, GROUP_DIR_ENV, GROUP_VERSION_ENV } from './start-capped.js';
+export { openOwnGroup, type OwnGroup } from './own-group.js';
 export type { CappedRun, StartCappedOptions, UsageSample } from './start-capped.js';
 export { cleanupAllGroupsSync } from './signals.js';
 export { sweepStaleGroups } from './sweep.js';

@@ -13,6 +13,10 @@ import { killAndRemove, killAndRemoveSync } from './procs.js';
 import { trackGroup, untrackGroup } from './signals.js';
 import { sweepStaleGroups } from './sweep.js';
 
+/** Environment variables that tell a capped worker where its memory group is. */
+export const GROUP_DIR_ENV = 'RAMFORGE_CGROUP_DIR';
+export const GROUP_VERSION_ENV = 'RAMFORGE_CGROUP_VERSION';
+
 export interface UsageSample {
   /** Milliseconds since the worker was started. */
   tMs: number;
@@ -158,7 +162,9 @@ export function startCapped(opts: StartCappedOptions): CappedRun {
   let child: ChildProcess;
   try {
     child = spawn('/bin/sh', ['-c', JOIN_SCRIPT, 'ramforge-join', group.procsFile, opts.command, ...(opts.args ?? [])], {
-      env: opts.env ?? process.env,
+      // The worker reads its own group's charge and limit hits (what it plans against, what the
+      // report shows per phase) from here.
+      env: { ...(opts.env ?? process.env), [GROUP_DIR_ENV]: group.dir, [GROUP_VERSION_ENV]: String(group.version) },
       cwd: opts.cwd,
       stdio: opts.stdio ?? (['inherit', 'inherit', 'inherit'] as IOType[]),
       serialization: opts.serialization,

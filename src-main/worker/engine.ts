@@ -52,7 +52,9 @@ export class Engine {
         nThreads: params.threads ?? 0,
         nBatch: params.batch ?? 512,
         observeLayers: policy !== 'off' || params.graphTrace !== undefined,
-        layerCallback: params.graphTrace !== undefined || policy === 'reuse-aware' || (policy === 'stream' && (params.tiers ?? []).includes('streamed')),
+        layerCallback: params.graphTrace !== undefined || policy === 'reuse-aware' || ResidencyRuntime.streams(params),
+        // The stream schedule plans against what is charged at load: charge the buffers now.
+        precharge: policy === 'stream' && params.ramBytes !== undefined,
       });
     } catch (e) {
       model.free();
@@ -75,11 +77,13 @@ export class Engine {
       chatTemplate: ni.chatTemplate,
       metadata: ni.metadata,
       loadMs: performance.now() - t0,
+      schedule: null,
     };
     // Every policy is observed (mincore, /proc counters); only policies other than `off`
     // install the engine that acts on pages.
     this.residency = new ResidencyRuntime(model, ctx, files, ni.nLayers, params);
     this.residency.configure();
+    this.info.schedule = this.residency.schedule;
     if (params.graphTrace || policy === 'reuse-aware') this.residency.traceAndProfile(ni.bos >= 0 ? ni.bos : 0, params.graphTrace?.maxEvents ?? 100_000);
     const release = new Set(params.releaseLayers ?? []);
     // Without a plan no layer is pinned: every layer's mapping pages go.

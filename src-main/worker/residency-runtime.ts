@@ -1,24 +1,45 @@
 // Runs the residency engine for one loaded model: builds the inventory from what llama.cpp
 // loaded and where the file is mapped, hands the plan's tiers to the native engine, and
 // samples residency, process counters and engine events as a time series.
-import { readFileSync } from 'node:fs';
-import { realpathSync } from 'node:fs';
-import { loadAddon, type NativeContext, type NativeModel, type NativeResidencyCounters } from '../native/addon.js';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { directIoWorks } from '../node/direct-io.js';
+import { loadAddon, type NativeContext, type NativeModel, type NativeResidencyCounters, type NativeStreamConfig } from '../native/addon.js';
 import { buildInventory, parseMaps, type Inventory } from '../shared/residency/inventory.js';
+import { buildStreamLayout, type StreamLayout } from '../shared/residency/stream-units.js';
+import type { InventoryTensor } from '../shared/residency/inventory.js';
+import { DEFAULT_READAHEAD_BYTES, budgetStream, largestStreamable, selectStreamed, type WeightLayer } from '../shared/plan/stream-select.js';
+import { DEFAULT_PREFETCH_DEPTH } from '../shared/settings/run-settings.js';
+import { openOwnGroup } from '../supervisor/own-group.js';
 import type { ResidencyEvent, ResidencySample, Tier } from '../shared/residency-types.js';
-import type { LoadParams, PolicyName } from '../shared/worker-protocol.js';
+import type { LoadParams, PolicyName, StreamSchedule } from '../shared/worker-protocol.js';
 import { readProcStats } from '../node/proc-stats.js';
 import { buildManifest, releaseOrderFromProfile, type GraphTraceManifest } from '../shared/graph-trace/manifest.js';
 
 const PAGE_SIZE = 4096;
+/** Non-weight memory charged after load: the process's own growth while it runs (measured: +4 to +6 MiB over a run). */
+const NON_WEIGHT_GROWTH_BYTES = 6 * 1024 * 1024;
+/** Page tables of the model's mapping: 8 B per 4 KiB page. */
+const PAGE_TABLE_FRACTION = 0.002;
+
+/** Non-weight memory this process has charged so far. */
+function measureNonWeight(files: string[]): { bytes: number; source: string } {
+  const group = openOwnGroup();
+  const usage = group?.usage() ?? null;
+  if (usage !== null) {
+    const cached = files.reduce((s, f) => s + (loadAddon().fileResident(f, [[0, statSync(f).size]])[0] ?? 0), 0);
+    return { bytes: Math.max(0, usage - cached), source: 'memory group charge − model pages in the page cache, at load' };
+  }
+  return { bytes: readProcStats().rssAnonBytes ?? 0, source: 'anonymous RSS at load (not capped)' };
+}
 const TIER_CODE: Record<Tier, 0 | 1 | 2> = { pinned: 0, streamed: 1, vram: 2 };
 
 export class ResidencyRuntime {
   readonly inventory: Inventory;
   readonly policy: PolicyName;
-  readonly tiers: Tier[];
+  tiers: Tier[];
   readonly samples: ResidencySample[] = [];
   private t0 = performance.now();
+  private readonly group = openOwnGroup();
   private token = 0;
   private lastSampleAt = -Infinity;
   private listeners: ((s: ResidencySample) => void)[] = [];
@@ -48,9 +69,9 @@ export class ResidencyRuntime {
    * keeps the default order — and says which in the report.
    */
   traceAndProfile(token: number, maxEvents: number): void {
-    this.ctx.residency('trace-arm', maxEvents);
+    this.ctx.traceArm(maxEvents);
     this.ctx.evalLogits([token]);
-    const raw = this.ctx.residency('trace-take');
+    const raw = this.ctx.traceTake();
     const weights = new Set(this.inventory.tensors.map((t) => t.name));
     this.graphTrace = buildManifest(raw, weights);
     if (this.policy !== 'reuse-aware') return;
@@ -71,7 +92,7 @@ export class ResidencyRuntime {
     for (const layer of layers) {
       if (layer < 0 || layer >= this.inventory.layers.length) throw new Error(`--release-layer ${layer}: the model has layers 0–${this.inventory.layers.length - 1}`);
       const before = this.residentNow()[layer] ?? null;
-      const accepted = this.ctx.residency('drop', layer);
+      const accepted = this.ctx.residencyDrop(layer);
       const after = this.residentNow()[layer] ?? null;
       this.manualActions.push({
         kind: 'release',
@@ -89,16 +110,120 @@ export class ResidencyRuntime {
     return this.policy !== 'off';
   }
 
+  /** What the stream schedule runs (null for other policies). */
+  streamLayout: StreamLayout | null = null;
+
+  /** True when some weights stream, i.e. the schedule needs the scheduler's eval callback. */
+  static streams(params: LoadParams): boolean {
+    return params.policy === 'stream' && (params.stream?.tensors.length ?? 0) > 0;
+  }
+
+  /** The split this worker executes, and what it was made from (stream policy only). */
+  schedule: StreamSchedule | null = null;
+
   configure(): void {
     if (!this.engineActive) return;
-    this.ctx.residency('configure', {
+    let stream: NativeStreamConfig | undefined;
+    if (this.policy === 'stream') {
+      const { layout, windowBytes, schedule } = this.planStream();
+      this.streamLayout = layout;
+      this.schedule = schedule;
+      stream = {
+        units: layout.units.map((u) => ({ layer: u.layer, file: u.file, tensors: u.tensors })),
+        windowBytes,
+        pinned: layout.pinned,
+        random: layout.random,
+        ioThreads: Number(process.env.RAMFORGE_IO_THREADS ?? 4),
+        ioChunkBytes: Number(process.env.RAMFORGE_IO_CHUNK ?? 4 * 1024 * 1024),
+      };
+      const streamedLayers = new Set(layout.units.map((u) => u.layer));
+      this.tiers = this.tiers.map((t, i) => (t === 'vram' ? t : streamedLayers.has(i) ? 'streamed' : 'pinned'));
+    }
+    this.ctx.residencyConfigure({
       policy: this.policy,
       files: this.files,
-      prefetchDepth: this.params.prefetchDepth ?? 4,
       targetBytes: this.params.residencyTargetBytes ?? 0,
       releaseOrder: this.releaseOrder ?? this.params.releaseOrder,
       layers: this.inventory.layers.map((l) => ({ index: l.index, tier: TIER_CODE[this.tiers[l.index] ?? 'pinned'], ranges: l.ranges })),
+      stream,
     });
+    if (this.schedule) {
+      const c = this.ctx.residencySample().counters;
+      this.schedule.pinnedBytes = c.pinnedBytes;
+      this.schedule.pinnedLockedBytes = c.pinnedLockedBytes;
+      this.schedule.lockError = c.lockError;
+    }
+  }
+
+  /**
+   * The streaming split, re-made from what this process measures after load: the plan's
+   * estimate of non-weight memory (process, tokenizer, KV cache) can be off by tens of MiB, and
+   * a schedule planned against the wrong figure runs pressed against the cap.
+   */
+  private planStream(): { layout: StreamLayout; windowBytes: number; schedule: StreamSchedule } {
+    const sp = this.params.stream ?? { tensors: [], prefetchDepth: DEFAULT_PREFETCH_DEPTH, readaheadBytes: DEFAULT_READAHEAD_BYTES, computeReserveBytes: 0 };
+    const inv = this.inventory;
+    const names = new Set(inv.tensors.map((t) => t.name));
+    // token_embd beside a separate output head is read a row per token: never locked.
+    const rowsOnly = names.has('token_embd.weight') && [...names].some((n) => n.startsWith('output.')) ? ['token_embd.weight'] : [];
+    const ram = (t: InventoryTensor) => t.backing === 'file-mapped' && (t.layer < 0 || this.tiers[t.layer] !== 'vram');
+    const layers: WeightLayer[] = inv.layers
+      .filter((l) => this.tiers[l.index] !== 'vram')
+      .map((l) => {
+        const tensors = inv.tensors.filter((t) => t.layer === l.index && ram(t)).map((t) => ({ name: t.name, nbytes: t.bytes }));
+        return { bytes: tensors.reduce((s, t) => s + t.nbytes, 0), tensors };
+      });
+    const persistentResident = inv.tensors.filter((t) => t.layer < 0 && ram(t) && !rowsOnly.includes(t.name)).reduce((s, t) => s + t.bytes, 0);
+    const cap = this.params.ramBytes ?? null;
+    let tensors = sp.tensors;
+    let unitBytes = largestStreamable(layers);
+    let windowBytes = (sp.prefetchDepth + 1) * unitBytes;
+    let headroom = 0;
+    let readahead = sp.readaheadBytes;
+    let measured: { bytes: number; source: string } | null = null;
+    let nonWeightBudget: number | null = null;
+    if (cap !== null) {
+      measured = measureNonWeight(this.files);
+      // Charged later: compute buffers on first use (unless charged at creation), the
+      // process's own growth, the page tables of the locked weights.
+      const fileBytes = this.files.reduce((s, f) => s + statSync(f).size, 0);
+      const computeLater = this.ctx.info().prechargedBytes > 0 ? 0 : sp.computeReserveBytes;
+      nonWeightBudget = measured.bytes + computeLater + NON_WEIGHT_GROWTH_BYTES + Math.ceil(PAGE_TABLE_FRACTION * fileBytes);
+      // Direct reads put nothing in the page cache: no kernel read-ahead to leave room for.
+      readahead = directIoWorks(this.files) ? 0 : sp.readaheadBytes;
+      const b = budgetStream({ capBytes: cap, nonWeightBytes: nonWeightBudget, persistentResidentBytes: persistentResident, layers, prefetchDepth: sp.prefetchDepth, readaheadBytes: readahead });
+      // Below the minimum the run was asked for anyway (--force): stream everything that can.
+      tensors = b.verdict === 'fits' ? [] : b.verdict === 'cannot-run' ? selectStreamed(layers, Infinity).tensors : b.selection.tensors;
+      unitBytes = b.unitBytes;
+      windowBytes = b.windowBytes;
+      headroom = b.headroomBytes;
+    }
+    const layout = buildStreamLayout(inv, tensors, unitBytes, rowsOnly);
+    const largest = layout.units.reduce((m, u) => Math.max(m, u.bytes), 0);
+    windowBytes = Math.max(windowBytes, largest);
+    const layerTotal = layers.reduce((s, l) => s + l.bytes, 0);
+    const streamedTensorBytes = inv.tensors.filter((t) => tensors.includes(t.name)).reduce((s, t) => s + t.bytes, 0);
+    return {
+      layout,
+      windowBytes,
+      schedule: {
+        capBytes: cap,
+        nonWeightMeasuredBytes: measured?.bytes ?? null,
+        nonWeightSource: measured?.source ?? 'not measured: no budget given',
+        nonWeightBudgetBytes: nonWeightBudget,
+        persistentResidentBytes: persistentResident,
+        residentLayerBytes: layerTotal - streamedTensorBytes,
+        streamedBytes: layout.streamedBytes,
+        streamedTensors: tensors.length,
+        units: layout.units.length,
+        windowBytes,
+        readaheadBytes: readahead,
+        headroomBytes: headroom,
+        pinnedBytes: 0,
+        pinnedLockedBytes: 0,
+        lockError: null,
+      },
+    };
   }
 
   onSample(fn: (s: ResidencySample) => void): void {
@@ -143,8 +268,10 @@ export class ResidencyRuntime {
     this.lastSampleAt = now;
     let layerResident: (number | null)[];
     let events: ResidencyEvent[] = [];
+    let pinnedResident: number | null = null;
     if (this.engineActive) {
-      const s = this.ctx.residency('sample');
+      const s = this.ctx.residencySample();
+      pinnedResident = s.pinnedResident;
       this.counters = s.counters;
       layerResident = s.layerResident;
       events = s.events.map((e) => ({ tMs: e.tMs, kind: e.kind, layer: e.layer, bytes: e.bytes, durMs: e.durMs }));
@@ -159,8 +286,11 @@ export class ResidencyRuntime {
       layerResident,
       persistentResident: this.persistentResidentNow(),
       rssBytes: proc.rssBytes,
-      cgroupBytes: null,
-      cgroupLimitBytes: null,
+      cgroupBytes: this.group?.usage() ?? null,
+      cgroupLimitBytes: this.group ? (this.params.ramBytes ?? null) : null,
+      limitHits: this.group?.limitHits() ?? null,
+      pinnedResident,
+      pinnedBytes: pinnedResident === null ? null : (this.schedule?.pinnedBytes ?? null),
       readBytes: proc.readBytes,
       majorFaults: proc.majorFaults,
       decodeTokS,

@@ -10,6 +10,13 @@ function intOr(v: string, fallback: number): number {
   return Number.isFinite(n) ? n : fallback;
 }
 
+/** An empty field means "auto" (null): chosen to fit the budget when the model loads. */
+function intOrAuto(v: string, min: number): number | null {
+  if (v.trim() === '') return null;
+  const n = Number.parseInt(v, 10);
+  return Number.isFinite(n) ? Math.max(min, n) : null;
+}
+
 export function SettingsPanel() {
   const settings = useStore((s) => s.settings);
   const ramText = useStore((s) => s.ramText);
@@ -17,10 +24,20 @@ export function SettingsPanel() {
   const settingsError = useStore((s) => s.settingsError);
   const setSettings = useStore((s) => s.setSettings);
   const setSizeText = useStore((s) => s.setSizeText);
-  const check = (key: 'enforceRam' | 'mmap' | 'repack' | 'prefault', label: string, testId: string, title: string) => (
+  const check = (key: 'enforceRam' | 'mmap', label: string, testId: string, title: string) => (
     <label className="check" title={title}>
       <input type="checkbox" data-testid={testId} checked={settings[key]} onChange={(e) => setSettings({ [key]: e.currentTarget.checked })} />
       {label}
+    </label>
+  );
+  const triState = (key: 'repack' | 'prefault', label: string, testId: string, title: string) => (
+    <label className="field" title={title}>
+      <span>{label}</span>
+      <select data-testid={testId} value={settings[key] === null ? 'auto' : settings[key] ? 'on' : 'off'} onChange={(e) => setSettings({ [key]: e.currentTarget.value === 'auto' ? null : e.currentTarget.value === 'on' })}>
+        <option value="auto">auto</option>
+        <option value="on">on</option>
+        <option value="off">off</option>
+      </select>
     </label>
   );
   return (
@@ -37,7 +54,11 @@ export function SettingsPanel() {
         </label>
         <label className="field">
           <span>Context</span>
-          <input type="number" min={16} step={256} data-testid="setting-ctx" value={settings.ctx} onChange={(e) => setSettings({ ctx: Math.max(16, intOr(e.currentTarget.value, settings.ctx)) })} />
+          <input type="number" min={16} step={256} data-testid="setting-ctx" placeholder="auto" value={settings.ctx ?? ''} onChange={(e) => setSettings({ ctx: intOrAuto(e.currentTarget.value, 16) })} />
+        </label>
+        <label className="field">
+          <span>Micro-batch</span>
+          <input type="number" min={1} max={8192} data-testid="setting-batch" placeholder="auto" value={settings.batch ?? ''} onChange={(e) => setSettings({ batch: intOrAuto(e.currentTarget.value, 1) })} />
         </label>
         <label className="field">
           <span>Policy</span>
@@ -55,14 +76,14 @@ export function SettingsPanel() {
         </label>
         <label className="field">
           <span>Threads</span>
-          <input type="number" min={1} max={256} data-testid="setting-threads" value={settings.threads} onChange={(e) => setSettings({ threads: Math.max(1, intOr(e.currentTarget.value, settings.threads)) })} />
+          <input type="number" min={1} max={512} data-testid="setting-threads" placeholder="auto (physical cores)" value={settings.threads ?? ''} onChange={(e) => setSettings({ threads: intOrAuto(e.currentTarget.value, 1) })} />
         </label>
         <div className="checks">
           {check('enforceRam', 'enforce cap', 'setting-enforce', 'Run the worker in a memory cgroup capped at the RAM budget')}
           {check('mmap', 'mmap', 'setting-mmap', 'Memory-map the model file')}
-          {check('repack', 'repack', 'setting-repack', 'Let ggml repack weights into CPU-friendly layouts')}
-          {check('prefault', 'prefault', 'setting-prefault', 'Prefault the whole mapping at load (off = --no-prefetch)')}
         </div>
+        {triState('repack', 'Repack', 'setting-repack', 'Let ggml repack weights into CPU-friendly layouts (auto: on unless weights stream)')}
+        {triState('prefault', 'Prefault', 'setting-prefault', 'Prefault the whole mapping at load (auto: only when the model fits)')}
         {settingsError && <div className="field wide err-text">{settingsError}</div>}
       </div>
       <LoadControls />

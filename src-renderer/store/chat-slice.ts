@@ -1,6 +1,7 @@
 // Conversations: the current one, the saved list, streaming of the assistant's reply.
 import type { Conversation } from '../../src-main/shared/api.js';
-import { DEFAULT_SAMPLING, type ChatMessage, type GenerationResult, type TokenEvent } from '../../src-main/shared/worker-protocol.js';
+import type { ChatMessage, GenerationResult, TokenEvent } from '../../src-main/shared/worker-protocol.js';
+import { DEFAULT_SAMPLING } from '../../src-main/shared/settings/run-settings.js';
 import { getApi } from '../api.js';
 import { errorText, newId, type Slice } from './types.js';
 

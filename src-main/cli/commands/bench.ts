@@ -4,7 +4,7 @@ import type { CommandSpec, ParsedArgs } from '../args.js';
 import { UsageError } from '../errors.js';
 import { openModelInput } from '../model-input.js';
 import { LOAD_FLAGS, MEMORY_FLAGS } from '../run-flags.js';
-import { loadParams, makePlan, parsePolicy } from '../run-config.js';
+import { loadParams, parsePolicy, prepareRun, refuseBelowMinimum, shapeNote } from '../run-config.js';
 import { runOnce } from '../../node/run-once.js';
 import { buildRunReport, writeReportAtomic } from '../../node/report-file.js';
 import { detectCgroup } from '../../supervisor/index.js';
@@ -12,6 +12,7 @@ import { benchTable, benchJson, medianRow, type BenchRow } from '../bench-output
 import type { RunReport } from '../../shared/report/report-types.js';
 import { POLICIES, type PolicyName } from '../../shared/worker-protocol.js';
 import { releasesPages } from '../../shared/policy-rules.js';
+import { GREEDY } from '../../shared/settings/run-settings.js';
 
 export const command: CommandSpec = {
   name: 'bench',
@@ -40,9 +41,12 @@ export const command: CommandSpec = {
     const tokens = f['tokens'] as number;
     if (tokens < 2) throw new UsageError('--tokens must be at least 2 (bytes per token need two decode samples)');
     const opened = await openModelInput(modelPath);
-    const plan = makePlan(opened, f);
+    const prepared = prepareRun(opened, f);
+    const plan = prepared.plan;
     const detection = detectCgroup();
     const enforced = !f['advisory'] && detection.usable;
+    if (enforced) refuseBelowMinimum(opened, { ...f, 'enforce-ram': true }, { ...prepared, settings: { ...prepared.settings, enforceRam: true } });
+    if (!f['json']) process.stderr.write(shapeNote(prepared.shape));
     if (!f['json']) {
       process.stderr.write(
         enforced
@@ -53,15 +57,15 @@ export const command: CommandSpec = {
     // One weight layout for every policy: repacked and plain Q4_0 kernels round differently, and
     // the comparison is of residency schedules, not of kernels.
     const anyReleasing = policies.some(releasesPages);
-    const repack = (f['repack'] as boolean | undefined) ?? !(anyReleasing || (plan !== null && plan.verdict !== 'fits'));
+    const repack = prepared.settings.repack ?? !(anyReleasing || (plan !== null && plan.verdict !== 'fits'));
     const reps = f['reps'] as number;
     if (reps < 1) throw new UsageError('--reps must be at least 1');
     const runs = new Map<PolicyName, RunReport[]>(policies.map((p) => [p, []]));
     // Policies alternate within each repetition, so drift of the machine hits all of them alike.
     for (let rep = 0; rep < reps; rep++) for (const policy of policies) {
       if (!f['json']) process.stderr.write(`ramforge bench: running ${policy}${reps > 1 ? ` (${rep + 1}/${reps})` : ''} …\n`);
-      const load = { ...loadParams(modelPath, f, policy, plan), repack };
-      const generate = { prompt: f['prompt'] as string, maxTokens: tokens, sampling: { temperature: 0, topK: 0, topP: 1, minP: 0, seed: 1, repeatPenalty: 1, repeatLastN: 0 } };
+      const load = { ...loadParams(modelPath, f, prepared, policy), repack: releasesPages(policy) ? false : repack };
+      const generate = { prompt: f['prompt'] as string, maxTokens: tokens, sampling: GREEDY };
       const result = await runOnce({
         files: opened.shards.map((s) => s.path),
         load,
@@ -74,7 +78,7 @@ export const command: CommandSpec = {
       runs.get(policy)?.push(report);
     }
     const rows: BenchRow[] = policies.map((policy) => medianRow(policy, runs.get(policy) ?? []));
-    if (f['json']) process.stdout.write(JSON.stringify(benchJson(modelPath, ram, enforced, rows), null, 2) + '\n');
+    if (f['json']) process.stdout.write(JSON.stringify(benchJson(modelPath, ram, enforced, rows, prepared.shape), null, 2) + '\n');
     else process.stdout.write(benchTable(rows));
     return rows.every((r) => r.report.outcome.status === 'ok') ? 0 : 1;
   },

@@ -7,8 +7,12 @@ import { planMemory, PlanInputError } from '../../shared/plan/plan.js';
 import { formatPlan } from '../../shared/plan/plan-format.js';
 import { diskBandwidthFor, parseBandwidth } from '../../node/disk-bw.js';
 import { openModelOrExit2 } from './inspect.js';
-
-export const DEFAULT_CTX = 4096;
+import { DEFAULT_PREFETCH_DEPTH, SettingsError, validateRunSettings } from '../../shared/settings/run-settings.js';
+import { chooseRunShape } from '../../shared/settings/run-shape.js';
+import { physicalCores } from '../../node/machine.js';
+import { shapeNote } from '../run-config.js';
+import { directIoWorks } from '../../node/direct-io.js';
+import { DEFAULT_READAHEAD_BYTES } from '../../shared/plan/stream-select.js';
 
 export const command: CommandSpec = {
   name: 'plan',
@@ -17,9 +21,10 @@ export const command: CommandSpec = {
   flags: [
     { name: 'ram', type: 'size', description: 'RAM budget (8G, 8GiB, 8192M, 512MiB, 1.5G; KB/MB/GB are decimal)', valueName: 'SIZE' },
     { name: 'vram', type: 'size', description: 'VRAM budget; the last layers go there', valueName: 'SIZE' },
-    { name: 'ctx', type: 'int', description: `context length (default: the model's, at most ${DEFAULT_CTX})` },
-    { name: 'prefetch-depth', type: 'int', description: 'streamed layers read ahead', default: 3 },
-    { name: 'batch', short: 'b', type: 'int', description: 'prompt batch size the run will use (sizes the compute buffer)', default: 512 },
+    { name: 'ctx', short: 'c', type: 'int', description: "context length (default: the model's, at most 4096, shrunk to fit the cap; at least 2048 where the cap allows)" },
+    { name: 'prefetch-depth', type: 'int', description: 'streamed units read ahead of the one in use', default: DEFAULT_PREFETCH_DEPTH },
+    { name: 'batch', short: 'b', type: 'int', description: 'micro-batch the run will use (sizes the compute buffer; default: chosen for the cap)' },
+    { name: 'threads', short: 't', type: 'int', description: "compute threads (default: the machine's physical cores)" },
     { name: 'kv-bytes', type: 'number', description: 'bytes per KV-cache element (f16 = 2, q8_0 ≈ 1.0625)', default: 2 },
     { name: 'disk-bw', type: 'string', description: 'storage read bandwidth, e.g. 2G or 500MB/s (default: measured once on this device and cached)', valueName: 'SIZE/s' },
     { name: 'json', type: 'boolean', description: 'print the plan as JSON (docs/cli-json.md, "plan")' },
@@ -47,22 +52,33 @@ export const command: CommandSpec = {
       diskBw = d.bytesPerS;
       diskSource = d.source;
     }
-    const ctx = (args.flags.ctx as number | undefined) ?? Math.min(m.view.contextLength ?? DEFAULT_CTX, DEFAULT_CTX);
     try {
+      const settings = validateRunSettings({
+        ramBytes: ram,
+        vramBytes: (args.flags.vram as number | undefined) ?? null,
+        ctx: (args.flags.ctx as number | undefined) ?? null,
+        batch: (args.flags.batch as number | undefined) ?? null,
+        threads: (args.flags.threads as number | undefined) ?? null,
+        prefetchDepth: args.flags['prefetch-depth'] as number,
+      });
+      const shape = chooseRunShape({ view: m.view, settings, physicalCores: physicalCores() });
       const plan = planMemory(m.view, {
         ramBytes: ram,
         vramBytes: args.flags.vram as number | undefined,
-        ctx,
-        prefetchDepth: args.flags['prefetch-depth'] as number,
+        ctx: shape.ctx,
+        prefetchDepth: settings.prefetchDepth,
         kvTypeBytes: args.flags['kv-bytes'] as number,
-        ubatch: Math.min(args.flags['batch'] as number, 512, ctx),
+        ubatch: Math.min(shape.batch, shape.ctx),
+        threads: shape.threads,
         diskBandwidthBytesPerS: diskBw,
         diskBandwidthSource: diskSource,
+        readaheadBytes: directIoWorks(m.shards.map((x) => x.path)) ? 0 : DEFAULT_READAHEAD_BYTES,
       });
+      if (!args.flags.json) process.stderr.write(shapeNote(shape));
       process.stdout.write(args.flags.json ? JSON.stringify(plan, null, 2) + '\n' : formatPlan(plan));
       return EXIT.ok;
     } catch (e) {
-      if (e instanceof PlanInputError) throw new UsageError(e.message);
+      if (e instanceof PlanInputError || e instanceof SettingsError) throw new UsageError(e.message);
       throw e;
     }
   },

@@ -3,7 +3,7 @@ import type { CommandSpec, ParsedArgs } from '../args.js';
 import { UsageError } from '../errors.js';
 import { openModelInput } from '../model-input.js';
 import { LOAD_FLAGS, MEMORY_FLAGS, SAMPLING_FLAGS } from '../run-flags.js';
-import { capFrom, choosePolicy, loadParams, makePlan, parsePolicy, samplingParams } from '../run-config.js';
+import { capFrom, loadParams, parsePolicy, prepareRun, refuseBelowMinimum, samplingParams, shapeNote } from '../run-config.js';
 import { runExitCode, runFailureMessage, runOnce, type RunOnceResult } from '../../node/run-once.js';
 import { progressBar } from '../../synth/progress-bar.js';
 import { formatMemoryReport } from '../../supervisor/index.js';
@@ -42,19 +42,21 @@ export const command: CommandSpec = {
     if (prompt === undefined) throw new UsageError('--prompt is required');
     const maxTokens = f['max-tokens'] as number;
     if (maxTokens < 0) throw new UsageError('--max-tokens must be ≥ 0');
-    if ((f['ctx'] as number) < 8) throw new UsageError('--ctx must be at least 8');
-    const explicitPolicy = parsePolicy(f['policy']);
+    parsePolicy(f['policy']);
     const cap = capFrom(f);
     const quiet = Boolean(f['quiet']);
     const opened = await openModelInput(modelPath);
-    const plan = makePlan(opened, f);
-    const policy = choosePolicy(explicitPolicy, plan);
-    const load = loadParams(modelPath, f, policy, plan);
+    const prepared = prepareRun(opened, f);
+    refuseBelowMinimum(opened, f, prepared);
+    const plan = prepared.plan;
+    const load = loadParams(modelPath, f, prepared);
+    const policy = load.policy;
+    if (!quiet) process.stderr.write(shapeNote(prepared.shape));
     const messages: ChatMessage[] | undefined = f['chat']
       ? [...(f['system'] ? [{ role: 'system' as const, content: f['system'] as string }] : []), { role: 'user' as const, content: prompt }]
       : undefined;
     if (!quiet && plan) {
-      process.stderr.write(`ramforge: plan for ${plan.input.ramBytes} bytes of RAM: ${plan.verdict}; policy ${policy}; ${plan.tiers.pinned.layers.length} pinned, ${plan.tiers.streamed.layers.length} streamed layers\n`);
+      process.stderr.write(`ramforge: plan for ${plan.input.ramBytes} bytes of RAM: ${plan.verdict}; policy ${policy}; ${plan.stream ? `${plan.stream.tensors.length} tensors streamed, the rest locked in RAM` : 'nothing streamed'}\n`);
     }
     const bar = quiet ? null : progressBar(process.stderr, 'loading');
     const shardBytes = opened.view.fileBytes;

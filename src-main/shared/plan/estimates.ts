@@ -4,10 +4,14 @@ import { formatBytes } from '../size.js';
 import type { Quantity } from './plan-types.js';
 
 export const MiB = 1024 * 1024;
-// Measured: the inference worker (Node + addon) peaks at ~29 MiB of cgroup charge on a tiny
-// model (13 MiB anonymous + its own code pages); 48 MiB leaves room for the allocator.
-export const RUNTIME_FIXED_BYTES = 48 * MiB;
-export const RUNTIME_WEIGHT_FRACTION = 0.005;
+// The inference worker's own charge beyond KV cache and compute buffer, measured at load under
+// a cap (context buffers charged): 37-45 MiB on 32k-vocabulary models, 81 MiB on gptneox with a
+// 50k vocabulary, 100-107 MiB with 128-152k vocabularies (the tokenizer's tables). Fitted, a
+// little high: 32 MiB + 640 B per vocabulary entry + 2 % of the weights (ggml's graph and tensor
+// metadata, page tables).
+export const RUNTIME_FIXED_BYTES = 32 * MiB;
+export const RUNTIME_VOCAB_BYTES = 640;
+export const RUNTIME_WEIGHT_FRACTION = 0.02;
 export const VRAM_CONTEXT_BYTES = 256 * MiB;
 
 const fb = (n: number): string => formatBytes(n);
@@ -38,12 +42,12 @@ export function computeBufferBytes(nVocab: number, nHead: number, nEmbd: number,
 }
 
 /**
- * Runtime overhead: the worker process, the addon and its libraries, ggml's tensor metadata
- * and the page tables of the mapping: a fixed RUNTIME_FIXED_BYTES + 0.5 % of the weight bytes.
+ * Runtime overhead: the worker process, the addon, the tokenizer's tables, ggml's graph and
+ * tensor metadata and the page tables: 32 MiB + 640 B × n_vocab + 2 % of the weight bytes.
  */
-export function runtimeOverheadBytes(weightBytes: number): Quantity {
-  const value = Math.ceil(RUNTIME_FIXED_BYTES + RUNTIME_WEIGHT_FRACTION * weightBytes);
-  return { value, formula: `${fb(RUNTIME_FIXED_BYTES)} fixed + 0.5 % × weights ${fb(weightBytes)} = ${fb(value)}` };
+export function runtimeOverheadBytes(weightBytes: number, nVocab: number): Quantity {
+  const value = Math.ceil(RUNTIME_FIXED_BYTES + RUNTIME_VOCAB_BYTES * nVocab + RUNTIME_WEIGHT_FRACTION * weightBytes);
+  return { value, formula: `${fb(RUNTIME_FIXED_BYTES)} + 640 B × n_vocab ${nVocab} + 2 % × weights ${fb(weightBytes)} = ${fb(value)}` };
 }
 
 /**

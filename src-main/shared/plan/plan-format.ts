@@ -29,8 +29,9 @@ export function formatPlan(p: MemoryPlan): string {
       ['compute buffer', Q.computeBufferBytes, 'bytes'],
       ['runtime overhead', Q.runtimeOverheadBytes, 'bytes'],
       ['fixed RAM', Q.fixedRamBytes, 'bytes'],
-      ['pinned layers', Q.pinnedBytes, 'bytes'],
+      ['resident layer weights', Q.pinnedBytes, 'bytes'],
       ['streaming reserve', Q.streamingReserveBytes, 'bytes'],
+      ['headroom', Q.headroomBytes, 'bytes'],
       ['RAM used', Q.ramUsedBytes, 'bytes'],
       ...(i.vramBytes !== null ? ([['VRAM used', Q.vramUsedBytes, 'bytes']] as [string, Quantity, 'bytes'][]) : []),
       ['minimum RAM cap', Q.minimumRamBytes, 'bytes'],
@@ -38,23 +39,28 @@ export function formatPlan(p: MemoryPlan): string {
     ]),
   );
   out.push('', 'Layers');
-  const groups: { tier: string; from: number; to: number; bytes: number; n: number }[] = [];
+  const groups: { tier: string; from: number; to: number; bytes: number; streamed: number; n: number }[] = [];
   for (const l of p.layers) {
     const g = groups[groups.length - 1];
     if (g && g.tier === l.tier && l.index === g.to + 1) {
       g.to = l.index;
       g.bytes += l.bytes;
+      g.streamed += l.streamedBytes;
       g.n++;
-    } else groups.push({ tier: l.tier, from: l.index, to: l.index, bytes: l.bytes, n: 1 });
+    } else groups.push({ tier: l.tier, from: l.index, to: l.index, bytes: l.bytes, streamed: l.streamedBytes, n: 1 });
   }
   for (const g of groups) {
     const range = g.from === g.to ? `${g.from}` : `${g.from}–${g.to}`;
-    out.push(`  ${range.padEnd(9)} ${g.tier.padEnd(9)} ${String(g.n).padStart(4)} layers  ${formatBytes(g.bytes).padStart(11)}`);
+    out.push(`  ${range.padEnd(9)} ${g.tier.padEnd(9)} ${String(g.n).padStart(4)} layers  ${formatBytes(g.bytes).padStart(11)}${g.streamed > 0 ? `  (${formatBytes(g.streamed)} of it streamed)` : ''}`);
+  }
+  if (p.stream) {
+    out.push(`  streamed: ${p.stream.tensors.length} tensors through a ${formatBytes(p.stream.windowBytes)} window; every other weight is locked in RAM`);
   }
   out.push('', 'Per token');
   out.push(
     ...rows([
       ['bytes read from storage', Q.bytesReadPerToken, 'bytes'],
+      ['floor (any schedule)', Q.floorBytesPerToken, 'bytes'],
       ['predicted decode speed', Q.predictedDecodeTokS, 'tok/s'],
     ]),
   );

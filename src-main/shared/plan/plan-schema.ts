@@ -23,9 +23,11 @@ const QUANTITIES = [
   'fixedRamBytes',
   'pinnedBytes',
   'streamingReserveBytes',
+  'headroomBytes',
   'ramUsedBytes',
   'vramUsedBytes',
   'bytesReadPerToken',
+  'floorBytesPerToken',
   'predictedDecodeTokS',
   'minimumRamBytes',
   'fullResidencyRamBytes',
@@ -36,7 +38,7 @@ export const PLAN_JSON_SCHEMA = {
   title: 'ramforge plan --json',
   type: 'object',
   additionalProperties: false,
-  required: ['schemaVersion', 'model', 'input', 'layers', 'tiers', 'quantities', 'verdict', 'reason', 'notes'],
+  required: ['schemaVersion', 'model', 'input', 'layers', 'tiers', 'quantities', 'stream', 'verdict', 'reason', 'notes'],
   properties: {
     schemaVersion: { const: 1 },
     model: {
@@ -68,8 +70,8 @@ export const PLAN_JSON_SCHEMA = {
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['index', 'bytes', 'kvBytes', 'tier'],
-        properties: { index: nint, bytes: nint, kvBytes: { type: 'number' }, tier: { enum: ['vram', 'pinned', 'streamed'] } },
+        required: ['index', 'bytes', 'kvBytes', 'tier', 'streamedBytes'],
+        properties: { index: nint, bytes: nint, kvBytes: { type: 'number' }, tier: { enum: ['vram', 'pinned', 'streamed'] }, streamedBytes: nint },
       },
     },
     tiers: { type: 'object', additionalProperties: false, required: ['vram', 'pinned', 'streamed'], properties: { vram: tier, pinned: tier, streamed: tier } },
@@ -78,6 +80,17 @@ export const PLAN_JSON_SCHEMA = {
       additionalProperties: false,
       required: [...QUANTITIES],
       properties: Object.fromEntries(QUANTITIES.map((k) => [k, quantity])),
+    },
+    stream: {
+      oneOf: [
+        { type: 'null' },
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['tensors', 'unitBytes', 'windowBytes', 'readaheadBytes', 'headroomBytes'],
+          properties: { tensors: { type: 'array', items: { type: 'string' } }, unitBytes: nint, windowBytes: nint, readaheadBytes: nint, headroomBytes: nint },
+        },
+      ],
     },
     verdict: { enum: ['fits', 'out-of-core', 'cannot-run'] },
     reason: { type: 'string' },

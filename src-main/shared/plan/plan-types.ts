@@ -31,6 +31,8 @@ export interface PlanInput {
   /** Assumed VRAM bandwidth (default 300 GB/s). */
   readonly vramBandwidthBytesPerS?: number;
   readonly threads?: number;
+  /** What the kernel may read past a streamed range (the device's read-ahead, default 8 MiB). */
+  readonly readaheadBytes?: number;
 }
 
 export interface LayerPlan {
@@ -40,6 +42,20 @@ export interface LayerPlan {
   /** KV-cache bytes of the layer for the context. */
   readonly kvBytes: number;
   readonly tier: Tier;
+  /** Bytes of this layer's weights that stream (the rest is resident). */
+  readonly streamedBytes: number;
+}
+
+/** What the stream schedule executes when the model does not fit. */
+export interface StreamPlan {
+  /** The streamed tensors; every other weight is held resident. */
+  readonly tensors: string[];
+  /** The largest streamed tensor: the unit the window is sized in. */
+  readonly unitBytes: number;
+  /** Bytes read ahead of use, the unit in use included. */
+  readonly windowBytes: number;
+  readonly readaheadBytes: number;
+  readonly headroomBytes: number;
 }
 
 export interface TierSummary {
@@ -56,7 +72,7 @@ export interface MemoryPlan {
     readonly fileBytes: number;
     readonly tensorBytes: number;
   };
-  readonly input: Required<Omit<PlanInput, 'vramBytes' | 'threads' | 'diskBandwidthSource'>> & {
+  readonly input: Required<Omit<PlanInput, 'vramBytes' | 'threads' | 'diskBandwidthSource' | 'readaheadBytes'>> & {
     readonly vramBytes: number | null;
     readonly threads: number | null;
     readonly diskBandwidthSource: string;
@@ -74,13 +90,16 @@ export interface MemoryPlan {
     readonly fixedRamBytes: Quantity;
     readonly pinnedBytes: Quantity;
     readonly streamingReserveBytes: Quantity;
+    readonly headroomBytes: Quantity;
     readonly ramUsedBytes: Quantity;
     readonly vramUsedBytes: Quantity;
     readonly bytesReadPerToken: Quantity;
+    readonly floorBytesPerToken: Quantity;
     readonly predictedDecodeTokS: Quantity;
     readonly minimumRamBytes: Quantity;
     readonly fullResidencyRamBytes: Quantity;
   };
+  readonly stream: StreamPlan | null;
   readonly verdict: Verdict;
   readonly reason: string;
   readonly notes: string[];

@@ -3,14 +3,14 @@
 // fixed prefix of the cyclic scan), or streamed from storage (the rest) — and predict what
 // the run costs. DESIGN.md "Residency engine", step 2.
 import { formatBytes } from '../size.js';
-import type { ModelView } from '../gguf/model-view.js';
+import type { LayerView, ModelView } from '../gguf/model-view.js';
 import type { LayerPlan, MemoryPlan, PlanInput, Quantity, Tier, Verdict } from './plan-types.js';
+import { DEFAULT_PREFETCH_DEPTH } from '../settings/run-settings.js';
 import { VRAM_CONTEXT_BYTES, computeBufferBytes, kvBytesForLayer, predictedTokS, runtimeOverheadBytes } from './estimates.js';
+import { DEFAULT_READAHEAD_BYTES, HEADROOM_FRACTION, HEADROOM_MIN_BYTES, budgetStream } from './stream-select.js';
 
 export type { MemoryPlan, PlanInput, LayerPlan, Quantity, Tier, Verdict } from './plan-types.js';
 
-// Measured on the 1b preset under a cap of half its size: depth 3 beat 1, 2 and 4.
-export const DEFAULT_PREFETCH_DEPTH = 3;
 export const DEFAULT_RAM_BW = 20e9;
 export const DEFAULT_VRAM_BW = 300e9;
 
@@ -24,6 +24,16 @@ export class PlanInputError extends Error {
 
 const fb = (n: number): string => formatBytes(n);
 const q = (value: number | null, formula: string): Quantity => ({ value, formula });
+
+/**
+ * Weight bytes each decoded token reads: every layer, plus the persistent tensors except a
+ * token_embd beside a separate output head (one row of it per token).
+ */
+export function weightsReadPerToken(view: ModelView): number {
+  const embd = view.persistent.tensors.find((t) => t.name === 'token_embd.weight');
+  const tied = !view.persistent.tensors.some((t) => t.name.startsWith('output.'));
+  return sum(view.layers.map((l) => l.bytes)) + view.persistent.bytes - (embd && !tied ? embd.nbytes : 0);
+}
 
 export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
   const kvTypeBytes = input.kvTypeBytes ?? 2;
@@ -61,7 +71,7 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
   const persistentResident = persistent - embdNotResident;
   const layerTotal = sum(view.layers.map((l) => l.bytes));
   const compute = computeBufferBytes(nVocab, nHead, nEmbd, nFf, ctx, ubatch);
-  const overhead = runtimeOverheadBytes(view.tensorBytes);
+  const overhead = runtimeOverheadBytes(view.tensorBytes, nVocab);
   const computeB = compute.value as number;
   const overheadB = overhead.value as number;
 
@@ -82,43 +92,38 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
   const ramIdx = view.layers.map((_, i) => i).filter((i) => tiers[i] !== 'vram');
   const kvRam = sum(ramIdx.map((i) => kvPerLayer[i]?.value as number));
   const fixed = persistentResident + kvRam + computeB + overheadB;
-  const available = input.ramBytes - fixed;
   const ramLayerBytes = ramIdx.map((i) => view.layers[i]?.bytes as number);
   const allRamLayers = sum(ramLayerBytes);
-  const largestRamLayer = ramLayerBytes.reduce((m, b) => Math.max(m, b), 0);
 
-  // --- pinned prefix and streamed rest
-  let pinnedCount = ramIdx.length;
-  let reserve = 0;
-  let verdict: Verdict = 'fits';
-  if (allRamLayers > available) {
-    verdict = 'out-of-core';
-    pinnedCount = -1;
-    // prefix[p] = bytes of the first p layers; suffixMax[p] = largest of layers p.. (streamed).
-    const prefix = [0];
-    for (const b of ramLayerBytes) prefix.push((prefix[prefix.length - 1] as number) + b);
-    const suffixMax = new Array<number>(ramLayerBytes.length + 1).fill(0);
-    for (let i = ramLayerBytes.length - 1; i >= 0; i--) suffixMax[i] = Math.max(suffixMax[i + 1] as number, ramLayerBytes[i] as number);
-    for (let p = ramIdx.length - 1; p >= 0; p--) {
-      const pinnedBytes = prefix[p] as number;
-      const r = (prefetchDepth + 1) * (suffixMax[p] as number);
-      if (pinnedBytes + r <= available) {
-        pinnedCount = p;
-        reserve = r;
-        break;
-      }
-    }
-    if (pinnedCount < 0) {
-      verdict = 'cannot-run';
-      pinnedCount = 0;
-      reserve = (prefetchDepth + 1) * largestRamLayer;
-    }
-  }
+  // --- resident weights and streamed rest. Decode reads each weight once per pass: the budget
+  // after fixed costs, the streaming window, the kernel's read-ahead and the headroom holds
+  // weights that are never read again; the rest streams through the window.
+  const ramLayers = ramIdx.map((i) => view.layers[i] as LayerView);
+  const budget = budgetStream({
+    capBytes: input.ramBytes,
+    nonWeightBytes: fixed - persistentResident,
+    persistentResidentBytes: persistentResident,
+    layers: ramLayers,
+    prefetchDepth,
+    readaheadBytes: input.readaheadBytes ?? DEFAULT_READAHEAD_BYTES,
+  });
+  const { verdict, selection, unitBytes, headroomBytes: headroom, readaheadBytes: readahead } = budget;
+  const window = budget.windowBytes;
+  const streamingReserve = verdict === 'fits' ? 0 : window + readahead;
+  const streamedByLayer = new Map<number, number>();
   ramIdx.forEach((i, k) => {
-    tiers[i] = k < pinnedCount ? 'pinned' : 'streamed';
+    const sb = selection.perLayer[k] ?? 0;
+    streamedByLayer.set(i, sb);
+    if (sb > 0) tiers[i] = 'streamed';
   });
 
-  const layers: LayerPlan[] = view.layers.map((l, i) => ({ index: l.index, bytes: l.bytes, kvBytes: kvPerLayer[i]?.value as number, tier: tiers[i] as Tier }));
+  const layers: LayerPlan[] = view.layers.map((l, i) => ({
+    index: l.index,
+    bytes: l.bytes,
+    kvBytes: kvPerLayer[i]?.value as number,
+    tier: tiers[i] as Tier,
+    streamedBytes: streamedByLayer.get(i) ?? 0,
+  }));
   const pick = (t: Tier) => {
     const ls = layers.filter((l) => l.tier === t);
     return { layers: ls.map((l) => l.index), bytes: sum(ls.map((l) => l.bytes)) };
@@ -126,15 +131,18 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
   const vram = pick('vram');
   const pinned = pick('pinned');
   const streamed = pick('streamed');
+  const streamedBytes = selection.bytes;
+  const residentLayerBytes = allRamLayers - streamedBytes;
 
   // --- predictions
-  const ramTouched = persistentResident + pinned.bytes + streamed.bytes;
-  const speed = predictedTokS(streamed.bytes, input.diskBandwidthBytesPerS, ramTouched, ramBw, vram.bytes, vramBw);
-  const minimum = fixed + (prefetchDepth + 1) * largestRamLayer;
-  const full = fixed + allRamLayers;
-  const used = verdict === 'cannot-run' ? null : fixed + pinned.bytes + reserve;
+  const ramTouched = persistentResident + allRamLayers;
+  const speed = predictedTokS(streamedBytes, input.diskBandwidthBytesPerS, ramTouched, ramBw, vram.bytes, vramBw);
+  const minimum = budget.minimumCapBytes;
+  const full = budget.fullResidencyCapBytes;
+  const used = verdict === 'cannot-run' ? null : fixed + residentLayerBytes + streamingReserve + headroom;
+  const floor = Math.max(0, persistentResident + allRamLayers - (input.ramBytes - fixed + persistentResident));
 
-  const reason = reasonFor(verdict, { input, pinned: pinned.layers.length, streamed: streamed.layers.length, vram: vram.layers.length, streamedBytes: streamed.bytes, minimum, full, largestRamLayer, prefetchDepth, tok: speed.value });
+  const reason = reasonFor(verdict, { input, pinned: pinned.layers.length, streamed: streamed.layers.length, vram: vram.layers.length, streamedBytes, minimum, full, tok: speed.value });
   const notes: string[] = [];
   if (view.contextLength !== null && ctx > view.contextLength) notes.push(`ctx ${ctx} is above the model's trained context length ${view.contextLength}`);
   if (embdNotResident) notes.push(`token_embd (${fb(embdNotResident)}) is not held resident: one row of it is read per token, so it is left out of fixed RAM and of the per-token traffic`);
@@ -167,15 +175,37 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
       computeBufferBytes: compute,
       runtimeOverheadBytes: overhead,
       fixedRamBytes: q(fixed, `persistent ${fb(persistentResident)}${embdNotResident ? ' (without token_embd)' : ''} + KV in RAM ${fb(kvRam)} + compute ${fb(computeB)} + overhead ${fb(overheadB)} = ${fb(fixed)}`),
-      pinnedBytes: q(pinned.bytes, `sum of the first ${pinned.layers.length} RAM layers' bytes = ${fb(pinned.bytes)}`),
-      streamingReserveBytes: q(reserve, reserve > 0 ? `(prefetch depth ${prefetchDepth} + 1) × largest streamed layer ${fb(reserve / (prefetchDepth + 1))} = ${fb(reserve)}` : 'nothing streamed: 0'),
-      ramUsedBytes: q(used, used === null ? 'does not fit: see minimumRamBytes' : `fixed ${fb(fixed)} + pinned ${fb(pinned.bytes)} + streaming reserve ${fb(reserve)} = ${fb(used)}`),
+      pinnedBytes: q(residentLayerBytes, `layer weights held resident (locked): all ${fb(allRamLayers)} − streamed ${fb(streamedBytes)} = ${fb(residentLayerBytes)}`),
+      streamingReserveBytes: q(
+        streamingReserve,
+        streamingReserve > 0
+          ? `window (read-ahead ${prefetchDepth} + 1) × largest streamed tensor ${fb(unitBytes)} + kernel read-ahead ${fb(readahead)} = ${fb(streamingReserve)}`
+          : 'nothing streamed: 0',
+      ),
+      headroomBytes: q(headroom, `kept free so the kernel never reclaims during decode: max(${fb(HEADROOM_MIN_BYTES)}, ${HEADROOM_FRACTION * 100} % × cap) = ${fb(headroom)}`),
+      ramUsedBytes: q(
+        used,
+        used === null
+          ? 'does not fit: see minimumRamBytes'
+          : `fixed ${fb(fixed)} + resident layer weights ${fb(residentLayerBytes)} + streaming reserve ${fb(streamingReserve)} + headroom ${fb(headroom)} = ${fb(used)}`,
+      ),
       vramUsedBytes: q(input.vramBytes ? vramUsed : null, vramFormula),
-      bytesReadPerToken: q(streamed.bytes, streamed.layers.length ? `sum of the ${streamed.layers.length} streamed layers' bytes = ${fb(streamed.bytes)}` : 'nothing streamed: 0 B'),
+      bytesReadPerToken: q(
+        streamedBytes,
+        streamedBytes > 0 ? `sum of the ${selection.tensors.length} streamed tensors' bytes (in ${streamed.layers.length} layers) = ${fb(streamedBytes)}` : 'nothing streamed: 0 B',
+      ),
+      floorBytesPerToken: q(
+        floor,
+        `weights read per token ${fb(persistentResident + allRamLayers)} − (cap ${fb(input.ramBytes)} − non-weight memory ${fb(fixed - persistentResident)}) = ${fb(floor)} (no schedule reads less)`,
+      ),
       predictedDecodeTokS: verdict === 'cannot-run' ? q(null, 'cannot run at this cap') : speed,
-      minimumRamBytes: q(minimum, `fixed ${fb(fixed)} + (prefetch depth ${prefetchDepth} + 1) × largest RAM layer ${fb(largestRamLayer)} = ${fb(minimum)}`),
-      fullResidencyRamBytes: q(full, `fixed ${fb(fixed)} + all RAM layers ${fb(allRamLayers)} = ${fb(full)}`),
+      minimumRamBytes: q(minimum, `fixed ${fb(fixed)} + window ${fb(window)} + kernel read-ahead ${fb(readahead)}, plus headroom = ${fb(minimum)}`),
+      fullResidencyRamBytes: q(full, `fixed ${fb(fixed)} + all RAM layers ${fb(allRamLayers)}, plus headroom = ${fb(full)}`),
     },
+    stream:
+      verdict === 'out-of-core'
+        ? { tensors: selection.tensors, unitBytes, windowBytes: window, readaheadBytes: readahead, headroomBytes: headroom }
+        : null,
     verdict,
     reason,
     notes,
@@ -184,16 +214,16 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
 
 function reasonFor(
   v: Verdict,
-  x: { input: PlanInput; pinned: number; streamed: number; vram: number; streamedBytes: number; minimum: number; full: number; largestRamLayer: number; prefetchDepth: number; tok: number | null },
+  x: { input: PlanInput; pinned: number; streamed: number; vram: number; streamedBytes: number; minimum: number; full: number; tok: number | null },
 ): string {
   const cap = fb(x.input.ramBytes);
   const inVram = x.vram > 0 ? `, ${x.vram} in VRAM` : '';
   if (v === 'fits') return `every layer fits in RAM under ${cap}${inVram} (needs ${fb(x.full)}); nothing is read from storage per token`;
   if (v === 'out-of-core') {
-    return `the model does not fit in ${cap} (full residency needs ${fb(x.full)}): ${x.pinned} layers pinned, ${x.streamed} streamed${inVram}; each token reads ${fb(x.streamedBytes)} from storage` +
+    return `the model does not fit in ${cap} (full residency needs ${fb(x.full)}): ${x.streamed} of ${x.pinned + x.streamed} layers stream part of their weights${inVram}, the rest is locked in RAM; each token reads ${fb(x.streamedBytes)} from storage` +
       (x.tok !== null ? ` (≈ ${x.tok.toFixed(2)} tok/s)` : '');
   }
-  return `${cap} is below the minimum working set: fixed costs plus ${x.prefetchDepth + 1} streamed layers of ${fb(x.largestRamLayer)} need ${fb(x.minimum)}; the smallest cap that runs is ${fb(x.minimum)}`;
+  return `${cap} is below the minimum working set (fixed costs, the streaming window and headroom): the smallest cap that runs is ${fb(x.minimum)}`;
 }
 
 function validateInput(input: PlanInput, ctx: number, depth: number, kvTypeBytes: number, ubatch: number): void {

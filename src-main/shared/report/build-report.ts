@@ -7,6 +7,9 @@ import type { GenerateParams, GenerationResult, LoadParams, ModelInfo, PolicyNam
 import type { Inventory } from '../residency/inventory.js';
 import type { LedgerEntry, OutcomeStatus, ReportAction, RunReport } from './report-types.js';
 import type { GraphTraceManifest } from '../graph-trace/manifest.js';
+import { decodeFigures } from './decode-figures.js';
+import { weightsReadPerToken } from '../plan/plan.js';
+import { DEFAULT_PREFETCH_DEPTH } from '../settings/run-settings.js';
 
 function graphTraceSection(res: WorkerResidency | undefined, detail: boolean): RunReport['graph_trace'] {
   const m = res?.graphTrace;
@@ -28,7 +31,7 @@ export interface WorkerResidency {
   policy: string;
   tiers: Tier[];
   inventory: Inventory;
-  counters: Record<string, number> | null;
+  counters: Record<string, number | boolean | string | null> | null;
   finalResident: (number | null)[];
   graphTrace?: GraphTraceManifest | null;
   profileNote?: string | null;
@@ -71,25 +74,9 @@ export function bytesReadPerToken(samples: ResidencySample[]): { value: number |
   return { value: ((b.readBytes as number) - (a.readBytes as number)) / tokens, reason: null };
 }
 
-/**
- * The physical minimum bytes per token: weights that were not resident, which every token must
- * read again — weights minus the mean resident weight bytes (mincore, layers and persistent
- * tensors) over the decode samples. A schedule that reads much more than this is thrashing.
- */
-export function minBytesPerToken(weights: number, samples: ResidencySample[], anonymousWeights = 0): { value: number | null; formula: string } {
-  const decode = samples.filter((s) => s.phase === 'decode');
-  const resident = decode
-    .map((s) => (s.layerResident.some((v) => v === null) || s.persistentResident === null ? null : s.layerResident.reduce<number>((a, v) => a + (v ?? 0), 0) + s.persistentResident))
-    .filter((v): v is number => v !== null);
-  if (resident.length === 0) return { value: null, formula: 'no decode samples with residency' };
-  // Repacked weights live in anonymous memory: resident for the whole run.
-  const mean = resident.reduce((a, b) => a + b, 0) / resident.length + anonymousWeights;
-  const value = Math.max(0, weights - mean);
-  return { value, formula: `weights ${weights} − mean resident weights ${Math.round(mean)} over ${resident.length} decode samples${anonymousWeights ? ` (incl. ${anonymousWeights} repacked, anonymous)` : ''}` };
-}
-
-function actionsFrom(counters: Record<string, number> | null): ReportAction[] {
-  if (!counters) return [];
+function actionsFrom(c: Record<string, number | boolean | string | null> | null): ReportAction[] {
+  if (!c) return [];
+  const counters = c as Record<string, number>;
   return [
     { kind: 'prefetch', count: counters['prefetches'] ?? 0, requested_bytes: counters['prefetchBytes'] ?? null, accepted_bytes: counters['prefetchBytes'] ?? null, observed_bytes: null },
     { kind: 'drop', count: counters['drops'] ?? 0, requested_bytes: counters['droppedBytes'] ?? null, accepted_bytes: counters['droppedBytes'] ?? null, observed_bytes: null },
@@ -134,7 +121,8 @@ export function buildRunReport(i: ReportInput): RunReport {
     file_backed_bytes: invLayers ? (invLayers[idx]?.fileBackedBytes ?? null) : null,
   }));
   const brt = bytesReadPerToken(i.samples);
-  const min = minBytesPerToken(i.view.tensorBytes, i.samples, res?.inventory.anonymousBytes ?? 0);
+  const window = typeof res?.counters?.['windowBytes'] === 'number' ? (res.counters['windowBytes'] as number) : 0;
+  const fig = decodeFigures(i.samples, { weightsPerToken: i.plan ? weightsReadPerToken(i.view) : null, capBytes: i.load.ramBytes ?? null, windowBytes: window });
   const g = i.generation;
   return {
     schema_version: 1,
@@ -155,12 +143,13 @@ export function buildRunReport(i: ReportInput): RunReport {
       policy,
       ram_bytes: i.load.ramBytes ?? null,
       enforce_ram: i.capped !== null,
-      ctx: i.load.ctx ?? 4096,
+      ctx: i.load.ctx ?? i.model?.nCtx ?? 1,
+      batch: i.load.batch ?? null,
       threads: i.load.threads ?? null,
       mmap: i.load.mmap ?? true,
       repack: i.load.repack ?? true,
       prefault: i.load.prefault ?? true,
-      prefetch_depth: i.load.prefetchDepth ?? 4,
+      prefetch_depth: i.load.prefetchDepth ?? DEFAULT_PREFETCH_DEPTH,
       max_tokens: i.generate.maxTokens,
       sampling: { ...i.generate.sampling },
       chat: Boolean(i.generate.messages),
@@ -191,8 +180,17 @@ export function buildRunReport(i: ReportInput): RunReport {
       counters: res?.counters ?? null,
       bytes_read_per_token: brt.value,
       bytes_read_per_token_reason: brt.reason,
-      min_bytes_per_token: min.value,
-      min_bytes_per_token_formula: min.formula,
+      floor_bytes_per_token: fig.floorBytesPerToken.value,
+      floor_bytes_per_token_note: fig.floorBytesPerToken.note,
+      limit_hits_decode: fig.limitHits.value,
+      limit_hits_decode_note: fig.limitHits.note,
+      pinned_resident_min: fig.pinnedResidentMin.value,
+      pinned_resident_min_note: fig.pinnedResidentMin.note,
+      non_weight_bytes: fig.nonWeightBytes.value,
+      non_weight_bytes_note: fig.nonWeightBytes.note,
+      read_rate_bytes_per_s: fig.readRate.value,
+      read_rate_bytes_per_s_note: fig.readRate.note,
+      schedule: i.model?.schedule ?? null,
       actions: [...actionsFrom(res?.counters ?? null), ...(res?.manualActions ?? [])],
       timeline: i.samples,
       events: i.samples.flatMap((s) => s.events),

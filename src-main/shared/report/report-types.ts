@@ -4,7 +4,7 @@
 import type { MemoryPlan } from '../plan/plan-types.js';
 import type { CgroupReport } from '../cgroup/report.js';
 import type { ResidencyEvent, ResidencySample, Tier } from '../residency-types.js';
-import type { PolicyName, StopReason } from '../worker-protocol.js';
+import type { PolicyName, StopReason, StreamSchedule } from '../worker-protocol.js';
 import type { ManifestGroup, ManifestNode, ManifestTensor } from '../graph-trace/manifest.js';
 
 export type OutcomeStatus = 'ok' | 'oom' | 'timeout' | 'error';
@@ -55,6 +55,7 @@ export interface RunReport {
     ram_bytes: number | null;
     enforce_ram: boolean;
     ctx: number;
+    batch: number | null;
     threads: number | null;
     mmap: boolean;
     repack: boolean;
@@ -88,11 +89,25 @@ export interface RunReport {
     layers: ReportLayer[];
     persistent_bytes: number | null;
     anonymous_bytes: number | null;
-    counters: Record<string, number> | null;
+    counters: Record<string, number | boolean | string | null> | null;
     bytes_read_per_token: number | null;
     bytes_read_per_token_reason: string | null;
-    min_bytes_per_token: number | null;
-    min_bytes_per_token_formula: string;
+    /** No schedule reads less: weights per token − (cap − non-weight memory charged). */
+    floor_bytes_per_token: number | null;
+    floor_bytes_per_token_note: string;
+    /** Times the memory group's limit was hit during decode. */
+    limit_hits_decode: number | null;
+    limit_hits_decode_note: string;
+    /** Lowest resident share of the locked weights in any decode sample (0..1). */
+    pinned_resident_min: number | null;
+    pinned_resident_min_note: string;
+    non_weight_bytes: number | null;
+    non_weight_bytes_note: string;
+    /** Storage bytes read per second of decode. */
+    read_rate_bytes_per_s: number | null;
+    read_rate_bytes_per_s_note: string;
+    /** The streaming split the worker executed (stream policy), else null. */
+    schedule: StreamSchedule | null;
     actions: ReportAction[];
     timeline: ResidencySample[];
     events: ResidencyEvent[];

@@ -12,10 +12,13 @@ export function formatResidencyReport(r: RunReport): string {
   }
   const br = res.bytes_read_per_token;
   lines.push(`  bytes read per token   ${br === null ? `— (${res.bytes_read_per_token_reason})` : formatBytes(br)}`);
-  lines.push(`  physical minimum       ${formatBytes(res.min_bytes_per_token)}  [${res.min_bytes_per_token_formula}]`);
+  lines.push(`  floor per token        ${res.floor_bytes_per_token === null ? '—' : formatBytes(res.floor_bytes_per_token)}  [${res.floor_bytes_per_token_note}]`);
+  lines.push(`  limit hits in decode   ${res.limit_hits_decode ?? '—'}  [${res.limit_hits_decode_note}]`);
+  lines.push(`  locked weights, min    ${res.pinned_resident_min === null ? '—' : `${(100 * res.pinned_resident_min).toFixed(1)} % resident`}  [${res.pinned_resident_min_note}]`);
+  lines.push(`  read rate in decode    ${res.read_rate_bytes_per_s === null ? '—' : `${formatBytes(res.read_rate_bytes_per_s)}/s`}`);
   if (res.counters) {
-    const c = res.counters;
-    lines.push(`  prefetches ${c['prefetches'] ?? 0} (${formatBytes(c['prefetchBytes'] ?? 0)}), hits ${c['prefetchHits'] ?? 0}, late ${c['late'] ?? 0}, stall ${(c['stallMs'] ?? 0).toFixed(1)} ms, drops ${c['drops'] ?? 0} (${formatBytes(c['droppedBytes'] ?? 0)})`);
+    const n = (k: string): number => (typeof res.counters?.[k] === 'number' ? (res.counters[k] as number) : 0);
+    lines.push(`  reads ${n('prefetches')} (${formatBytes(n('prefetchBytes'))}), ready in time ${n('prefetchHits')}, stalls ${n('stalls')}, late ${n('late')}, waited ${n('stallMs').toFixed(1)} ms, window ${formatBytes(n('windowBytes'))} in ${n('windowSlots')} slots`);
   }
   for (const a of res.actions.filter((x) => x.layer !== undefined)) {
     lines.push(`  ${a.kind} layer ${a.layer}: requested ${formatBytes(a.requested_bytes)}, accepted ${formatBytes(a.accepted_bytes)}, observed ${formatBytes(a.observed_bytes)}`);

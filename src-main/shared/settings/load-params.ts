@@ -1,0 +1,57 @@
+// Settings + shape + plan → what the worker loads with. The one mapping every host (CLI run and
+// bench, the app, the API server) uses, so a run means the same thing wherever it starts. Pure.
+import type { MemoryPlan } from '../plan/plan-types.js';
+import { DEFAULT_READAHEAD_BYTES } from '../plan/stream-select.js';
+import { releasesPages } from '../policy-rules.js';
+import type { LoadParams, PolicyName } from '../worker-protocol.js';
+import type { RunSettings } from './run-settings.js';
+import type { RunShape } from './run-shape.js';
+
+/** 'auto' streams when the plan says the model does not fit, else runs plain llama.cpp. */
+export function resolvePolicy(policy: RunSettings['policy'], plan: MemoryPlan | null): PolicyName {
+  if (policy !== 'auto') return policy;
+  return plan && plan.verdict !== 'fits' ? 'stream' : 'off';
+}
+
+export interface LoadInput {
+  modelPath: string;
+  settings: RunSettings;
+  shape: RunShape;
+  plan: MemoryPlan | null;
+  /** A policy decided by the caller (bench runs each one); else resolved from settings + plan. */
+  policy?: PolicyName;
+}
+
+export function toLoadParams(i: LoadInput): LoadParams {
+  const s = i.settings;
+  const policy = i.policy ?? resolvePolicy(s.policy, i.plan);
+  const outOfCore = i.plan !== null && i.plan.verdict !== 'fits';
+  // Repacked weights live in anonymous memory: out of reach of page release and streaming, and
+  // with no swap they can never leave RAM.
+  const repack = s.repack ?? !(releasesPages(policy) || outOfCore);
+  const p: LoadParams = {
+    modelPath: i.modelPath,
+    mmap: s.mmap,
+    repack: releasesPages(policy) ? false : repack,
+    // Prefaulting a model that does not fit reads it once only for the cap to evict it again.
+    prefault: s.prefault ?? !outOfCore,
+    ctx: i.shape.ctx,
+    batch: i.shape.batch,
+    threads: i.shape.threads,
+    policy,
+    prefetchDepth: s.prefetchDepth,
+  };
+  if (s.ramBytes !== null) p.ramBytes = s.ramBytes;
+  if (i.plan) {
+    p.tiers = i.plan.layers.map((l) => l.tier);
+    p.stream = {
+      tensors: i.plan.stream?.tensors ?? [],
+      prefetchDepth: s.prefetchDepth,
+      readaheadBytes: i.plan.stream?.readaheadBytes ?? DEFAULT_READAHEAD_BYTES,
+      computeReserveBytes: i.plan.quantities.computeBufferBytes.value ?? 0,
+    };
+  }
+  // The trace view's data: recorded once at load (a few hundred node events per layer).
+  if (s.graphTrace) p.graphTrace = { maxEvents: 100_000, detail: false };
+  return p;
+}

@@ -1,0 +1,156 @@
+// The one definition of a run's settings: their types, their defaults, their bounds and
+// validation. The CLI's flags, the app service, the API and the renderer's form all read them
+// from here, so a default changed here changes everywhere. Pure.
+import { POLICIES, type PolicyName, type SamplingParams } from '../worker-protocol.js';
+
+/** What a user sets for a run. `null` means "choose for me" (see run-shape.ts). */
+export interface RunSettings {
+  /** RAM budget the plan is made for (and, with enforceRam, the hard cap). */
+  ramBytes: number | null;
+  vramBytes: number | null;
+  enforceRam: boolean;
+  /** Context length in tokens; null = the largest that leaves room for weights. */
+  ctx: number | null;
+  /** Micro-batch (llama.cpp n_ubatch, also the prompt batch); null = sized to the budget. */
+  batch: number | null;
+  /** CPU threads for compute; null = the machine's physical cores. */
+  threads: number | null;
+  policy: PolicyName | 'auto';
+  /** Streamed units read ahead of the one in use. */
+  prefetchDepth: number;
+  mmap: boolean;
+  /** Repack weights for faster CPU kernels; null = on unless pages are released or streamed. */
+  repack: boolean | null;
+  /** Prefault the whole file at load; null = only when the model fits. */
+  prefault: boolean | null;
+  /** Record one decode's graph trace at load (the app's trace view). */
+  graphTrace: boolean;
+}
+
+/** Bounds every path enforces (CLI flags, API, worker). */
+export const LIMITS = {
+  ctx: { min: 16, max: 1 << 20 },
+  batch: { min: 1, max: 8192 },
+  threads: { min: 1, max: 512 },
+  prefetchDepth: { min: 0, max: 16 },
+  maxTokens: { min: 0, max: 1 << 20 },
+  repeatLastN: { min: -1, max: 1 << 20 },
+  topK: { min: 0, max: 1 << 20 },
+  seed: { min: 0, max: 0xffffffff },
+} as const;
+
+/** Units read ahead of the one in use: one keeps the device busy while compute uses the other. */
+export const DEFAULT_PREFETCH_DEPTH = 1;
+
+export const DEFAULT_RUN_SETTINGS: RunSettings = {
+  ramBytes: null,
+  vramBytes: null,
+  enforceRam: false,
+  ctx: null,
+  batch: null,
+  threads: null,
+  policy: 'auto',
+  prefetchDepth: DEFAULT_PREFETCH_DEPTH,
+  mmap: true,
+  repack: null,
+  prefault: null,
+  graphTrace: true,
+};
+
+/** Sampling a new chat or `ramforge run` starts with (llama.cpp's own defaults). */
+export const DEFAULT_SAMPLING: SamplingParams = {
+  temperature: 0.8,
+  topK: 40,
+  topP: 0.95,
+  minP: 0.05,
+  seed: 0xffffffff,
+  repeatPenalty: 1.0,
+  repeatLastN: 64,
+};
+
+export const DEFAULT_MAX_TOKENS = 128;
+
+/** Greedy decoding (benchmarks and comparisons: identical tokens across policies). */
+export const GREEDY: SamplingParams = { temperature: 0, topK: 0, topP: 1, minP: 0, seed: 1, repeatPenalty: 1, repeatLastN: 0 };
+
+export class SettingsError extends TypeError {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(`${field}: ${message}`);
+    this.name = 'SettingsError';
+  }
+}
+
+function int(v: unknown, field: string, min: number, max: number): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw new SettingsError(field, `must be an integer ${min}..${max} (got ${String(v)})`);
+  return v;
+}
+
+function num(v: unknown, field: string, min: number, max: number): number {
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max) throw new SettingsError(field, `must be a number ${min}..${max} (got ${String(v)})`);
+  return v;
+}
+
+function intOrNull(v: unknown, field: string, min: number, max: number): number | null {
+  return v === null ? null : int(v, field, min, max);
+}
+
+function boolOrNull(v: unknown, field: string): boolean | null {
+  if (v === null) return null;
+  if (typeof v !== 'boolean') throw new SettingsError(field, 'must be true, false or null (auto)');
+  return v;
+}
+
+function bool(v: unknown, field: string): boolean {
+  if (typeof v !== 'boolean') throw new SettingsError(field, 'must be true or false');
+  return v;
+}
+
+export function checkPolicy(p: unknown, field = 'policy'): PolicyName | 'auto' {
+  if (p === 'auto' || (typeof p === 'string' && (POLICIES as readonly string[]).includes(p))) return p as PolicyName | 'auto';
+  throw new SettingsError(field, `must be auto or one of ${POLICIES.join(', ')} (got '${String(p)}')`);
+}
+
+/** Settings that crossed a process boundary (untrusted shape): defaults filled in, every field checked. */
+export function validateRunSettings(s: unknown): RunSettings {
+  if (s === null || s === undefined) return { ...DEFAULT_RUN_SETTINGS };
+  if (typeof s !== 'object' || Array.isArray(s)) throw new SettingsError('settings', 'must be an object');
+  const v = { ...DEFAULT_RUN_SETTINGS, ...(s as Partial<RunSettings>) };
+  const bytes = (x: unknown, f: string): number | null => intOrNull(x, f, 1, Number.MAX_SAFE_INTEGER);
+  return {
+    ramBytes: bytes(v.ramBytes, 'ramBytes'),
+    vramBytes: bytes(v.vramBytes, 'vramBytes'),
+    enforceRam: bool(v.enforceRam, 'enforceRam'),
+    ctx: intOrNull(v.ctx, 'ctx', LIMITS.ctx.min, LIMITS.ctx.max),
+    batch: intOrNull(v.batch, 'batch', LIMITS.batch.min, LIMITS.batch.max),
+    threads: intOrNull(v.threads, 'threads', LIMITS.threads.min, LIMITS.threads.max),
+    policy: checkPolicy(v.policy),
+    prefetchDepth: int(v.prefetchDepth, 'prefetchDepth', LIMITS.prefetchDepth.min, LIMITS.prefetchDepth.max),
+    mmap: bool(v.mmap, 'mmap'),
+    repack: boolOrNull(v.repack, 'repack'),
+    prefault: boolOrNull(v.prefault, 'prefault'),
+    graphTrace: bool(v.graphTrace, 'graphTrace'),
+  };
+}
+
+/** Sampling parameters from an untrusted source, every field bounded. */
+export function validateSampling(s: unknown): SamplingParams {
+  if (s === null || s === undefined) return { ...DEFAULT_SAMPLING };
+  if (typeof s !== 'object' || Array.isArray(s)) throw new SettingsError('sampling', 'must be an object');
+  const v = { ...DEFAULT_SAMPLING, ...(s as Partial<SamplingParams>) };
+  return {
+    temperature: num(v.temperature, 'temperature', 0, 100),
+    topK: int(v.topK, 'topK', LIMITS.topK.min, LIMITS.topK.max),
+    topP: num(v.topP, 'topP', 0, 1),
+    minP: num(v.minP, 'minP', 0, 1),
+    seed: int(v.seed, 'seed', LIMITS.seed.min, LIMITS.seed.max),
+    repeatPenalty: num(v.repeatPenalty, 'repeatPenalty', 0, 100),
+    repeatLastN: int(v.repeatLastN, 'repeatLastN', LIMITS.repeatLastN.min, LIMITS.repeatLastN.max),
+  };
+}
+
+export function validateMaxTokens(n: unknown): number {
+  return int(n, 'maxTokens', LIMITS.maxTokens.min, LIMITS.maxTokens.max);
+}

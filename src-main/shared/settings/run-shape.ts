@@ -1,0 +1,113 @@
+// Context length, micro-batch and threads for a run when the user did not fix them: chosen to
+// leave the cap as much room for weights as the run can spare, each choice with its reason.
+// Pure: the caller supplies the machine's physical core count.
+import type { ModelView } from '../gguf/model-view.js';
+import { planMemory } from '../plan/plan.js';
+import { computeBufferBytes, kvBytesForLayer } from '../plan/estimates.js';
+import type { RunSettings } from './run-settings.js';
+
+export interface RunShape {
+  ctx: number;
+  /** Micro-batch (n_ubatch); the prompt batch equals it. */
+  batch: number;
+  threads: number;
+  /** One line per choice: what was chosen and why. */
+  reasons: string[];
+}
+
+export interface ShapeInput {
+  view: ModelView;
+  settings: Pick<RunSettings, 'ctx' | 'batch' | 'threads' | 'ramBytes' | 'vramBytes' | 'prefetchDepth'>;
+  physicalCores: number;
+}
+
+/** llama.cpp's default context when the model's own is larger. */
+export const DEFAULT_CTX = 4096;
+/** The context kept wherever the cap allows it. */
+export const MIN_DEFAULT_CTX = 2048;
+export const MAX_UBATCH = 512;
+export const MIN_UBATCH = 32;
+/** Shares of the cap the KV cache and the compute buffer may take before they are shrunk. */
+export const KV_SHARE = 1 / 8;
+export const COMPUTE_SHARE = 1 / 16;
+
+const MiB = 1024 * 1024;
+const mib = (b: number) => `${(b / MiB).toFixed(1)} MiB`;
+
+function kvBytes(view: ModelView, ctx: number): number {
+  const headDim = view.headDim ?? 0;
+  const valueDim = view.valueDim ?? headDim;
+  let total = 0;
+  view.layers.forEach((_, i) => {
+    const kv = view.headCountKvByLayer?.[i] ?? view.headCountKv ?? 0;
+    total += kvBytesForLayer(kv, headDim, valueDim, ctx, 2).value as number;
+  });
+  return total;
+}
+
+function computeBytes(view: ModelView, ctx: number, ubatch: number): number {
+  const nEmbd = view.embeddingLength ?? 0;
+  return computeBufferBytes(view.vocabSize ?? 0, view.headCount ?? 0, nEmbd, view.feedForwardLength ?? 4 * nEmbd, ctx, ubatch).value as number;
+}
+
+function runnable(view: ModelView, s: ShapeInput['settings'], ctx: number, ubatch: number): boolean {
+  if (s.ramBytes === null) return true;
+  try {
+    const p = planMemory(view, { ramBytes: s.ramBytes, vramBytes: s.vramBytes ?? undefined, ctx, ubatch, diskBandwidthBytesPerS: 1e9, prefetchDepth: s.prefetchDepth });
+    return p.verdict !== 'cannot-run';
+  } catch {
+    return true;
+  }
+}
+
+export function chooseRunShape(i: ShapeInput): RunShape {
+  const { view, settings: s } = i;
+  const reasons: string[] = [];
+  const threads = s.threads ?? Math.max(1, i.physicalCores);
+  reasons.push(s.threads !== null ? `threads ${threads} (--threads)` : `threads ${threads} (the machine's physical cores)`);
+  const trained = view.contextLength ?? DEFAULT_CTX;
+  const cap = s.ramBytes;
+
+  let ubatch: number;
+  if (s.batch !== null) {
+    ubatch = Math.min(s.batch, MAX_UBATCH);
+  } else if (cap === null) {
+    ubatch = MAX_UBATCH;
+  } else {
+    ubatch = MAX_UBATCH;
+    while (ubatch > MIN_UBATCH && computeBytes(view, Math.min(trained, DEFAULT_CTX), ubatch) > cap * COMPUTE_SHARE) ubatch /= 2;
+  }
+
+  let ctx: number;
+  let ctxWhy: string;
+  if (s.ctx !== null) {
+    ctx = s.ctx;
+    ctxWhy = '--ctx';
+  } else {
+    ctx = Math.min(trained, DEFAULT_CTX);
+    ctxWhy = trained < DEFAULT_CTX ? "the model's trained context" : `the default ${DEFAULT_CTX}`;
+    if (cap !== null) {
+      while (ctx > MIN_DEFAULT_CTX && kvBytes(view, ctx) > cap * KV_SHARE) {
+        ctx /= 2;
+        ctxWhy = `its KV cache (${mib(kvBytes(view, ctx))}) stays within 1/8 of the cap`;
+      }
+    }
+  }
+  // Below the minimum working set, shrink what was not fixed until the run fits.
+  if (cap !== null && !runnable(view, s, ctx, ubatch)) {
+    while (!runnable(view, s, ctx, ubatch) && ((s.ctx === null && ctx > 256) || (s.batch === null && ubatch > MIN_UBATCH))) {
+      if (s.batch === null && ubatch > MIN_UBATCH) ubatch /= 2;
+      else ctx /= 2;
+    }
+    if (s.ctx === null) ctxWhy = 'the smallest that runs under the cap';
+  }
+  reasons.push(`ctx ${ctx} (${ctxWhy}; KV cache ${mib(kvBytes(view, ctx))})`);
+  reasons.push(
+    s.batch !== null
+      ? `micro-batch ${ubatch} (--batch)`
+      : cap === null
+        ? `micro-batch ${ubatch} (llama.cpp's default)`
+        : `micro-batch ${ubatch} (compute buffer ${mib(computeBytes(view, ctx, ubatch))} within 1/16 of the cap)`,
+  );
+  return { ctx, batch: ubatch, threads, reasons };
+}
