@@ -117,6 +117,8 @@ Napi::Value ResidentBytes(const Napi::CallbackInfo& info) {
 
 }  // namespace
 
+Napi::Value MeasureRead(const Napi::CallbackInfo& info);
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   InstallLogCapture();
   llama_backend_init();
@@ -126,6 +128,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("loadModel", Napi::Function::New(env, LoadModel));
   exports.Set("residentBytes", Napi::Function::New(env, ResidentBytes));
   exports.Set("fileResident", Napi::Function::New(env, FileResident));
+  exports.Set("measureRead", Napi::Function::New(env, MeasureRead));
   return exports;
 }
 

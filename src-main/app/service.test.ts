@@ -13,6 +13,18 @@ let hosts: FakeHost[];
 let svc: AppService;
 let events: ApiEvent[];
 
+/** The fields of a `ramforge plan --json` answer the service reads. */
+function fakePlan(tiers: ('pinned' | 'streamed')[]) {
+  const out = tiers.includes('streamed');
+  return {
+    layers: tiers.map((tier, index) => ({ index, bytes: 100, kvBytes: 1, tier, streamedBytes: tier === 'streamed' ? 100 : 0 })),
+    input: { ctx: 1024, ubatch: 32, threads: 2 },
+    verdict: out ? 'out-of-core' : 'fits',
+    stream: out ? { tensors: ['blk.1.ffn_up.weight'], unitBytes: 100, windowBytes: 200, readaheadBytes: 0, headroomBytes: 4 } : null,
+    quantities: { computeBufferBytes: { value: 1000, formula: 'f' } },
+  };
+}
+
 function waitFor(pred: () => boolean, ms = 3000): Promise<void> {
   const t0 = Date.now();
   return new Promise((resolve, reject) => {
@@ -77,10 +89,20 @@ describe('AppService', () => {
         hosts.push(h);
         return h;
       },
-      planModel: async () => ({ layers: [{ tier: 'pinned' }, { tier: 'streamed' }] }),
+      planModel: async () => fakePlan(['pinned', 'streamed']),
     });
     await svc2.load('/m/a.gguf', { ...defaultSettings(), ramBytes: 300 * 2 ** 20 });
-    expect(hosts[0]?.loads[0]).toMatchObject({ tiers: ['pinned', 'streamed'], policy: 'stream', ramBytes: 300 * 2 ** 20 });
+    // The plan's shape (ctx, micro-batch, threads) and streaming split reach the worker.
+    expect(hosts[0]?.loads[0]).toMatchObject({
+      tiers: ['pinned', 'streamed'],
+      policy: 'stream',
+      ramBytes: 300 * 2 ** 20,
+      ctx: 1024,
+      batch: 32,
+      threads: 2,
+      repack: false,
+      stream: { tensors: ['blk.1.ffn_up.weight'], computeReserveBytes: 1000 },
+    });
     await svc2.load('/m/a.gguf', { ...defaultSettings(), ramBytes: 300 * 2 ** 20, policy: 'conservative' });
     expect(hosts[1]?.loads[0]).toMatchObject({ tiers: ['pinned', 'streamed'], policy: 'conservative' });
     await svc2.load('/m/a.gguf', defaultSettings());
@@ -97,7 +119,7 @@ describe('AppService', () => {
         h.makesReports = false;
         return h;
       },
-      planModel: async () => ({ layers: [{ tier: 'streamed' }] }),
+      planModel: async () => fakePlan(['streamed']),
       buildReport: async (t) => {
         built.push(t);
         return { schema_version: 1, tokens: t.result.tokens.length, samples: t.samples.length };

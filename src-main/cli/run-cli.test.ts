@@ -99,8 +99,21 @@ describe.skipIf(!capped.usable && process.env.CI !== 'true')('ramforge run under
     expect(ourGroups()).toEqual([]);
   });
 
-  it('a cap below the working set is an OOM kill: exit 137, said so, no cgroup left', () => {
-    const r = runCli(['run', model, '-p', 'Once upon a time', '-n', '8', '--ram', '24M', '--enforce-ram', '--no-mmap', '--quiet']);
+  it('a cap below the minimum working set is refused before anything loads: exit 2, the smallest cap named, no cgroup made', () => {
+    const r = runCli(['run', model, '-p', 'Once upon a time', '-n', '8', '--ram', '24M', '--enforce-ram']);
+    expect(r.code, r.stderr).toBe(2);
+    const m = /below the smallest cap that runs this model .*: [\d.]+ \w+ \(--ram (\d+)\)/.exec(r.stderr);
+    expect(m, r.stderr).not.toBeNull();
+    expect(r.stderr).toMatch(/Nothing was loaded/);
+    expect(r.stdout).toBe('');
+    expect(ourGroups()).toEqual([]);
+    // The named cap does run.
+    const ok = runCli(['run', model, '-p', 'Once upon a time', '-n', '4', '--ram', m![1]!, '--enforce-ram', '--quiet']);
+    expect(ok.code, ok.stderr).toBe(0);
+  });
+
+  it('--force below the working set runs anyway and is an OOM kill: exit 137, said so, no cgroup left', () => {
+    const r = runCli(['run', model, '-p', 'Once upon a time', '-n', '8', '--ram', '24M', '--enforce-ram', '--force', '--no-mmap', '--quiet']);
     expect(r.code, r.stderr).toBe(137);
     expect(r.stderr).toMatch(/killed by the memory cap \(\d+ OOM kills?\)/);
     expect(ourGroups()).toEqual([]);

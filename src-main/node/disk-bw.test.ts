@@ -24,12 +24,16 @@ describe('disk bandwidth', () => {
     expect(() => parseBandwidth('fast', parseSize)).toThrow();
   });
 
-  it('a tiny file is measured but not cached', async () => {
+  it('a file too small to say anything about the device is not measured: the figure is assumed and named so', async () => {
     const f = join(dir, 'tiny.bin');
     await writeFile(f, Buffer.alloc(4096));
-    const r = await diskBandwidthFor(f);
-    expect(r.bytesPerS).toBeGreaterThan(0);
-    expect(r.source).toMatch(/unreliable/);
+    let calls = 0;
+    const r = await diskBandwidthFor(f, async () => {
+      calls++;
+      return { bytesPerS: 1, bytesRead: 1, seconds: 1, direct: true };
+    });
+    expect(calls).toBe(0);
+    expect(r.source).toMatch(/assumed .* too small/);
     await expect(readFile(diskBwCachePath(), 'utf8')).rejects.toThrow();
   });
 
@@ -38,12 +42,18 @@ describe('disk bandwidth', () => {
     const fh = await open(f, 'w');
     await fh.truncate(MIN_CACHEABLE_BYTES + 1024 * 1024); // sparse: reads are zeros, no disk use
     await fh.close();
-    const first = await diskBandwidthFor(f);
-    expect(first.source).toBe('measured (may be optimistic)');
+    let calls = 0;
+    const measure = async (_: string, maxBytes: number) => {
+      calls++;
+      return { bytesPerS: 2e9, bytesRead: maxBytes, seconds: maxBytes / 2e9, direct: true };
+    };
+    const first = await diskBandwidthFor(f, measure);
+    expect(first).toEqual({ bytesPerS: 2e9, source: 'measured with direct I/O' });
     const cache = JSON.parse(await readFile(diskBwCachePath(), 'utf8'));
     expect(Object.values(cache.devices)).toHaveLength(1);
-    const second = await diskBandwidthFor(f);
-    expect(second.bytesPerS).toBe(first.bytesPerS);
+    const second = await diskBandwidthFor(f, measure);
+    expect(calls).toBe(1);
+    expect(second.bytesPerS).toBe(2e9);
     expect(second.source).toMatch(/cached/);
   });
 });

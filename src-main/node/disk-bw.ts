@@ -1,14 +1,15 @@
-// Storage bandwidth for the planner: measured once by reading ~256 MiB of the model itself
-// sequentially, cached per device in cacheRoot()/disk-bw.json. The pages may already be in
-// the page cache (cold reads are not guaranteed), so the figure is labelled "may be optimistic".
-import { mkdir, open, readFile, rename, stat, writeFile } from 'node:fs/promises';
+// Storage bandwidth for the planner: measured once per device on the model file itself, the
+// way the stream schedule reads (direct I/O, several 4 MiB requests in flight, so the page
+// cache cannot flatter it), and cached in cacheRoot()/disk-bw.json.
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { cacheRoot } from './paths.js';
 
-export const MEASURE_BYTES = 256 * 1024 * 1024;
-/** Below this many bytes read, a measurement is not cached (a tiny file says nothing). */
+export const MEASURE_BYTES = 512 * 1024 * 1024;
+/** Files smaller than this say nothing about the device: the figure is assumed instead. */
 export const MIN_CACHEABLE_BYTES = 64 * 1024 * 1024;
+export const ASSUMED_BYTES_PER_S = 1e9;
 
 export interface DiskBandwidth {
   readonly bytesPerS: number;
@@ -17,30 +18,23 @@ export interface DiskBandwidth {
 
 interface CacheFile {
   schemaVersion: 1;
-  devices: Record<string, { bytesPerS: number; bytesRead: number; seconds: number; file: string; measuredAt: string }>;
+  devices: Record<string, Measurement & { file: string; measuredAt: string }>;
 }
 
 export function diskBwCachePath(): string {
   return join(cacheRoot(), 'disk-bw.json');
 }
 
-export async function measureReadBandwidth(file: string, maxBytes = MEASURE_BYTES): Promise<{ bytesPerS: number; bytesRead: number; seconds: number }> {
-  const fh = await open(file, 'r');
-  try {
-    const chunk = Buffer.alloc(4 * 1024 * 1024);
-    let total = 0;
-    const t0 = process.hrtime.bigint();
-    while (total < maxBytes) {
-      const { bytesRead } = await fh.read(chunk, 0, Math.min(chunk.length, maxBytes - total), total);
-      if (bytesRead === 0) break;
-      total += bytesRead;
-    }
-    const seconds = Math.max(1e-6, Number(process.hrtime.bigint() - t0) / 1e9);
-    return { bytesPerS: total / seconds, bytesRead: total, seconds };
-  } finally {
-    await fh.close();
-  }
+/** One measurement of a device's read speed (taken in the inference worker, natively). */
+export interface Measurement {
+  bytesPerS: number;
+  bytesRead: number;
+  seconds: number;
+  /** Direct I/O (the page cache cannot flatter it); false: a cold buffered read. */
+  direct: boolean;
 }
+
+export type Measure = (file: string, maxBytes: number) => Promise<Measurement>;
 
 async function readCache(): Promise<CacheFile> {
   try {
@@ -65,22 +59,23 @@ export function cachedDiskBandwidth(file: string): DiskBandwidth | null {
 }
 
 /** The cached bandwidth of the device holding `file`, measuring (and caching) it if needed. */
-export async function diskBandwidthFor(file: string): Promise<DiskBandwidth> {
+export async function diskBandwidthFor(file: string, measure: Measure): Promise<DiskBandwidth> {
   const dev = String((await stat(file)).dev);
   const cache = await readCache();
   const hit = cache.devices[dev];
-  if (hit && hit.bytesPerS > 0) return { bytesPerS: hit.bytesPerS, source: `measured ${hit.measuredAt.slice(0, 10)}, cached (may be optimistic)` };
-  const m = await measureReadBandwidth(file);
-  if (m.bytesRead < MIN_CACHEABLE_BYTES) {
-    return { bytesPerS: m.bytesPerS, source: `measured on ${Math.round(m.bytesRead / 1024)} KiB only (unreliable; pass --disk-bw)` };
+  if (hit && hit.bytesPerS > 0) return { bytesPerS: hit.bytesPerS, source: `measured ${hit.measuredAt.slice(0, 10)}${hit.direct ? ' with direct I/O' : ''}, cached` };
+  const size = (await stat(file)).size;
+  if (size < MIN_CACHEABLE_BYTES) {
+    return { bytesPerS: ASSUMED_BYTES_PER_S, source: `assumed ${ASSUMED_BYTES_PER_S / 1e9} GB/s: ${file} is too small to measure the device on (pass --disk-bw)` };
   }
+  const m = await measure(file, Math.min(size, MEASURE_BYTES));
   cache.devices[dev] = { ...m, file, measuredAt: new Date().toISOString() };
   const path = diskBwCachePath();
   await mkdir(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;
   await writeFile(tmp, JSON.stringify(cache, null, 2) + '\n');
   await rename(tmp, path);
-  return { bytesPerS: m.bytesPerS, source: 'measured (may be optimistic)' };
+  return { bytesPerS: m.bytesPerS, source: m.direct ? 'measured with direct I/O' : 'measured cold (buffered: the file system refuses direct I/O)' };
 }
 
 /** `--disk-bw` values: a size per second, e.g. 2G, 2G/s, 500MB/s, 1.5GiB/s. */

@@ -124,6 +124,11 @@ export async function openGgufModel(input: string, opts: ParseOptions = {}): Pro
     shards.push({ path, header: r.header });
     bytesRead += r.bytesRead;
   }
+  return assembleModel(input, shards, bytesRead);
+}
+
+/** Parsed shards (local files or remote URLs, in split order) checked as one model and viewed. */
+export function assembleModel(input: string, shards: GgufShard[], bytesRead: number): OpenedModel {
   validateSplitSet(shards);
   const first = shards[0] as GgufShard;
   try {

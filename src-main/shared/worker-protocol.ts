@@ -145,15 +145,18 @@ export interface GenerationResult {
 
 /** Host → worker. Every request with an id gets exactly one `result` with that id. */
 export type WorkerRequest =
-  | { id: number; type: 'info' }
   | { id: number; type: 'load'; params: LoadParams }
   | { id: number; type: 'generate'; params: GenerateParams }
-  | { id: number; type: 'tokenize'; text: string; addSpecial: boolean }
-  | { id: number; type: 'detokenize'; tokens: number[] }
-  | { id: number; type: 'logits'; tokens: number[] }
-  | { id: number; type: 'unload' }
+  | { id: number; type: 'probe-disk'; path: string; bytes: number }
   | { type: 'cancel' }
   | { type: 'shutdown' };
+
+/** How fast the device holding a file reads (direct I/O where the file system allows it). */
+export interface DiskProbe {
+  bytes: number;
+  seconds: number;
+  direct: boolean;
+}
 
 export interface WorkerErrorPayload {
   code: string;
@@ -166,7 +169,6 @@ export type WorkerEvent =
   | { type: 'progress'; id: number; fraction: number }
   | { type: 'token'; id: number; token: TokenEvent }
   | { type: 'sample'; sample: unknown }
-  | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string }
   | { type: 'result'; id: number; ok: true; value: unknown }
   | { type: 'result'; id: number; ok: false; error: WorkerErrorPayload };
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { packageRoot } from '../node/paths.js';
 import type { ResidencySample } from '../shared/residency-types.js';
 import type {
+  DiskProbe,
   GenerateParams,
   GenerationResult,
   LoadParams,
@@ -40,7 +41,6 @@ export interface WorkerHostOptions {
   /** Start the process some other way (cgroup supervisor, Electron utilityProcess). */
   spawn?: (script: string, env: NodeJS.ProcessEnv) => Promise<WorkerProcess> | WorkerProcess;
   onSample?: (s: ResidencySample) => void;
-  onLog?: (level: string, message: string) => void;
 }
 
 export class WorkerError extends Error {
@@ -151,9 +151,6 @@ export class WorkerHost extends EventEmitter {
         this.opts.onSample?.(e.sample as ResidencySample);
         this.emit('sample', e.sample);
         return;
-      case 'log':
-        this.opts.onLog?.(e.level, e.message);
-        return;
       case 'result': {
         const p = this.pending.get(e.id);
         if (!p) return;
@@ -181,16 +178,9 @@ export class WorkerHost extends EventEmitter {
     return this.request<GenerationResult>({ type: 'generate', params }, { onToken });
   }
 
-  tokenize(text: string, addSpecial = true): Promise<number[]> {
-    return this.request<number[]>({ type: 'tokenize', text, addSpecial });
-  }
-
-  detokenize(tokens: number[]): Promise<string> {
-    return this.request<string>({ type: 'detokenize', tokens });
-  }
-
-  logits(tokens: number[]): Promise<number[]> {
-    return this.request<number[]>({ type: 'logits', tokens });
+  /** Measures the read speed of the device holding `path` (native, direct I/O). */
+  probeDisk(path: string, bytes: number): Promise<DiskProbe> {
+    return this.request<DiskProbe>({ type: 'probe-disk', path, bytes });
   }
 
   cancel(): void {

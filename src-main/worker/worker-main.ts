@@ -4,6 +4,7 @@
 import { openChannel } from './channel.js';
 import { Engine, EngineError } from './engine.js';
 import type { WorkerRequest } from '../shared/worker-protocol.js';
+import { loadAddon } from '../native/addon.js';
 
 const channel = openChannel();
 const engine = new Engine();
@@ -19,9 +20,6 @@ async function handle(req: Exclude<WorkerRequest, { type: 'cancel' } | { type: '
   try {
     let value: unknown;
     switch (req.type) {
-      case 'info':
-        value = { pid: process.pid, model: engine.modelInfo() };
-        break;
       case 'load':
         value = await engine.load(req.params, (fraction) => channel.send({ type: 'progress', id, fraction }));
         engine.residency?.onSample((sample) => channel.send({ type: 'sample', sample }));
@@ -41,18 +39,8 @@ async function handle(req: Exclude<WorkerRequest, { type: 'cancel' } | { type: '
           };
         }
         break;
-      case 'tokenize':
-        value = engine.tokenize(req.text, req.addSpecial);
-        break;
-      case 'detokenize':
-        value = engine.detokenize(req.tokens);
-        break;
-      case 'logits':
-        value = engine.logits(req.tokens);
-        break;
-      case 'unload':
-        await engine.unload();
-        value = null;
+      case 'probe-disk':
+        value = await loadAddon().measureRead(req.path, { bytes: req.bytes });
         break;
     }
     channel.send({ type: 'result', id, ok: true, value });

@@ -6,6 +6,7 @@ import { parseSize } from '../../shared/size.js';
 import { planMemory, PlanInputError } from '../../shared/plan/plan.js';
 import { formatPlan } from '../../shared/plan/plan-format.js';
 import { diskBandwidthFor, parseBandwidth } from '../../node/disk-bw.js';
+import { measureInWorker } from '../disk-probe.js';
 import { openModelOrExit2 } from './inspect.js';
 import { DEFAULT_PREFETCH_DEPTH, SettingsError, validateRunSettings } from '../../shared/settings/run-settings.js';
 import { chooseRunShape } from '../../shared/settings/run-shape.js';
@@ -48,7 +49,7 @@ export const command: CommandSpec = {
       }
       diskSource = '--disk-bw';
     } else {
-      const d = await diskBandwidthFor(m.shards[0]?.path as string);
+      const d = await diskBandwidthFor(m.shards[0]?.path as string, measureInWorker);
       diskBw = d.bytesPerS;
       diskSource = d.source;
     }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { planMemory, PlanInputError, type MemoryPlan } from './plan.js';
+import { planMemory, PlanInputError, weightsReadPerToken, type MemoryPlan } from './plan.js';
+import { headroomBytes } from './stream-select.js';
 import { parseGgufHeader } from '../gguf/reader.js';
 import { buildModelView, type ModelView } from '../gguf/model-view.js';
 import { buildGguf, tensorBytes } from '../gguf/testdata/build-gguf.js';
@@ -43,43 +44,51 @@ describe('planMemory', () => {
     expect(p8.quantities.kvBytesPerLayer.value).toBe(2 * 8 * 128 * 1024 * 1);
   });
 
-  it('fits: every layer pinned, nothing read per token, RAM used = fixed + layers', () => {
+  it('fits: every layer resident, nothing read per token, RAM used = fixed + layers + headroom', () => {
     const v = eightB();
     const p = planMemory(v, { ...base, ramBytes: 64 * GiB });
     expect(p.verdict).toBe('fits');
     expect(p.tiers.pinned.layers.length).toBe(32);
     expect(p.tiers.streamed.layers).toEqual([]);
+    expect(p.stream).toBeNull();
     expect(p.quantities.bytesReadPerToken.value).toBe(0);
-    expect(p.quantities.ramUsedBytes.value).toBe((p.quantities.fixedRamBytes.value as number) + v.layers.reduce((a, l) => a + l.bytes, 0));
+    expect(p.quantities.floorBytesPerToken.value).toBe(0);
+    const layers = v.layers.reduce((a, l) => a + l.bytes, 0);
+    expect(p.quantities.ramUsedBytes.value).toBe((p.quantities.fixedRamBytes.value as number) + layers + headroomBytes(64 * GiB));
     expect(p.quantities.predictedDecodeTokS.value).toBeGreaterThan(0);
     allFormulas(p);
   });
 
-  it('out-of-core at half the model: pinned prefix, streamed rest, bytes/token = streamed bytes', () => {
+  it('out-of-core at half the model: the budget after fixed costs, window and headroom stays resident, the rest streams, every layer alike', () => {
     const v = eightB();
     const ram = Math.floor(v.fileBytes / 2);
     const p = planMemory(v, { ...base, ramBytes: ram });
     expect(p.verdict).toBe('out-of-core');
-    const pinned = p.tiers.pinned.layers;
-    const streamed = p.tiers.streamed.layers;
-    expect(pinned.length).toBeGreaterThan(0);
-    expect(streamed.length).toBeGreaterThan(0);
-    // Pinned layers are the first N: the fixed prefix of the cyclic scan.
-    expect(pinned).toEqual(Array.from({ length: pinned.length }, (_, i) => i));
-    expect(streamed[0]).toBe(pinned.length);
-    const streamedBytes = v.layers.filter((l) => streamed.includes(l.index)).reduce((a, l) => a + l.bytes, 0);
-    expect(p.quantities.bytesReadPerToken.value).toBe(streamedBytes);
-    // The plan stays under the cap and pinning one more layer would not.
+    const s = p.stream!;
+    expect(s.tensors.length).toBeGreaterThan(0);
+    // Streamed bytes are what each token reads, and what the layers stream adds up to it.
+    const streamed = v.tensors.filter((t) => s.tensors.includes(t.name)).reduce((a, t) => a + t.nbytes, 0);
+    expect(p.quantities.bytesReadPerToken.value).toBe(streamed);
+    expect(p.layers.reduce((a, l) => a + l.streamedBytes, 0)).toBe(streamed);
+    // Spread: every layer streams about the same share (within one tensor of each other).
+    const shares = p.layers.map((l) => l.streamedBytes);
+    const biggest = Math.max(...v.tensors.filter((t) => t.layer !== null).map((t) => t.nbytes));
+    expect(Math.max(...shares) - Math.min(...shares)).toBeLessThanOrEqual(biggest);
+    // The whole budget is spent and no more: fixed + resident + window + headroom ≤ cap, and one
+    // tensor fewer streamed would not fit.
     const used = p.quantities.ramUsedBytes.value as number;
     expect(used).toBeLessThanOrEqual(ram);
-    const nextLayer = v.layers[pinned.length]!.bytes;
-    const maxStreamed = Math.max(...v.layers.slice(pinned.length + 1).map((l) => l.bytes));
-    expect((p.quantities.fixedRamBytes.value as number) + p.tiers.pinned.bytes + nextLayer + 3 * maxStreamed).toBeGreaterThan(ram);
-    // Reserve = (prefetchDepth + 1) × largest streamed layer.
-    expect(p.quantities.streamingReserveBytes.value).toBe(3 * Math.max(...v.layers.slice(pinned.length).map((l) => l.bytes)));
-    // Bandwidth-bound speed: streamed bytes / disk bandwidth dominates here.
-    expect(p.quantities.predictedDecodeTokS.value).toBeCloseTo((2 * GiB) / streamedBytes, 6);
-    expect(p.reason).toMatch(/pinned, \d+ streamed/);
+    const smallest = Math.min(...v.tensors.filter((t) => s.tensors.includes(t.name)).map((t) => t.nbytes));
+    expect(used + smallest).toBeGreaterThan(ram - biggest);
+    // Window = (read-ahead 2 + 1) × the largest streamable tensor.
+    expect(s.windowBytes).toBe(3 * biggest);
+    // The floor: weights per token − (cap − non-weight), and the plan reads within a window of it.
+    const floor = p.quantities.floorBytesPerToken.value as number;
+    expect(floor).toBe(weightsReadPerToken(v) - (ram - ((p.quantities.fixedRamBytes.value as number) - (weightsReadPerToken(v) - p.layers.reduce((a, l) => a + l.bytes, 0)))));
+    expect(streamed).toBeGreaterThanOrEqual(floor);
+    expect(streamed - floor).toBeLessThanOrEqual(s.windowBytes + s.readaheadBytes + s.headroomBytes + biggest);
+    expect(p.quantities.predictedDecodeTokS.value).toBeCloseTo((2 * GiB) / streamed, 6);
+    expect(p.reason).toMatch(/stream part of their weights/);
     allFormulas(p);
   });
 
@@ -87,8 +96,9 @@ describe('planMemory', () => {
     const v = eightB();
     const probe = planMemory(v, { ...base, ramBytes: 64 * GiB });
     const min = probe.quantities.minimumRamBytes.value as number;
-    const largest = Math.max(...v.layers.map((l) => l.bytes));
-    expect(min).toBe((probe.quantities.fixedRamBytes.value as number) + 3 * largest);
+    const biggest = Math.max(...v.tensors.filter((t) => t.layer !== null).map((t) => t.nbytes));
+    // Fixed costs + a window of 3 tensors + read-ahead, with headroom.
+    expect(min).toBeGreaterThan((probe.quantities.fixedRamBytes.value as number) + 3 * biggest);
     const below = planMemory(v, { ...base, ramBytes: min - 1 });
     expect(below.verdict).toBe('cannot-run');
     expect(below.quantities.minimumRamBytes.value).toBe(min);
@@ -96,16 +106,18 @@ describe('planMemory', () => {
     expect(below.quantities.predictedDecodeTokS.value).toBe(null);
     const at = planMemory(v, { ...base, ramBytes: min });
     expect(at.verdict).toBe('out-of-core');
-    expect(at.tiers.pinned.layers).toEqual([]);
     expect(at.tiers.streamed.layers.length).toBe(32);
   });
 
-  it('prefetch depth changes the streaming reserve and the minimum', () => {
+  it('prefetch depth changes the streaming window and the minimum', () => {
     const v = eightB();
     const d0 = planMemory(v, { ...base, ramBytes: 64 * GiB, prefetchDepth: 0 });
     const d4 = planMemory(v, { ...base, ramBytes: 64 * GiB, prefetchDepth: 4 });
-    const largest = Math.max(...v.layers.map((l) => l.bytes));
-    expect((d4.quantities.minimumRamBytes.value as number) - (d0.quantities.minimumRamBytes.value as number)).toBe(4 * largest);
+    const biggest = Math.max(...v.tensors.filter((t) => t.layer !== null).map((t) => t.nbytes));
+    const diff = (d4.quantities.minimumRamBytes.value as number) - (d0.quantities.minimumRamBytes.value as number);
+    // 4 more tensors in the window, plus the headroom that grows with the cap.
+    expect(diff).toBeGreaterThanOrEqual(4 * biggest);
+    expect(diff).toBeLessThan(4 * biggest * 1.02 + 2);
   });
 
   it('VRAM takes the last layers, with their KV', () => {
