@@ -1,6 +1,7 @@
 // Side-by-side figures of two or more reports.
 import type { ReportInfo } from './report-model.js';
 import { meanBytesPerToken, peakOf } from './series.js';
+import { readOverFloor } from './stream-figures.js';
 
 export interface CompareRow {
   label: string;
@@ -9,20 +10,31 @@ export interface CompareRow {
   tokS: number | null;
   ttftMs: number | null;
   bytesPerToken: number | null;
-  minBytesPerToken: number | null;
+  /** No schedule reads less per token under the run's cap. */
+  floorBytesPerToken: number | null;
+  /** bytesPerToken / floor: 1 is the best any schedule can do. */
+  readOverFloor: number | null;
+  limitHitsDecode: number | null;
+  /** Lowest resident share (0..1) of the locked weights during decode. */
+  pinnedResidentMin: number | null;
   peakBytes: number | null;
   tokens: number;
 }
 
 export function compareRow(r: ReportInfo, label: string): CompareRow {
+  const bytesPerToken = r.readBytesPerToken ?? meanBytesPerToken(r.timeline);
+  const floor = r.figures.floor.value;
   return {
     label,
     policy: r.policy,
     status: r.status,
     tokS: r.generation?.decodeTokS ?? null,
     ttftMs: r.generation?.ttftMs ?? null,
-    bytesPerToken: r.readBytesPerToken ?? meanBytesPerToken(r.timeline),
-    minBytesPerToken: r.minBytesPerToken,
+    bytesPerToken,
+    floorBytesPerToken: floor,
+    readOverFloor: readOverFloor(bytesPerToken, floor),
+    limitHitsDecode: r.figures.limitHits.value,
+    pinnedResidentMin: r.figures.pinnedResidentMin.value,
     peakBytes: r.peakBytes ?? peakOf(r.timeline, 'rssBytes'),
     tokens: r.generation?.tokenIds.length ?? 0,
   };

@@ -10,15 +10,15 @@ import { planMemory } from '../../src-main/shared/plan/plan.js';
 import { normalizeInspect } from './inspect-model.js';
 import { normalizePlan, tierTotals } from './plan-model.js';
 
-function tiny() {
-  const bytes = tinyModel({ arch: 'llama', layers: 6, embd: 64, heads: 8, kvHeads: 2, ff: 128, vocab: 40, matType: 8, name: 'contract-llama' });
+function model(size: { embd: number; ff: number }) {
+  const bytes = tinyModel({ arch: 'llama', layers: 6, ...size, heads: 8, kvHeads: 2, vocab: 40, matType: 8, name: 'contract-llama' });
   const shard: GgufShard = { path: '/models/contract.gguf', header: parseGgufHeader(bytes, bytes.length) };
   return { shard, view: buildModelView([shard]) };
 }
 
 describe('normalizers against the real shared documents', () => {
   it('reads ramforge inspect --json', () => {
-    const { shard, view } = tiny();
+    const { shard, view } = model({ embd: 64, ff: 128 });
     const doc: unknown = JSON.parse(JSON.stringify(inspectReport('/models/contract.gguf', [shard], view)));
     const info = normalizeInspect(doc);
     expect(info.name).toBe('contract-llama');
@@ -35,7 +35,8 @@ describe('normalizers against the real shared documents', () => {
   });
 
   it('reads the planner’s MemoryPlan for a cap that forces streaming', () => {
-    const { view } = tiny();
+    // Tensors big enough to stream (the planner never streams tensors under 256 KiB).
+    const { view } = model({ embd: 512, ff: 1024 });
     const total = view.tensorBytes;
     const fits = planMemory(view, { ramBytes: 64 * 1024 ** 3, ctx: 256, diskBandwidthBytesPerS: 1e9 });
     const a = normalizePlan(JSON.parse(JSON.stringify(fits)));
@@ -56,7 +57,12 @@ describe('normalizers against the real shared documents', () => {
     expect(tight.tiers.streamed.layers.length).toBeGreaterThan(0);
     expect(b.verdict).toBe(tight.verdict);
     expect(b.layers.map((l) => l.tier)).toEqual(tight.layers.map((l) => l.tier));
-    expect(tierTotals(b.layers).streamed).toBe(tight.tiers.streamed.bytes);
+    // Only part of a streamed layer streams: the plan bar counts the streamed part alone.
+    expect(tierTotals(b.layers).streamed).toBe(tight.quantities.bytesReadPerToken.value);
+    expect(tierTotals(b.layers).streamed).toBeLessThan(tight.tiers.streamed.bytes);
+    expect(b.floorBytesPerToken).toBe(tight.quantities.floorBytesPerToken.value);
+    expect(b.stream).toEqual({ tensors: tight.stream!.tensors.length, unitBytes: tight.stream!.unitBytes, windowBytes: tight.stream!.windowBytes, headroomBytes: tight.stream!.headroomBytes });
+    expect(b.shape).toEqual({ ctx: 256, batch: tight.input.ubatch, threads: null });
     expect(b.budgetBytes).toBe(cap);
     expect(total).toBeGreaterThan(0);
   });

@@ -4,6 +4,8 @@ import type { ResidencyEvent, ResidencySample, Tier } from '../../src-main/share
 import type { PlanInfo } from './plan-model.js';
 import type { ActionRow, CgroupInfo, LedgerRow, ReconRow, ReportInfo } from './report-model.js';
 import { eventsOf } from './sample-model.js';
+import { normalizeSchedule, type ScheduleInfo, type StreamCounters } from './schedule-model.js';
+import { figuresFromSamples, firstKnown, UNKNOWN, type Fig, type StreamFigures } from './stream-figures.js';
 import { cgroupSeries, type CgroupPoint, type CgroupTick } from './series.js';
 
 export interface DashboardLayer {
@@ -11,6 +13,8 @@ export interface DashboardLayer {
   bytes: number;
   /** null when no plan or report says where the layer lives. */
   tier: Tier | null;
+  /** Bytes of the layer that stream (the rest is locked); null when unknown. */
+  streamedBytes?: number | null;
 }
 
 export interface DashboardData {
@@ -22,9 +26,13 @@ export interface DashboardData {
   actions: ActionRow[];
   cgroup: CgroupInfo | null;
   cgroupPoints: CgroupPoint[];
-  /** Physical minimum bytes read per token: the streamed layers' bytes (0 when all fit). */
-  minBytesPerToken: number | null;
+  /** Decode under the cap; `floor` is the bytes per token no schedule can read less than. */
+  figures: StreamFigures;
+  schedule: ScheduleInfo | null;
+  counters: StreamCounters | null;
   predictedBytesPerToken: number | null;
+  /** The storage rate the plan assumed, to read the measured rate against. */
+  diskBytesPerS: number | null;
   oom: boolean;
 }
 
@@ -35,9 +43,23 @@ export function layersFromSamples(samples: readonly ResidencySample[]): Dashboar
   return max.map((bytes, index) => ({ index, bytes, tier: null }));
 }
 
-function streamedBytes(layers: readonly DashboardLayer[]): number | null {
-  if (!layers.length || layers.some((l) => l.tier === null)) return null;
-  return layers.filter((l) => l.tier === 'streamed').reduce((s, l) => s + l.bytes, 0);
+const planned = (value: number | null, what: string): Fig => (value === null ? UNKNOWN : { value, note: `planned ${what}` });
+
+/**
+ * Live: the samples speak first; the last run's report fills in what they cannot say, and
+ * the plan what neither measured. The floor is measured only once the run's report exists
+ * (it needs the whole decode's charge); until then the plan's floor stands in.
+ */
+function liveFigures(samples: readonly ResidencySample[], plan: PlanInfo | null, report: ReportInfo | null): StreamFigures {
+  const s = figuresFromSamples(samples);
+  const r = report?.figures;
+  return {
+    limitHits: firstKnown(s.limitHits, r?.limitHits ?? UNKNOWN),
+    pinnedResidentMin: firstKnown(s.pinnedResidentMin, r?.pinnedResidentMin ?? UNKNOWN),
+    readRate: firstKnown(s.readRate, r?.readRate ?? UNKNOWN),
+    nonWeight: r?.nonWeight ?? UNKNOWN,
+    floor: firstKnown(r?.floor ?? UNKNOWN, planned(plan?.floorBytesPerToken ?? null, 'floor (weights − (cap − planned non-weight memory))')),
+  };
 }
 
 export function liveDashboard(
@@ -57,8 +79,11 @@ export function liveDashboard(
     actions: report?.actions ?? [],
     cgroup: report?.cgroup ?? null,
     cgroupPoints: cgroupSeries(samples, ticks),
-    minBytesPerToken: streamedBytes(layers),
+    figures: liveFigures(samples, plan, report),
+    schedule: normalizeSchedule(engine.model?.schedule) ?? report?.schedule ?? null,
+    counters: report?.counters ?? null,
     predictedBytesPerToken: plan?.bytesPerToken ?? null,
+    diskBytesPerS: plan?.diskBytesPerS ?? null,
     oom: engine.lastExit?.reason === 'oom' || report?.status === 'oom',
   };
 }
@@ -74,8 +99,11 @@ export function reportDashboard(r: ReportInfo): DashboardData {
     actions: r.actions,
     cgroup: r.cgroup,
     cgroupPoints: cgroupSeries(r.timeline),
-    minBytesPerToken: r.minBytesPerToken ?? streamedBytes(layers),
+    figures: r.figures,
+    schedule: r.schedule,
+    counters: r.counters,
     predictedBytesPerToken: null,
+    diskBytesPerS: r.plannedDiskBytesPerS,
     oom: r.status === 'oom',
   };
 }

@@ -24,10 +24,32 @@ describe('normalizePlan', () => {
   it('builds layers from per-tier index lists', () => {
     const p = normalizePlan({ pinned_layers: [0, 1], streamed_layers: [2], layer_bytes: [5, 6, 7] });
     expect(p.layers).toEqual([
-      { index: 0, bytes: 5, tier: 'pinned' },
-      { index: 1, bytes: 6, tier: 'pinned' },
-      { index: 2, bytes: 7, tier: 'streamed' },
+      { index: 0, bytes: 5, tier: 'pinned', streamedBytes: null },
+      { index: 1, bytes: 6, tier: 'pinned', streamedBytes: null },
+      { index: 2, bytes: 7, tier: 'streamed', streamedBytes: null },
     ]);
+  });
+  it('reads the floor, the stream window and the shape chosen for the cap', () => {
+    const p = normalizePlan({
+      input: { ctx: 2048, ubatch: 64, threads: 2 },
+      layers: [{ index: 0, bytes: 100, kvBytes: 1, tier: 'streamed', streamedBytes: 40 }],
+      quantities: { floorBytesPerToken: { value: 30, formula: 'w − (cap − nw)' }, headroomBytes: { value: 8, formula: 'h' } },
+      stream: { tensors: ['blk.0.ffn_down.weight', 'blk.0.ffn_up.weight'], unitBytes: 20, windowBytes: 40, readaheadBytes: 0, headroomBytes: 8 },
+    });
+    expect(p.floorBytesPerToken).toBe(30);
+    expect(p.headroomBytes).toBe(8);
+    expect(p.stream).toEqual({ tensors: 2, unitBytes: 20, windowBytes: 40, headroomBytes: 8 });
+    expect(p.shape).toEqual({ ctx: 2048, batch: 64, threads: 2 });
+    expect(p.layers[0]!.streamedBytes).toBe(40);
+  });
+  it('counts only the streamed part of a partly streamed layer as streamed', () => {
+    expect(
+      tierTotals([
+        { index: 0, bytes: 100, tier: 'streamed', streamedBytes: 40 },
+        { index: 1, bytes: 100, tier: 'pinned', streamedBytes: 0 },
+        { index: 2, bytes: 50, tier: 'streamed', streamedBytes: null },
+      ]),
+    ).toEqual({ vram: 0, pinned: 160, streamed: 90 });
   });
   it('maps tier synonyms', () => {
     expect(asTier('gpu')).toBe('vram');

@@ -8,6 +8,26 @@ export interface PlanLayer {
   index: number;
   bytes: number;
   tier: Tier;
+  /**
+   * Bytes of the layer's weights that stream; the rest is held resident. A 'streamed' layer
+   * may stream only some of its tensors. null when the plan does not say (older plans).
+   */
+  streamedBytes: number | null;
+}
+
+/** What the stream schedule will execute (MemoryPlan.stream). */
+export interface PlanStream {
+  tensors: number;
+  unitBytes: number | null;
+  windowBytes: number | null;
+  headroomBytes: number | null;
+}
+
+/** Context, micro-batch and threads the plan was made for: the user's, or chosen for the cap. */
+export interface PlanShape {
+  ctx: number | null;
+  batch: number | null;
+  threads: number | null;
 }
 
 export interface PlanInfo {
@@ -15,6 +35,11 @@ export interface PlanInfo {
   verdictText: string | null;
   layers: PlanLayer[];
   bytesPerToken: number | null;
+  /** No schedule reads less per token under this cap (weights − (cap − non-weight memory)). */
+  floorBytesPerToken: number | null;
+  headroomBytes: number | null;
+  stream: PlanStream | null;
+  shape: PlanShape;
   tokS: number | null;
   kvBytes: number | null;
   computeBytes: number | null;
@@ -41,9 +66,14 @@ export function asTier(v: unknown): Tier {
 function layersFromLists(raw: unknown, bytesOf: (i: number) => number): PlanLayer[] {
   const out: PlanLayer[] = [];
   for (const tier of TIERS) {
-    for (const i of arr(raw, `${tier}Layers`)) if (typeof i === 'number') out.push({ index: i, bytes: bytesOf(i), tier });
+    for (const i of arr(raw, `${tier}Layers`)) if (typeof i === 'number') out.push({ index: i, bytes: bytesOf(i), tier, streamedBytes: null });
   }
   return out.sort((a, b) => a.index - b.index);
+}
+
+function planStream(s: unknown): PlanStream | null {
+  if (!isObj(s)) return null;
+  return { tensors: arr(s, 'tensors').length, unitBytes: num(s, 'unitBytes'), windowBytes: num(s, 'windowBytes'), headroomBytes: num(s, 'headroomBytes') };
 }
 
 export function normalizePlan(raw: unknown): PlanInfo {
@@ -57,6 +87,7 @@ export function normalizePlan(raw: unknown): PlanInfo {
     index: num(l, 'index', 'layer') ?? i,
     bytes: num(l, 'bytes', 'weightBytes', 'totalBytes') ?? 0,
     tier: asTier(field(l, 'tier')),
+    streamedBytes: num(l, 'streamedBytes'),
   }));
   if (layers.length === 0) {
     const sizes = arr(raw, 'layerBytes');
@@ -69,6 +100,10 @@ export function normalizePlan(raw: unknown): PlanInfo {
     verdictText: str(verdictRaw, 'text', 'message', 'summary') ?? str(raw, 'reason', 'verdictText', 'summary'),
     layers,
     bytesPerToken: pick('bytesPerToken', 'bytesReadPerToken', 'readBytesPerToken', 'predictedBytesPerToken'),
+    floorBytesPerToken: pick('floorBytesPerToken'),
+    headroomBytes: pick('headroomBytes'),
+    stream: planStream(field(raw, 'stream')),
+    shape: { ctx: num(input, 'ctx'), batch: num(input, 'ubatch', 'batch'), threads: num(input, 'threads') },
     tokS: pick('tokS', 'predictedDecodeTokS', 'decodeTokS', 'predictedTokS', 'tokensPerSecond'),
     kvBytes: pick('kvBytes', 'kvCacheBytes', 'kvRamBytes', 'kvBytesTotal'),
     computeBytes: pick('computeBytes', 'computeBufferBytes'),
@@ -91,9 +126,23 @@ export function normalizePlan(raw: unknown): PlanInfo {
   };
 }
 
-/** Bytes per tier, for the legend of the plan bar. */
+/**
+ * Bytes that stream and bytes held resident in one layer. A streamed layer whose streamed
+ * share is not known counts as streamed whole, as plans before tensor streaming meant.
+ */
+export function layerSplit(l: PlanLayer): { resident: number; streamed: number } {
+  if (l.tier !== 'streamed') return { resident: l.bytes, streamed: 0 };
+  const streamed = l.streamedBytes === null ? l.bytes : Math.min(l.bytes, Math.max(0, l.streamedBytes));
+  return { resident: l.bytes - streamed, streamed };
+}
+
+/** Bytes per tier, for the legend of the plan bar: a partly streamed layer's resident rest is pinned. */
 export function tierTotals(layers: readonly PlanLayer[]): Record<Tier, number> {
   const t: Record<Tier, number> = { vram: 0, pinned: 0, streamed: 0 };
-  for (const l of layers) t[l.tier] += l.bytes;
+  for (const l of layers) {
+    const { resident, streamed } = layerSplit(l);
+    t[l.tier === 'vram' ? 'vram' : 'pinned'] += resident;
+    t.streamed += streamed;
+  }
   return t;
 }

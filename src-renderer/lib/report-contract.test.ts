@@ -11,7 +11,7 @@ const report: RunReport = {
   created_at: '2026-11-29T09:00:00Z',
   tool: { name: 'ramforge', version: '0.1.0', llama_cpp: 'v0.5.0' },
   model: { path: '/m/tiny.gguf', name: null, architecture: 'llama', file_bytes: 1000, tensor_bytes: 900, n_layers: 2, n_params: 10, shards: [] },
-  config: { policy: 'stream', ram_bytes: 500, enforce_ram: true, ctx: 256, threads: 2, mmap: true, repack: true, prefault: false, prefetch_depth: 2, max_tokens: 4, sampling: {}, chat: false },
+  config: { policy: 'stream', ram_bytes: 500, enforce_ram: true, ctx: 256, batch: 32, threads: 2, mmap: true, repack: true, prefault: false, prefetch_depth: 2, max_tokens: 4, sampling: {}, chat: false },
   plan: null,
   outcome: { status: 'ok', exit_code: 0, message: null },
   generation: { prompt_tokens: 3, prompt_token_ids: [1, 2, 3], generated_tokens: 2, token_ids: [7, 8], text: 'hi', stop_reason: 'max_tokens', load_ms: 5, ttft_ms: 12, prompt_tok_s: 100, decode_tok_s: 9, per_token_ms: [100, 110] },
@@ -30,14 +30,39 @@ const report: RunReport = {
     ],
     persistent_bytes: 0,
     anonymous_bytes: 0,
-    counters: null,
+    counters: { prefetches: 12, directIo: true, lockError: null, stalls: 1, late: 0, readErrors: 0 },
     bytes_read_per_token: 480,
     bytes_read_per_token_reason: null,
-    min_bytes_per_token: 450,
-    min_bytes_per_token_formula: 'x',
+    floor_bytes_per_token: 400,
+    floor_bytes_per_token_note: 'weights per token 900 − (cap 500 − non-weight charged 0) = 400',
+    limit_hits_decode: 3,
+    limit_hits_decode_note: 'limit hits from token 1 to token 2 (2 samples)',
+    pinned_resident_min: 0.995,
+    pinned_resident_min_note: 'minimum over 2 decode samples',
+    non_weight_bytes: 0,
+    non_weight_bytes_note: 'peak over 2 decode samples',
+    read_rate_bytes_per_s: 4800,
+    read_rate_bytes_per_s_note: 'bytes read between token 1 and 2 / 0.10 s',
+    schedule: {
+      capBytes: 500,
+      nonWeightMeasuredBytes: 40,
+      nonWeightSource: 'cgroup charge − model pages',
+      nonWeightBudgetBytes: 60,
+      persistentResidentBytes: 0,
+      residentLayerBytes: 400,
+      streamedBytes: 500,
+      streamedTensors: 3,
+      units: 3,
+      windowBytes: 200,
+      readaheadBytes: 0,
+      headroomBytes: 50,
+      pinnedBytes: 400,
+      pinnedLockedBytes: 400,
+      lockError: null,
+    },
     actions: [{ kind: 'prefetch', count: 3, requested_bytes: 1500, accepted_bytes: 1400, observed_bytes: null }],
     timeline: [
-      { tMs: 10, token: 1, phase: 'decode', layerResident: [400, 200], persistentResident: 0, rssBytes: 600, cgroupBytes: 450, cgroupLimitBytes: 500, readBytes: 100, majorFaults: 1, decodeTokS: 9, events: [{ tMs: 10, kind: 'drop', layer: 1, bytes: 500 }] },
+      { tMs: 10, token: 1, phase: 'decode', layerResident: [400, 200], persistentResident: 0, rssBytes: 600, cgroupBytes: 450, cgroupLimitBytes: 500, limitHits: 7, pinnedResident: 398, pinnedBytes: 400, readBytes: 100, majorFaults: 1, decodeTokS: 9, events: [{ tMs: 10, kind: 'drop', layer: 1, bytes: 500 }] },
     ],
     events: [{ tMs: 11, kind: 'prefetch', layer: 1, bytes: 500, durMs: 3 }],
   },
@@ -70,7 +95,15 @@ describe('RunReport (schema v1) in the UI', () => {
     expect(r.policy).toBe('stream');
     expect(r.generation).toMatchObject({ tokenIds: [7, 8], ttftMs: 12, decodeTokS: 9, promptTokens: 3 });
     expect(r.readBytesPerToken).toBe(480);
-    expect(r.minBytesPerToken).toBe(450);
+    expect(r.figures.floor).toEqual({ value: 400, note: 'weights per token 900 − (cap 500 − non-weight charged 0) = 400' });
+    expect(r.figures.limitHits.value).toBe(3);
+    expect(r.figures.pinnedResidentMin.value).toBe(0.995);
+    expect(r.figures.readRate.value).toBe(4800);
+    expect(r.figures.nonWeight.value).toBe(0); // a measured 0 stays 0
+    expect(r.schedule).toMatchObject({ windowBytes: 200, streamedTensors: 3, pinnedLockedBytes: 400, nonWeightMeasuredBytes: 40, nonWeightBudgetBytes: 60, lockError: null });
+    expect(r.counters).toEqual({ directIo: true, stalls: 1, late: 0, readErrors: 0 });
+    expect(r.shape).toEqual({ ctx: 256, batch: 32, threads: 2, ramBytes: 500, enforceRam: true });
+    expect(r.timeline[0]).toMatchObject({ limitHits: 7, pinnedResident: 398, pinnedBytes: 400 });
     expect(r.ledger[0]).toEqual({ category: 'weights (file)', bytes: 900, provenance: 'GGUF header', reason: null });
     expect(r.ledger[1]!.reason).toBe('no sample from the worker');
     expect(r.reconciliation[0]).toEqual({ name: 'RSS − mapping resident', bytes: null, detail: 'RSS minus resident weight pages' });
@@ -93,6 +126,7 @@ describe('RunReport (schema v1) in the UI', () => {
     expect(d.samples[0]!.layerResident).toEqual([400, 200]);
     expect(d.events.map((e) => e.kind)).toEqual(['drop', 'prefetch']);
     expect(d.cgroupPoints).toEqual([{ tS: 0.01, usage: 450, limit: 500 }]);
-    expect(d.minBytesPerToken).toBe(450);
+    expect(d.figures.floor.value).toBe(400);
+    expect(d.schedule?.windowBytes).toBe(200);
   });
 });

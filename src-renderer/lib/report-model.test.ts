@@ -45,7 +45,8 @@ describe('normalizeReport', () => {
     expect(r.reconciliation[0]!.bytes).toBe(-12);
     expect(r.cgroup).toEqual({ version: 2, limitBytes: 1000, peakBytes: 990, limitHits: 4, oomKills: 1 });
     expect(r.trace?.complete).toBe(false);
-    expect(r.minBytesPerToken).toBe(300);
+    // No floor stated, and the streamed layers' bytes are not one (a layer may stream only part).
+    expect(r.figures.floor.value).toBeNull();
     expect(r.peakBytes).toBe(990);
   });
   it('survives missing sections with explicit empties', () => {
@@ -56,7 +57,10 @@ describe('normalizeReport', () => {
     expect(r.ledger).toEqual([]);
     expect(r.cgroup).toBeNull();
     expect(r.trace).toBeNull();
-    expect(r.minBytesPerToken).toBeNull();
+    expect(r.figures.floor.value).toBeNull();
+    expect(r.figures.limitHits.value).toBeNull();
+    expect(r.schedule).toBeNull();
+    expect(r.shape.batch).toBeNull();
     expect(r.status).toBeNull();
   });
   it('reads a ledger given as a map of figures with provenance', () => {

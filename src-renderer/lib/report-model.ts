@@ -2,9 +2,11 @@
 // section may be missing, and the views show an explicit empty state for what is.
 // Local narrow types; the report's own types (src-main/shared/report) are the lead's.
 import type { ResidencyEvent, ResidencySample } from '../../src-main/shared/residency-types.js';
-import { arr, field, isObj, num, numLike, obj, str } from './fields.js';
+import { arr, bool, field, isObj, num, numLike, obj, str } from './fields.js';
 import { asTier, type PlanLayer } from './plan-model.js';
 import { normalizeEvent, normalizeSample } from './sample-model.js';
+import { normalizeSchedule, streamCounters, type ScheduleInfo, type StreamCounters } from './schedule-model.js';
+import { figuresFromReport, type StreamFigures } from './stream-figures.js';
 import { normalizeTrace, type TraceInfo } from './trace-model.js';
 
 export interface LedgerRow {
@@ -45,6 +47,15 @@ export interface GenerationInfo {
   text: string | null;
 }
 
+/** The run's shape as it ran (ctx, micro-batch and threads may have been chosen for the cap). */
+export interface RunShapeInfo {
+  ctx: number | null;
+  batch: number | null;
+  threads: number | null;
+  ramBytes: number | null;
+  enforceRam: boolean | null;
+}
+
 export interface ReportInfo {
   schemaVersion: number | null;
   status: string | null;
@@ -64,8 +75,14 @@ export interface ReportInfo {
   trace: TraceInfo | null;
   /** Bytes read per decoded token, measured (null when the report lacks it). */
   readBytesPerToken: number | null;
-  /** The physical minimum bytes per token: the streamed layers' bytes. */
-  minBytesPerToken: number | null;
+  /** Decode under the cap: limit hits, locked residency, read rate, non-weight memory, the floor. */
+  figures: StreamFigures;
+  /** The streaming split the worker executed (stream policy), else null. */
+  schedule: ScheduleInfo | null;
+  counters: StreamCounters | null;
+  shape: RunShapeInfo;
+  /** The storage rate the run's plan assumed. */
+  plannedDiskBytesPerS: number | null;
   peakBytes: number | null;
   raw: unknown;
 }
@@ -134,17 +151,16 @@ export function normalizeReport(raw: unknown): ReportInfo {
   const ledger = field(raw, 'ledger');
   const model = field(raw, 'model');
   const config = obj(raw, 'config');
-  const layers = arr(residency, 'layers').map((l, i) => ({
-    index: num(l, 'index', 'layer') ?? i,
-    bytes: num(l, 'bytes') ?? 0,
-    residentBytes: num(l, 'residentBytes'),
-    tier: asTier(field(l, 'tier')),
-  }));
+  // The report's layers say where each layer lived; how much of it streamed is in its plan.
+  const planStreamed = new Map(arr(field(raw, 'plan'), 'layers').map((l) => [num(l, 'index'), num(l, 'streamedBytes')]));
+  const layers = arr(residency, 'layers').map((l, i) => {
+    const index = num(l, 'index', 'layer') ?? i;
+    return { index, bytes: num(l, 'bytes') ?? 0, residentBytes: num(l, 'residentBytes'), tier: asTier(field(l, 'tier')), streamedBytes: planStreamed.get(index) ?? null };
+  });
   const timeline = arr(residency, 'timeline', 'samples').map(normalizeSample);
   const events = arr(residency, 'events')
     .map(normalizeEvent)
     .filter((e): e is ResidencyEvent => e !== null);
-  const streamed = layers.filter((l) => l.tier === 'streamed').reduce((s, l) => s + l.bytes, 0);
   const cgroup = cgroupInfo(field(raw, 'cgroup'));
   const peakRss = timeline.reduce<number | null>((m, s) => (s.rssBytes === null ? m : Math.max(m ?? 0, s.rssBytes)), null);
   return {
@@ -170,7 +186,17 @@ export function normalizeReport(raw: unknown): ReportInfo {
     cgroup,
     trace: field(raw, 'graphTrace') == null ? null : normalizeTrace(field(raw, 'graphTrace')),
     readBytesPerToken: num(residency, 'readBytesPerToken', 'bytesReadPerToken') ?? num(raw, 'readBytesPerToken'),
-    minBytesPerToken: num(residency, 'minBytesPerToken', 'physicalMinBytesPerToken') ?? (layers.length ? streamed : null),
+    figures: figuresFromReport(residency, timeline),
+    schedule: normalizeSchedule(field(residency, 'schedule')),
+    counters: streamCounters(field(residency, 'counters')),
+    plannedDiskBytesPerS: num(obj(field(raw, 'plan'), 'input'), 'diskBandwidthBytesPerS'),
+    shape: {
+      ctx: num(config, 'ctx'),
+      batch: num(config, 'batch'),
+      threads: num(config, 'threads'),
+      ramBytes: num(config, 'ramBytes'),
+      enforceRam: bool(config, 'enforceRam'),
+    },
     peakBytes: cgroup?.peakBytes ?? num(field(raw, 'memory'), 'peakBytes', 'peakRssBytes') ?? peakRss,
     raw,
   };

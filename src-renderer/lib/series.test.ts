@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ResidencySample } from '../../src-main/shared/residency-types.js';
+import { sample } from '../testing/sample.js';
 import { bytesPerTokenSeries, cgroupSeries, eventCounts, heatmapGrid, pickColumns, tokSSeries } from './series.js';
-
-function sample(p: Partial<ResidencySample>): ResidencySample {
-  return { tMs: 0, token: 0, phase: 'decode', layerResident: [], persistentResident: null, rssBytes: null, cgroupBytes: null, cgroupLimitBytes: null, readBytes: null, majorFaults: null, decodeTokS: null, events: [], ...p };
-}
 
 describe('heatmapGrid', () => {
   it('gives the resident fraction per layer and sample, NaN when unknown', () => {

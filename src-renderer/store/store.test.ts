@@ -99,7 +99,7 @@ describe('inspect and plan', () => {
     await useStore.getState().openModel('/m.gguf');
     const s = useStore.getState();
     expect(s.inspection?.arch).toBe('llama');
-    expect(s.plan?.layers).toEqual([{ index: 0, bytes: 10, tier: 'pinned' }]);
+    expect(s.plan?.layers).toEqual([{ index: 0, bytes: 10, tier: 'pinned', streamedBytes: null }]);
     expect(((api as FakeApi).plan.mock.calls.at(-1) as [string, { ramBytes: number }])[1].ramBytes).toBe(2 * 1024 ** 3);
   });
 
@@ -145,7 +145,7 @@ describe('events, reports and telemetry', () => {
     (api as FakeApi).emit({ type: 'load-progress', fraction: 0.25 });
     (api as FakeApi).emit({ type: 'state', state: { ...ready, status: 'loading' } });
     expect(useStore.getState().loadFraction).toBe(0.25);
-    const sample: ResidencySample = { tMs: 1, token: 0, phase: 'load', layerResident: [1], persistentResident: null, rssBytes: 5, cgroupBytes: null, cgroupLimitBytes: null, readBytes: null, majorFaults: null, decodeTokS: null, events: [] };
+    const sample: ResidencySample = { tMs: 1, token: 0, phase: 'load', layerResident: [1], persistentResident: null, rssBytes: 5, cgroupBytes: null, cgroupLimitBytes: null, limitHits: null, pinnedResident: null, pinnedBytes: null, readBytes: null, majorFaults: null, decodeTokS: null, events: [] };
     (api as FakeApi).emit({ type: 'sample', sample: { ...sample, layerResident: [1] } });
     (api as FakeApi).emit({ type: 'cgroup-sample', tMs: 3, usageBytes: 7, limitBytes: 9 });
     expect(useStore.getState().samples).toHaveLength(1);
