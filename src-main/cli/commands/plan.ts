@@ -2,23 +2,23 @@
 // lives, what it costs per token, and whether it can run at all under the cap.
 import type { CommandSpec } from '../args.js';
 import { EXIT, UsageError } from '../errors.js';
-import { parseSize } from '../../shared/size.js';
-import { planMemory, PlanInputError } from '../../shared/plan/plan.js';
 import { formatPlan } from '../../shared/plan/plan-format.js';
-import { diskBandwidthFor, parseBandwidth } from '../../node/disk-bw.js';
+import { diskBandwidthFor } from '../../node/disk-bw.js';
 import { measureInWorker } from '../disk-probe.js';
 import { openModelOrExit2 } from './inspect.js';
-import { DEFAULT_PREFETCH_DEPTH, SettingsError, validateRunSettings } from '../../shared/settings/run-settings.js';
-import { chooseRunShape } from '../../shared/settings/run-shape.js';
-import { physicalCores } from '../../node/machine.js';
+import { DEFAULT_PREFETCH_DEPTH } from '../../shared/settings/run-settings.js';
 import { shapeNote } from '../run-config.js';
 import { directIoWorks } from '../../node/direct-io.js';
 import { DEFAULT_READAHEAD_BYTES } from '../../shared/plan/stream-select.js';
+import { givenDiskBandwidth, planFlagsFrom, planForView } from '../make-plan.js';
+import { isModelUrl } from '../../shared/remote/model-url.js';
+import { downloadDiskBandwidth, openRemoteModelOrExit } from '../remote-model.js';
+import { defaultDownloadDir } from '../../node/download-dir.js';
 
 export const command: CommandSpec = {
   name: 'plan',
   summary: 'plan where every layer lives under a RAM (and VRAM) budget, and predict bytes/token and tok/s',
-  positionals: [{ name: 'model', description: 'a .gguf file, any shard of a split set, or a directory holding one model', required: true }],
+  positionals: [{ name: 'model', description: 'a .gguf file, any shard of a split set, a directory holding one model, or an http(s) URL (only its header is read)', required: true }],
   flags: [
     { name: 'ram', type: 'size', description: 'RAM budget (8G, 8GiB, 8192M, 512MiB, 1.5G; KB/MB/GB are decimal)', valueName: 'SIZE' },
     { name: 'vram', type: 'size', description: 'VRAM budget; the last layers go there', valueName: 'SIZE' },
@@ -32,55 +32,23 @@ export const command: CommandSpec = {
   ],
   details:
     'Verdicts: fits (all layers resident), out-of-core (pinned prefix + streamed rest, with bytes read per token), cannot-run (with the smallest cap that would run).\n' +
-    'Exit codes: 0 whenever a plan was made, whatever the verdict (read "verdict" in --json); 2 bad flags, sizes or model file.',
+    'A URL is planned from its header alone, read with HTTP range requests (split sets by their -00001-of-0000N.gguf names); nothing else is downloaded.\n' +
+    'Exit codes: 0 whenever a plan was made, whatever the verdict (read "verdict" in --json); 2 bad flags, sizes or model file (or nothing at the URL); 1 network failures and servers without range support.',
   async run(args) {
     const input = args.positionals[0] as string;
     const ram = args.flags.ram as number | undefined;
     if (ram === undefined) throw new UsageError("'plan' needs --ram SIZE (e.g. --ram 8G)");
-    const m = await openModelOrExit2(input);
-    let diskBw: number;
-    let diskSource: string;
-    const given = args.flags['disk-bw'] as string | undefined;
-    if (given !== undefined) {
-      try {
-        diskBw = parseBandwidth(given, parseSize);
-      } catch (e) {
-        throw new UsageError(`--disk-bw: ${(e as Error).message}`);
-      }
-      diskSource = '--disk-bw';
-    } else {
-      const d = await diskBandwidthFor(m.shards[0]?.path as string, measureInWorker);
-      diskBw = d.bytesPerS;
-      diskSource = d.source;
-    }
-    try {
-      const settings = validateRunSettings({
-        ramBytes: ram,
-        vramBytes: (args.flags.vram as number | undefined) ?? null,
-        ctx: (args.flags.ctx as number | undefined) ?? null,
-        batch: (args.flags.batch as number | undefined) ?? null,
-        threads: (args.flags.threads as number | undefined) ?? null,
-        prefetchDepth: args.flags['prefetch-depth'] as number,
-      });
-      const shape = chooseRunShape({ view: m.view, settings, physicalCores: physicalCores() });
-      const plan = planMemory(m.view, {
-        ramBytes: ram,
-        vramBytes: args.flags.vram as number | undefined,
-        ctx: shape.ctx,
-        prefetchDepth: settings.prefetchDepth,
-        kvTypeBytes: args.flags['kv-bytes'] as number,
-        ubatch: Math.min(shape.batch, shape.ctx),
-        threads: shape.threads,
-        diskBandwidthBytesPerS: diskBw,
-        diskBandwidthSource: diskSource,
-        readaheadBytes: directIoWorks(m.shards.map((x) => x.path)) ? 0 : DEFAULT_READAHEAD_BYTES,
-      });
-      if (!args.flags.json) process.stderr.write(shapeNote(shape));
-      process.stdout.write(args.flags.json ? JSON.stringify(plan, null, 2) + '\n' : formatPlan(plan));
-      return EXIT.ok;
-    } catch (e) {
-      if (e instanceof PlanInputError || e instanceof SettingsError) throw new UsageError(e.message);
-      throw e;
-    }
+    const remote = isModelUrl(input);
+    const m = remote ? await openRemoteModelOrExit(input) : await openModelOrExit2(input);
+    const disk =
+      givenDiskBandwidth(args.flags) ??
+      (remote ? downloadDiskBandwidth(defaultDownloadDir()) : await diskBandwidthFor(m.shards[0]?.path as string, measureInWorker));
+    // A URL's model will be read from local storage once downloaded, which is assumed to take
+    // direct I/O (most file systems do): no kernel read-ahead is budgeted for its streamed units.
+    const readaheadBytes = remote || directIoWorks(m.shards.map((x) => x.path)) ? 0 : DEFAULT_READAHEAD_BYTES;
+    const { plan, shape } = planForView(m.view, planFlagsFrom(args.flags, ram), disk, readaheadBytes);
+    if (!args.flags.json) process.stderr.write(shapeNote(shape));
+    process.stdout.write(args.flags.json ? JSON.stringify(plan, null, 2) + '\n' : formatPlan(plan));
+    return EXIT.ok;
   },
 };

@@ -1,0 +1,78 @@
+// The plan for an opened model under the plan flags, shared by the commands that plan (`plan`
+// for files and URLs, `models` for every model found, `pull` before it downloads), so a model
+// gets the same plan whichever way it is named.
+import { UsageError } from './errors.js';
+import { parseSize } from '../shared/size.js';
+import { planMemory, PlanInputError } from '../shared/plan/plan.js';
+import type { MemoryPlan } from '../shared/plan/plan-types.js';
+import type { ModelView } from '../shared/gguf/model-view.js';
+import { DEFAULT_PREFETCH_DEPTH, SettingsError, validateRunSettings } from '../shared/settings/run-settings.js';
+import { chooseRunShape, type RunShape } from '../shared/settings/run-shape.js';
+import { physicalCores } from '../node/machine.js';
+import { parseBandwidth, type DiskBandwidth } from '../node/disk-bw.js';
+import type { FlagValue } from './args.js';
+
+export interface PlanFlags {
+  readonly ram: number;
+  readonly vram?: number;
+  readonly ctx?: number;
+  readonly batch?: number;
+  readonly threads?: number;
+  readonly prefetchDepth?: number;
+  readonly kvBytes?: number;
+}
+
+/** The plan flags as `plan` declares them (a command without one of them leaves it undefined). */
+export function planFlagsFrom(flags: Record<string, FlagValue | undefined>, ram: number): PlanFlags {
+  return {
+    ram,
+    vram: flags.vram as number | undefined,
+    ctx: flags.ctx as number | undefined,
+    batch: flags.batch as number | undefined,
+    threads: flags.threads as number | undefined,
+    prefetchDepth: flags['prefetch-depth'] as number | undefined,
+    kvBytes: flags['kv-bytes'] as number | undefined,
+  };
+}
+
+/** `--disk-bw` when given (a bad value is a UsageError), else null. */
+export function givenDiskBandwidth(flags: Record<string, FlagValue | undefined>): DiskBandwidth | null {
+  const given = flags['disk-bw'] as string | undefined;
+  if (given === undefined) return null;
+  try {
+    return { bytesPerS: parseBandwidth(given, parseSize), source: '--disk-bw' };
+  } catch (e) {
+    throw new UsageError(`--disk-bw: ${(e as Error).message}`);
+  }
+}
+
+/** The plan and the run shape it was made for. Settings or a model the planner refuses are a UsageError. */
+export function planForView(view: ModelView, f: PlanFlags, disk: DiskBandwidth, readaheadBytes: number): { plan: MemoryPlan; shape: RunShape } {
+  try {
+    const settings = validateRunSettings({
+      ramBytes: f.ram,
+      vramBytes: f.vram ?? null,
+      ctx: f.ctx ?? null,
+      batch: f.batch ?? null,
+      threads: f.threads ?? null,
+      prefetchDepth: f.prefetchDepth ?? DEFAULT_PREFETCH_DEPTH,
+    });
+    const shape = chooseRunShape({ view, settings, physicalCores: physicalCores() });
+    const plan = planMemory(view, {
+      ramBytes: f.ram,
+      vramBytes: f.vram,
+      ctx: shape.ctx,
+      prefetchDepth: settings.prefetchDepth,
+      kvTypeBytes: f.kvBytes ?? 2,
+      ubatch: Math.min(shape.batch, shape.ctx),
+      threads: shape.threads,
+      diskBandwidthBytesPerS: disk.bytesPerS,
+      diskBandwidthSource: disk.source,
+      readaheadBytes,
+    });
+    return { plan, shape };
+  } catch (e) {
+    if (e instanceof PlanInputError || e instanceof SettingsError) throw new UsageError(e.message);
+    throw e;
+  }
+}
