@@ -3,7 +3,7 @@ import { useMemo, useRef, useState } from 'react';
 import { POLICIES, type PolicyName } from '../../../src-main/shared/worker-protocol.js';
 import { compareRow, firstDivergence, tokensIdentical } from '../../lib/compare.js';
 import { reportDashboard } from '../../lib/dashboard-model.js';
-import { formatBytes, formatBytesPerTok, formatMs, formatTokS } from '../../lib/format.js';
+import { formatBytes, formatBytesPerTok, formatCount, formatMs, formatPct, formatTokS } from '../../lib/format.js';
 import { useStore } from '../../store/index.js';
 import type { OpenReport } from '../../store/report-slice.js';
 import { ResidencyHeatmap } from '../charts/ResidencyHeatmap.js';
@@ -103,7 +103,7 @@ function CompareTable({ reports }: { reports: OpenReport[] }) {
   const rows = reports.map((r) => compareRow(r.info, r.label));
   const same = tokensIdentical(reports.map((r) => r.info));
   const diverge = same === false ? firstDivergence(reports.map((r) => r.info)) : null;
-  const best = (k: 'tokS' | 'ttftMs' | 'bytesPerToken' | 'peakBytes', high: boolean): number | null => {
+  const best = (k: 'tokS' | 'ttftMs' | 'bytesPerToken' | 'readOverFloor' | 'limitHitsDecode' | 'pinnedResidentMin' | 'peakBytes', high: boolean): number | null => {
     const v = rows.map((r) => r[k]).filter((x): x is number => x !== null);
     return v.length ? (high ? Math.max(...v) : Math.min(...v)) : null;
   };
@@ -132,7 +132,10 @@ function CompareTable({ reports }: { reports: OpenReport[] }) {
                   <span className="dim">decode</span><span className={cls(row.tokS, best('tokS', true))}>{formatTokS(row.tokS)}</span>
                   <span className="dim">TTFT</span><span className={cls(row.ttftMs, best('ttftMs', false))}>{formatMs(row.ttftMs)}</span>
                   <span className="dim">read / token</span><span className={cls(row.bytesPerToken, best('bytesPerToken', false))}>{formatBytesPerTok(row.bytesPerToken)}</span>
-                  <span className="dim">physical min</span><span className="v">{formatBytesPerTok(row.minBytesPerToken)}</span>
+                  <span className="dim">floor / token</span><span className="v" data-testid="compare-floor" title={r.info.figures.floor.note ?? undefined}>{formatBytesPerTok(row.floorBytesPerToken)}</span>
+                  <span className="dim">read / floor</span><span className={cls(row.readOverFloor, best('readOverFloor', false))}>{row.readOverFloor === null ? '—' : `${row.readOverFloor.toFixed(2)}×`}</span>
+                  <span className="dim">limit hits (decode)</span><span className={cls(row.limitHitsDecode, best('limitHitsDecode', false))} title={r.info.figures.limitHits.note ?? undefined}>{formatCount(row.limitHitsDecode)}</span>
+                  <span className="dim">locked min</span><span className={cls(row.pinnedResidentMin, best('pinnedResidentMin', true))} title={r.info.figures.pinnedResidentMin.note ?? undefined}>{formatPct(row.pinnedResidentMin, 1)}</span>
                   <span className="dim">peak memory</span><span className={cls(row.peakBytes, best('peakBytes', false))}>{formatBytes(row.peakBytes)}</span>
                   <span className="dim">tokens</span><span className="v">{row.tokens}</span>
                 </div>

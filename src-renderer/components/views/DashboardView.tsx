@@ -1,26 +1,39 @@
 // Live memory dashboard (or a saved report's): residency heatmap, eviction/prefetch
-// timeline, ledger, cgroup usage vs cap, bytes read per token, tok/s.
+// timeline, the stream schedule and how decode ran under the cap (limit hits, locked-weight
+// residency, read rate, bytes per token against the floor), cgroup usage, tok/s, ledger.
 import { useMemo } from 'react';
-import { formatBytes, formatBytesPerTok, formatMs, formatTokS } from '../../lib/format.js';
+import { formatBytes, formatBytesPerTok, formatCount, formatMs, formatPct, formatRate, formatTokS } from '../../lib/format.js';
 import { bytesPerTokenSeries, peakOf, tokSSeries } from '../../lib/series.js';
+import { readOverFloor } from '../../lib/stream-figures.js';
+import { limitHitsSeries, pinnedResidentSeries, readRateSeries } from '../../lib/stream-series.js';
 import { BytesPerTokenChart } from '../charts/BytesPerTokenChart.js';
 import { CgroupChart } from '../charts/CgroupChart.js';
 import { EventTimeline } from '../charts/EventTimeline.js';
 import { LedgerTable } from '../charts/LedgerTable.js';
+import { LimitHitsChart } from '../charts/LimitHitsChart.js';
+import { PinnedResidencyChart } from '../charts/PinnedResidencyChart.js';
+import { ReadRateChart } from '../charts/ReadRateChart.js';
 import { ResidencyHeatmap } from '../charts/ResidencyHeatmap.js';
 import { TokSChart } from '../charts/TokSChart.js';
 import { Kpi } from '../Kpi.js';
 import { ReportActions, SourceSelect } from '../ReportActions.js';
 import { useDashboardData } from '../use-dashboard.js';
 import { ReportSummary } from './ReportSummary.js';
+import { SchedulePanel } from './SchedulePanel.js';
 
 export function DashboardView() {
   const { data, report } = useDashboardData();
   const bpt = useMemo(() => bytesPerTokenSeries(data.samples), [data.samples]);
   const toks = useMemo(() => tokSSeries(data.samples), [data.samples]);
+  const pinned = useMemo(() => pinnedResidentSeries(data.samples), [data.samples]);
+  const rate = useMemo(() => readRateSeries(data.samples), [data.samples]);
+  const hits = useMemo(() => limitHitsSeries(data.samples), [data.samples]);
   const live = report?.id === 'last' || !report;
   const gen = report?.info.generation ?? null;
+  const f = data.figures;
   const measured = bpt.length ? bpt.reduce((a, p) => a + p.bytes, 0) / bpt.length : (report?.info.readBytesPerToken ?? null);
+  const overFloor = readOverFloor(measured, f.floor.value);
+  const note = (n: string | null) => n ?? undefined;
   return (
     <div data-testid="dashboard-view">
       <div className="view-head">
@@ -34,7 +47,11 @@ export function DashboardView() {
         <Kpi label="decode" value={formatTokS(gen?.decodeTokS ?? toks[toks.length - 1]?.tokS ?? null)} />
         <Kpi label="TTFT" value={formatMs(gen?.ttftMs ?? null)} />
         <Kpi label="read / token" value={formatBytesPerTok(measured)} />
-        <Kpi label="physical min / token" value={formatBytesPerTok(data.minBytesPerToken)} />
+        <Kpi label="floor / token" value={formatBytesPerTok(f.floor.value)} title={note(f.floor.note)} testId="kpi-floor" />
+        <Kpi label="read / floor" value={overFloor === null ? '—' : `${overFloor.toFixed(2)}×`} title="bytes read per token over the floor: 1× is the best any schedule can do" testId="kpi-read-over-floor" />
+        <Kpi label="read rate" value={formatRate(f.readRate.value)} title={note(f.readRate.note)} testId="kpi-read-rate" />
+        <Kpi label="limit hits (decode)" value={formatCount(f.limitHits.value)} title={note(f.limitHits.note)} testId="kpi-limit-hits" />
+        <Kpi label="locked resident min" value={formatPct(f.pinnedResidentMin.value, 1)} title={note(f.pinnedResidentMin.note)} testId="kpi-pinned-min" />
         <Kpi label="peak RSS" value={formatBytes(peakOf(data.samples, 'rssBytes'))} />
         <Kpi label="samples" value={String(data.samples.length)} />
       </div>
@@ -49,23 +66,36 @@ export function DashboardView() {
         <h4>Prefetch / eviction timeline</h4>
         <EventTimeline events={data.events} />
       </div>
+      {data.schedule && <SchedulePanel schedule={data.schedule} counters={data.counters} />}
       <div className="grid2">
         <div className="panel">
           <h4>Bytes read per token</h4>
-          <BytesPerTokenChart points={bpt} minimum={data.minBytesPerToken} predicted={data.predictedBytesPerToken} />
+          <BytesPerTokenChart points={bpt} floor={f.floor} predicted={data.predictedBytesPerToken} />
         </div>
         <div className="panel">
           <h4>Decode speed</h4>
           <TokSChart points={toks} />
         </div>
         <div className="panel">
+          <h4>Read rate during decode</h4>
+          <ReadRateChart points={rate} mean={f.readRate} device={data.diskBytesPerS} />
+        </div>
+        <div className="panel">
+          <h4>Locked weights resident</h4>
+          <PinnedResidencyChart points={pinned} minimum={f.pinnedResidentMin} lockedBytes={data.schedule?.pinnedBytes ?? null} />
+        </div>
+        <div className="panel">
           <h4>cgroup usage vs cap</h4>
           <CgroupChart points={data.cgroupPoints} info={data.cgroup} oom={data.oom} />
         </div>
         <div className="panel">
-          <h4>Memory ledger</h4>
-          <LedgerTable rows={data.ledger} reconciliation={data.reconciliation} actions={data.actions} />
+          <h4>Limit hits during decode</h4>
+          <LimitHitsChart points={hits} total={f.limitHits} />
         </div>
+      </div>
+      <div className="panel">
+        <h4>Memory ledger</h4>
+        <LedgerTable rows={data.ledger} reconciliation={data.reconciliation} actions={data.actions} />
       </div>
     </div>
   );
