@@ -1,21 +1,13 @@
 // Run settings (the plan updates as they change) and the Load button with its progress bar.
 import type { RunSettings } from '../../src-main/shared/api.js';
+import { LIMITS } from '../../src-main/shared/settings/run-settings.js';
 import { POLICIES as POLICY_NAMES } from '../../src-main/shared/worker-protocol.js';
 import { useStore } from '../store/index.js';
+import { IntField } from './IntField.js';
 
 const POLICIES: RunSettings['policy'][] = ['auto', ...POLICY_NAMES];
 
-function intOr(v: string, fallback: number): number {
-  const n = Number.parseInt(v, 10);
-  return Number.isFinite(n) ? n : fallback;
-}
-
-/** An empty field means "auto" (null): chosen to fit the budget when the model loads. */
-function intOrAuto(v: string, min: number): number | null {
-  if (v.trim() === '') return null;
-  const n = Number.parseInt(v, 10);
-  return Number.isFinite(n) ? Math.max(min, n) : null;
-}
+const hint = (v: number | null | undefined): string | null => (v === null || v === undefined ? null : String(v));
 
 export function SettingsPanel() {
   const settings = useStore((s) => s.settings);
@@ -24,6 +16,8 @@ export function SettingsPanel() {
   const settingsError = useStore((s) => s.settingsError);
   const setSettings = useStore((s) => s.setSettings);
   const setSizeText = useStore((s) => s.setSizeText);
+  // What "auto" comes to for these settings: the shape the current plan was made for.
+  const shape = useStore((s) => s.plan?.shape ?? null);
   const check = (key: 'enforceRam' | 'mmap', label: string, testId: string, title: string) => (
     <label className="check" title={title}>
       <input type="checkbox" data-testid={testId} checked={settings[key]} onChange={(e) => setSettings({ [key]: e.currentTarget.checked })} />
@@ -52,14 +46,8 @@ export function SettingsPanel() {
           <span>VRAM budget</span>
           <input type="text" data-testid="setting-vram" placeholder="none" value={vramText} onChange={(e) => setSizeText('vram', e.currentTarget.value)} />
         </label>
-        <label className="field">
-          <span>Context</span>
-          <input type="number" min={16} step={256} data-testid="setting-ctx" placeholder="auto" value={settings.ctx ?? ''} onChange={(e) => setSettings({ ctx: intOrAuto(e.currentTarget.value, 16) })} />
-        </label>
-        <label className="field">
-          <span>Micro-batch</span>
-          <input type="number" min={1} max={8192} data-testid="setting-batch" placeholder="auto" value={settings.batch ?? ''} onChange={(e) => setSettings({ batch: intOrAuto(e.currentTarget.value, 1) })} />
-        </label>
+        <IntField label="Context" testId="setting-ctx" {...LIMITS.ctx} auto autoHint={hint(shape?.ctx)} value={settings.ctx} onChange={(ctx) => setSettings({ ctx })} title="Empty: the largest context that leaves the cap room for weights" />
+        <IntField label="Micro-batch" testId="setting-batch" {...LIMITS.batch} auto autoHint={hint(shape?.batch)} value={settings.batch} onChange={(batch) => setSettings({ batch })} title="Empty: sized to the budget" />
         <label className="field">
           <span>Policy</span>
           <select data-testid="setting-policy" value={settings.policy} onChange={(e) => setSettings({ policy: e.currentTarget.value as RunSettings['policy'] })}>
@@ -70,14 +58,8 @@ export function SettingsPanel() {
             ))}
           </select>
         </label>
-        <label className="field">
-          <span>Prefetch depth</span>
-          <input type="number" min={0} max={16} data-testid="setting-prefetch" value={settings.prefetchDepth} onChange={(e) => setSettings({ prefetchDepth: Math.max(0, intOr(e.currentTarget.value, settings.prefetchDepth)) })} />
-        </label>
-        <label className="field">
-          <span>Threads</span>
-          <input type="number" min={1} max={512} data-testid="setting-threads" placeholder="auto (physical cores)" value={settings.threads ?? ''} onChange={(e) => setSettings({ threads: intOrAuto(e.currentTarget.value, 1) })} />
-        </label>
+        <IntField label="Prefetch depth" testId="setting-prefetch" {...LIMITS.prefetchDepth} auto={false} value={settings.prefetchDepth} onChange={(d) => d !== null && setSettings({ prefetchDepth: d })} title="Streamed units read ahead of the one in use" />
+        <IntField label="Threads" testId="setting-threads" {...LIMITS.threads} auto autoHint={hint(shape?.threads)} value={settings.threads} onChange={(threads) => setSettings({ threads })} title="Empty: the machine's physical cores" />
         <div className="checks">
           {check('enforceRam', 'enforce cap', 'setting-enforce', 'Run the worker in a memory cgroup capped at the RAM budget')}
           {check('mmap', 'mmap', 'setting-mmap', 'Memory-map the model file')}

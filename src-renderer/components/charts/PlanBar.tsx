@@ -1,7 +1,8 @@
 // The plan as a stacked bar: one column per layer, height ∝ bytes, coloured by tier
-// (VRAM / pinned RAM / streamed), with the totals per tier in the legend.
+// (VRAM / pinned RAM / streamed; a layer that streams some tensors shows both parts), with the
+// totals per tier in the legend.
 import type { PlanLayer } from '../../lib/plan-model.js';
-import { tierTotals } from '../../lib/plan-model.js';
+import { layerSplit, tierTotals } from '../../lib/plan-model.js';
 import { TIER_COLOR } from '../../lib/colors.js';
 import { formatBytes } from '../../lib/format.js';
 import { Empty } from '../Empty.js';
@@ -27,10 +28,18 @@ export function PlanBar({ layers }: { layers: PlanLayer[] }) {
       <svg className="plan-bar-svg" viewBox={`0 0 ${W} ${H + 14}`} preserveAspectRatio="none">
         {layers.map((l, i) => {
           const h = Math.max(2, (l.bytes / max) * H);
+          const { resident, streamed } = layerSplit(l);
+          // A layer that streams only some tensors: the streamed part on top, the locked rest below.
+          const hs = l.bytes > 0 ? (h * streamed) / l.bytes : 0;
+          const title = `layer ${l.index}: ${formatBytes(l.bytes)} · ${streamed > 0 && resident > 0 ? `${formatBytes(streamed)} streamed, ${formatBytes(resident)} locked` : l.tier}`;
+          const x = i * w + gap / 2;
+          const width = Math.max(0.5, w - gap);
           return (
-            <rect key={l.index} data-tier={l.tier} x={i * w + gap / 2} y={H - h} width={Math.max(0.5, w - gap)} height={h} fill={TIER_COLOR[l.tier]} rx={1}>
-              <title>{`layer ${l.index}: ${formatBytes(l.bytes)} · ${l.tier}`}</title>
-            </rect>
+            <g key={l.index} data-tier={l.tier}>
+              <title>{title}</title>
+              {h - hs > 0 && <rect x={x} y={H - h + hs} width={width} height={h - hs} fill={TIER_COLOR[l.tier === 'vram' ? 'vram' : 'pinned']} rx={1} />}
+              {hs > 0 && <rect x={x} y={H - h} width={width} height={hs} fill={TIER_COLOR.streamed} rx={1} />}
+            </g>
           );
         })}
         <text x={0} y={H + 12}>

@@ -18,10 +18,12 @@ export function PlanPanel() {
   const planning = useStore((s) => s.planning);
   const budget = useStore((s) => s.settings.ramBytes);
   const ctx = useStore((s) => s.settings.ctx);
+  // An auto context is whatever the plan chose for the cap.
+  const ctxText = ctx !== null ? String(ctx) : plan?.shape.ctx != null ? `auto (${plan.shape.ctx})` : 'auto';
   return (
     <div className="panel">
       <h4>
-        Plan · {budget === null ? 'no RAM budget' : `${formatBytes(budget)} RAM`} · ctx {ctx}
+        Plan · {budget === null ? 'no RAM budget' : `${formatBytes(budget)} RAM`} · ctx {ctxText}
         {planning && <span className="faint">updating…</span>}
         <span className="spacer" />
         {plan?.verdict && (
@@ -40,10 +42,13 @@ export function PlanPanel() {
         <>
           <div className="kpis">
             <Kpi label="bytes read / token" value={formatBytesPerTok(plan.bytesPerToken)} testId="plan-bytes-per-token" />
+            <Kpi label="floor / token" value={formatBytesPerTok(plan.floorBytesPerToken)} title="no schedule reads less under this cap: weights − (cap − non-weight memory)" testId="plan-floor" />
             <Kpi label="predicted decode" value={formatTokS(plan.tokS)} testId="plan-toks" />
             <Kpi label="KV cache" value={formatBytes(plan.kvBytes)} />
             <Kpi label="compute buffers" value={formatBytes(plan.computeBytes)} />
             <Kpi label="resident" value={formatBytes(plan.residentBytes)} />
+            {plan.stream && <Kpi label="stream window" value={formatBytes(plan.stream.windowBytes)} title={`${plan.stream.tensors} tensors stream through it`} />}
+            {plan.headroomBytes !== null && <Kpi label="headroom" value={formatBytes(plan.headroomBytes)} title="kept free under the cap so decode does not hit the limit" />}
             {plan.minCapBytes !== null && <Kpi label="smallest cap" value={formatBytes(plan.minCapBytes)} />}
           </div>
           <PlanBar layers={plan.layers} />
