@@ -1,12 +1,12 @@
 // DEV ONLY: a fake RamforgeApi for screenshots of the renderer without a backend. Installed
 // by dev/dev-main.tsx through setApi(); production code never imports this file.
 import type { ApiEvent, Conversation, EngineState, RamforgeApi, RunSettings } from '../../src-main/shared/api.js';
-import { mockInspect, mockPlan, mockReport, mockSamples } from './mock-data.js';
+import { mockInspect, mockPlan, mockReport, mockSamples, mockSchedule } from './mock-data.js';
 
 export function createMockApi(): RamforgeApi {
   const listeners = new Set<(e: ApiEvent) => void>();
   const emit = (e: ApiEvent) => listeners.forEach((l) => l(e));
-  const model = { path: '/models/synthetic-13b.gguf', name: 'synthetic-13b.gguf', arch: 'llama', description: '', nParams: 13e9, sizeBytes: 13.8e9, nLayers: 32, nCtxTrain: 4096, nVocab: 32000, nCtx: 2048, chatTemplate: null, metadata: {}, loadMs: 1200, schedule: null };
+  const model = { path: '/models/synthetic-13b.gguf', name: 'synthetic-13b.gguf', arch: 'llama', description: '', nParams: 13e9, sizeBytes: 13.8e9, nLayers: 32, nCtxTrain: 4096, nVocab: 32000, nCtx: 2048, chatTemplate: null, metadata: {}, loadMs: 1200, schedule: mockSchedule() };
   let state: EngineState = { status: 'ready', model, settings: null, lastExit: null, message: null };
   const convs: Conversation[] = [
     { id: 'c1', title: 'Explain page reclaim', modelPath: model.path, system: 'You are terse.', messages: [{ role: 'user', content: 'Why does LRU fail on a cyclic scan?' }, { role: 'assistant', content: 'Because it evicts exactly the pages needed next.', stats: { ttftMs: 2870, decodeTokS: 0.44, tokens: 12 } }], updatedAt: new Date().toISOString() },

@@ -1,5 +1,6 @@
 // DEV ONLY (visual checks of the renderer without a backend; never imported by production code).
 import type { ResidencyEvent, ResidencySample } from '../../src-main/shared/residency-types.js';
+import type { StreamSchedule } from '../../src-main/shared/worker-protocol.js';
 
 export const N_LAYERS = 32;
 export const LAYER_BYTES = 412 * 1024 * 1024;
@@ -47,8 +48,9 @@ export function mockPlan(ramBytes: number | null): unknown {
   return {
     verdict: streamed ? 'runs out-of-core' : 'fits in RAM',
     verdict_text: streamed ? `${streamed} layers stream from storage each token` : 'every layer stays resident',
-    layers: Array.from({ length: N_LAYERS }, (_, i) => ({ index: i, bytes: LAYER_BYTES, tier: i < pinned ? 'pinned' : 'streamed' })),
-    bytes_per_token: streamed * LAYER_BYTES,
+    // Streamed layers stream their largest tensors only; the rest of each layer stays locked.
+    layers: Array.from({ length: N_LAYERS }, (_, i) => ({ index: i, bytes: LAYER_BYTES, tier: i < pinned ? 'pinned' : 'streamed', streamedBytes: i < pinned ? 0 : Math.round(LAYER_BYTES * 0.6) })),
+    bytes_per_token: streamed * LAYER_BYTES * 0.6,
     quantities: { floorBytesPerToken: { value: streamed * LAYER_BYTES * 0.9, formula: 'mock' } },
     input: { ctx: 2048, ubatch: 64, threads: 2 },
     tok_s: streamed ? 2.1e9 / (streamed * LAYER_BYTES) : 7.8,
@@ -99,6 +101,10 @@ export function mockSamples(n: number, streamedFrom = PINNED): ResidencySample[]
   return out;
 }
 
+export function mockSchedule(): StreamSchedule {
+  return { capBytes: 11 * 1024 ** 3, nonWeightMeasuredBytes: 1.05e9, nonWeightSource: 'cgroup charge − model pages', nonWeightBudgetBytes: 1.2e9, persistentResidentBytes: 4.1e8, residentLayerBytes: PINNED * LAYER_BYTES, streamedBytes: (N_LAYERS - PINNED) * LAYER_BYTES, streamedTensors: 108, units: 108, windowBytes: 128 * 1024 ** 2, readaheadBytes: 0, headroomBytes: 1.1e8, pinnedBytes: 6e9, pinnedLockedBytes: 6e9, lockError: null };
+}
+
 export function mockReport(policy: string, tokens: number[], tokS: number): unknown {
   const samples = mockSamples(160, policy === 'off' ? N_LAYERS : PINNED);
   return {
@@ -122,10 +128,7 @@ export function mockReport(policy: string, tokens: number[], tokS: number): unkn
       read_rate_bytes_per_s: 1.3e9,
       read_rate_bytes_per_s_note: 'mock',
       counters: { directIo: true, stalls: 3, late: 12, readErrors: 0, lockError: null },
-      schedule:
-        policy === 'off'
-          ? null
-          : { capBytes: 11 * 1024 ** 3, nonWeightMeasuredBytes: 1.05e9, nonWeightSource: 'cgroup charge − model pages', nonWeightBudgetBytes: 1.2e9, persistentResidentBytes: 4.1e8, residentLayerBytes: PINNED * LAYER_BYTES, streamedBytes: (N_LAYERS - PINNED) * LAYER_BYTES, streamedTensors: 108, units: 108, windowBytes: 128 * 1024 ** 2, readaheadBytes: 0, headroomBytes: 1.1e8, pinnedBytes: 6e9, pinnedLockedBytes: 6e9, lockError: null },
+      schedule: policy === 'off' ? null : mockSchedule(),
       timeline: samples.map((s) => ({ t_ms: s.tMs, token: s.token, phase: s.phase, layer_resident: s.layerResident, rss_bytes: s.rssBytes, cgroup_bytes: s.cgroupBytes, cgroup_limit_bytes: s.cgroupLimitBytes, limit_hits: s.limitHits, pinned_resident: s.pinnedResident, pinned_bytes: s.pinnedBytes, read_bytes: s.readBytes, decode_tok_s: s.decodeTokS, events: s.events.map((e) => ({ t_ms: e.tMs, kind: e.kind, layer: e.layer, bytes: e.bytes, dur_ms: e.durMs })) })),
     },
     ledger: {

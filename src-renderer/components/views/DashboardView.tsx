@@ -50,8 +50,8 @@ export function DashboardView() {
         <Kpi label="floor / token" value={formatBytesPerTok(f.floor.value)} title={note(f.floor.note)} testId="kpi-floor" />
         <Kpi label="read / floor" value={overFloor === null ? '—' : `${overFloor.toFixed(2)}×`} title="bytes read per token over the floor: 1× is the best any schedule can do" testId="kpi-read-over-floor" />
         <Kpi label="read rate" value={formatRate(f.readRate.value)} title={note(f.readRate.note)} testId="kpi-read-rate" />
-        <Kpi label="limit hits (decode)" value={formatCount(f.limitHits.value)} title={note(f.limitHits.note)} testId="kpi-limit-hits" />
-        <Kpi label="locked resident min" value={formatPct(f.pinnedResidentMin.value, 1)} title={note(f.pinnedResidentMin.note)} testId="kpi-pinned-min" />
+        <Kpi label="limit hits" value={formatCount(f.limitHits.value)} title={`during decode: ${f.limitHits.note ?? 'unknown'}`} testId="kpi-limit-hits" />
+        <Kpi label="locked min" value={formatPct(f.pinnedResidentMin.value, 1)} title={`lowest resident share of the locked weights during decode: ${f.pinnedResidentMin.note ?? 'unknown'}`} testId="kpi-pinned-min" />
         <Kpi label="peak RSS" value={formatBytes(peakOf(data.samples, 'rssBytes'))} />
         <Kpi label="samples" value={String(data.samples.length)} />
       </div>
