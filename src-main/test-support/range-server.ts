@@ -11,7 +11,11 @@ export interface ServedFile {
   headers?: Record<string, string>;
   /** Answer every GET with 200 and the whole body, ignoring Range (a server without range support). */
   noRanges?: boolean;
-  /** Close the connection after this many body bytes of the next answer (then serve normally). */
+  /**
+   * Close the connection after this many body bytes of the next download (an answer to a request
+   * for the whole file or an open-ended range `bytes=N-`; header reads ask for bounded ranges),
+   * then serve normally.
+   */
   cutAfterBytes?: number;
 }
 
@@ -104,7 +108,8 @@ export class RangeServer {
     res.writeHead(status, headers);
     let body = Buffer.from(f.bytes.buffer, f.bytes.byteOffset + start, end - start + 1);
     const cut = f.cutAfterBytes;
-    if (cut !== undefined) {
+    const download = m === null || m[2] === '';
+    if (cut !== undefined && download) {
       f.cutAfterBytes = undefined;
       body = body.subarray(0, Math.min(cut, body.length));
       rec.bytes = body.length;

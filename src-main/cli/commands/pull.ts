@@ -1,0 +1,128 @@
+// `ramforge pull URL [--out DIR] [--sha256 HEX] [--ram SIZE]`: download a GGUF model with its
+// plan attached. The header is read first (range requests only) and the plan for the budget is
+// printed before a byte of weights is fetched; then every file (all shards of a split set) is
+// downloaded resumably, checked for free space, verified against a published sha256, and
+// renamed into place only when complete.
+import { mkdir, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { totalmem } from 'node:os';
+import type { CommandSpec } from '../args.js';
+import { CliError, EXIT, UsageError } from '../errors.js';
+import { downloadFileName, isModelUrl, parseModelUrl, splitSetUrls } from '../../shared/remote/model-url.js';
+import { isSha256 } from '../../shared/remote/http-headers.js';
+import { formatBytes } from '../../shared/size.js';
+import { download, DownloadError, siblingSha256, statfsFreeBytes, type ExpectedSha } from '../../node/remote/download.js';
+import { HttpError } from '../../node/remote/http-get.js';
+import { defaultDownloadDir } from '../../node/download-dir.js';
+import { downloadDiskBandwidth, openRemoteModelOrExit } from '../remote-model.js';
+import { givenDiskBandwidth, planForView } from '../make-plan.js';
+import { downloadProgress } from '../download-progress.js';
+import type { MemoryPlan } from '../../shared/plan/plan-types.js';
+
+function planLines(p: MemoryPlan, ramSource: string): string {
+  const q = p.quantities;
+  const lines = [`Plan for RAM ${formatBytes(p.input.ramBytes)} (${ramSource}), ctx ${p.input.ctx}: ${p.verdict.toUpperCase()} — ${p.reason}`];
+  if (p.verdict !== 'cannot-run') {
+    const tok = q.predictedDecodeTokS.value === null ? '—' : `${q.predictedDecodeTokS.value.toFixed(2)} tok/s`;
+    lines.push(`  RAM used ${formatBytes(q.ramUsedBytes.value)}, read per token ${formatBytes(q.bytesReadPerToken.value)}, predicted ${tok} (ramforge plan URL for the whole plan)`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+export const command: CommandSpec = {
+  name: 'pull',
+  summary: 'download a GGUF model (resumable, verified) after showing whether it fits',
+  positionals: [{ name: 'url', description: 'an http(s) URL of a .gguf file, or of any shard of a split set (all shards are downloaded)', required: true }],
+  flags: [
+    { name: 'out', type: 'string', valueName: 'DIR', description: "folder to save into (default: RAMforge's models folder, which `ramforge models` and the app list)" },
+    { name: 'sha256', type: 'string', valueName: 'HEX', description: 'the sha256 the file must have (default: the one the server publishes, if any)' },
+    { name: 'ram', type: 'size', description: "RAM budget the plan is made for (default: this machine's RAM)" },
+    { name: 'disk-bw', type: 'string', valueName: 'SIZE/s', description: 'storage read bandwidth for the prediction (default: cached measurement of the target device)' },
+    { name: 'force', type: 'boolean', description: 'download even when the plan says the model cannot run under the budget' },
+    { name: 'retries', type: 'int', description: 'resume this many times after the connection drops', default: 3 },
+  ],
+  details: [
+    'Files are written to NAME.part and renamed when complete; an interrupted pull resumes from the .part',
+    '(If-Range guards against a file that changed on the server). Checksums, first found first: --sha256, a',
+    'NAME.sha256 file beside the URL, the X-Linked-Etag header (Hugging Face), an ETag that is a sha256. A wrong',
+    'checksum removes the download. Progress (rate, time left) goes to stderr.',
+    'Exit codes: 0 downloaded (or already complete); 1 network failure, interruption, wrong checksum, no space,',
+    'a plan that cannot run (without --force); 2 bad usage, malformed header, nothing at the URL.',
+  ].join('\n'),
+  async run(args) {
+    const url = args.positionals[0] as string;
+    if (!isModelUrl(url)) throw new UsageError(`'pull' takes an http(s) URL, got '${url}'`);
+    try {
+      parseModelUrl(url);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const urls = splitSetUrls(url);
+    const given = args.flags.sha256 as string | undefined;
+    if (given !== undefined && !isSha256(given.toLowerCase())) throw new UsageError(`--sha256 must be 64 hex digits, got '${given}'`);
+    if (given !== undefined && urls.length > 1) throw new UsageError(`--sha256 names one file, but ${url} is a ${urls.length}-file split set`);
+    const outDir = resolve((args.flags.out as string | undefined) ?? defaultDownloadDir());
+    await mkdir(outDir, { recursive: true });
+    const names = urls.map((u) => {
+      try {
+        return downloadFileName(u);
+      } catch (e) {
+        throw new UsageError((e as Error).message);
+      }
+    });
+
+    // The plan first: only the headers are read.
+    const m = await openRemoteModelOrExit(url).catch((e: unknown) => {
+      // A server without range support can still be downloaded from, without a plan or resume.
+      if (e instanceof CliError && /does not support range requests/.test(e.message)) {
+        process.stderr.write(`ramforge pull: no plan before the download: ${e.message.split('. ')[0]}; it will not be resumable\n`);
+        return null;
+      }
+      throw e;
+    });
+    const sizes: (number | null)[] = m ? m.view.shards.map((s) => s.fileBytes) : urls.map(() => null);
+    if (m) {
+      const ram = (args.flags.ram as number | undefined) ?? totalmem();
+      const disk = givenDiskBandwidth(args.flags) ?? downloadDiskBandwidth(outDir);
+      // The downloaded file is assumed to sit on a file system that takes direct I/O (see `plan`).
+      const { plan } = planForView(m.view, { ram }, disk, 0);
+      process.stdout.write(planLines(plan, args.flags.ram !== undefined ? '--ram' : "this machine's RAM"));
+      if (plan.verdict === 'cannot-run' && !args.flags.force) {
+        throw new CliError(`not downloading: the model cannot run under ${formatBytes(ram)} (the smallest cap that runs is ${formatBytes(plan.quantities.minimumRamBytes.value)}); pass --force to download anyway`, EXIT.failure);
+      }
+      const kept = await Promise.all(names.map((n) => stat(join(outDir, `${n}.part`)).then((st) => st.size, () => 0)));
+      const need = m.view.fileBytes - kept.reduce((a, b) => a + b, 0);
+      const free = await statfsFreeBytes(outDir);
+      if (free < need) throw new CliError(`not enough free space in ${outDir}: the model needs ${formatBytes(need)} more, ${formatBytes(free)} is free`, EXIT.failure);
+    }
+
+    for (const [i, u] of urls.entries()) {
+      const name = names[i] as string;
+      const dest = join(outDir, name);
+      const existing = await stat(dest).then((s) => s.size, () => null);
+      if (existing !== null) {
+        if (sizes[i] !== null && existing === sizes[i]) {
+          process.stdout.write(`${dest}: already complete (${formatBytes(existing)}), skipped\n`);
+          continue;
+        }
+        throw new CliError(`${dest} already exists${sizes[i] !== null ? ` with a different size (${existing} bytes, the server has ${sizes[i]})` : ''}; remove it or choose --out`, EXIT.failure);
+      }
+      let expected: ExpectedSha | null = given ? { sha256: given.toLowerCase(), from: '--sha256' } : null;
+      expected ??= (await siblingSha256(u)).sha;
+      const bar = downloadProgress(process.stderr, name);
+      try {
+        const r = await download({ url: u, dest, sha256: expected, retries: args.flags.retries as number, onProgress: (p) => bar.update(p) });
+        bar.done();
+        const check = r.verifiedAgainst ? `sha256 ${r.sha256} verified against ${r.verifiedAgainst.from}` : `sha256 ${r.sha256} (not verified: the server publishes no checksum)`;
+        const resumed = r.resumedFrom > 0 ? `, resumed at ${formatBytes(r.resumedFrom)}` : '';
+        process.stdout.write(`Saved ${dest} (${formatBytes(r.bytes)}${resumed}); ${check}\n`);
+      } catch (e) {
+        bar.done();
+        if (e instanceof DownloadError) throw new CliError(e.message, EXIT.failure);
+        if (e instanceof HttpError) throw e.kind === 'not-found' ? new UsageError(e.message) : new CliError(e.message, EXIT.failure);
+        throw e;
+      }
+    }
+    return EXIT.ok;
+  },
+};

@@ -1,0 +1,38 @@
+// Download progress on stderr: redrawn in place on a terminal (at most 10 times a second), one
+// line per 10% otherwise (logs, pipes, tests). Rate and time left from this run's bytes.
+import { progressLine } from '../shared/remote/progress-line.js';
+
+export interface ProgressSink {
+  readonly isTTY?: boolean;
+  write(s: string): unknown;
+}
+
+export function downloadProgress(sink: ProgressSink, label: string, now: () => number = () => performance.now()) {
+  const t0 = now();
+  let lastDraw = -Infinity;
+  let lastDecile = -1;
+  let drawn = false;
+  return {
+    update(p: { done: number; total: number | null; sessionBytes: number }): void {
+      const secs = (now() - t0) / 1000;
+      const line = progressLine(label, { done: p.done, total: p.total, rate: secs > 0 && p.sessionBytes > 0 ? p.sessionBytes / secs : null });
+      const finished = p.total !== null && p.done >= p.total;
+      if (sink.isTTY) {
+        const t = now();
+        if (!finished && t - lastDraw < 100) return;
+        lastDraw = t;
+        sink.write(`\r${line}\x1b[K`);
+        drawn = true;
+        return;
+      }
+      const decile = p.total ? Math.floor((10 * p.done) / p.total) : -1;
+      if (decile === lastDecile) return;
+      lastDecile = decile;
+      sink.write(line + '\n');
+    },
+    done(): void {
+      if (drawn) sink.write('\n');
+      drawn = false;
+    },
+  };
+}
