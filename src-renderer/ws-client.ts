@@ -146,6 +146,8 @@ export function createWsClient(opts: WsClientOptions): RamforgeApi {
     inspect: (path) => call('inspect', path),
     inspectUpload: (name, size, head) => call('inspectUpload', name, size, toBase64(head)),
     plan: (path, settings) => call('plan', path, settings),
+    discoverModels: (ramBytes) => call('discoverModels', ramBytes),
+    setModelFolders: (paths) => call('setModelFolders', paths),
     load: (path, settings) => call('load', path, settings),
     unload: () => call('unload'),
     generate: (requestId, messages, sampling, maxTokens) => call('generate', requestId, messages, sampling, maxTokens),

@@ -21,6 +21,8 @@ import type { TurnRecord } from './report.js';
 import type { CgroupSample } from './host-like.js';
 import type { ResidencySample } from '../shared/residency-types.js';
 import { checkMaxTokens, checkMessages, checkPolicies, checkSampling, checkString } from './validate.js';
+import { ModelDiscovery } from './discovery.js';
+import { isModelUrl } from '../shared/remote/model-url.js';
 
 export interface AppServiceOptions {
   hostFactory: HostFactory;
@@ -32,6 +34,8 @@ export interface AppServiceOptions {
   pinnedModels?: () => string[];
   /** Builds the schema-v1 report of a finished turn when the worker host does not provide one. */
   buildReport?: (t: TurnRecord) => Promise<unknown>;
+  /** Runs `ramforge models` with these arguments (a child process by default; tests replace it). */
+  discover?: (args: string[]) => Promise<unknown>;
 }
 
 const GREEDY: SamplingParams = { temperature: 0, topK: 1, topP: 1, minP: 0, seed: 1, repeatPenalty: 1, repeatLastN: 64 };
@@ -51,10 +55,12 @@ export class AppService {
   private report: unknown | null = null;
   private readonly conversations: ConversationStore;
   private readonly recent: RecentModels;
+  private readonly discovery: ModelDiscovery;
 
   constructor(private readonly opts: AppServiceOptions) {
     this.conversations = new ConversationStore(join(opts.dataDir, 'conversations'));
     this.recent = new RecentModels(join(opts.dataDir, 'recent-models.json'));
+    this.discovery = new ModelDiscovery({ dataDir: opts.dataDir, ...(opts.discover ? { run: opts.discover } : {}), onChange: () => this.emit({ type: 'models-changed' }) });
   }
 
   onEvent(listener: (e: ApiEvent) => void): () => void {
@@ -130,6 +136,14 @@ export class AppService {
     return (this.opts.planModel ?? defaultPlan)(p, s);
   }
 
+  discoverModels(ramBytes: unknown): Promise<unknown> {
+    return this.discovery.list(ramBytes);
+  }
+
+  setModelFolders(paths: unknown): Promise<string[]> {
+    return this.discovery.setFolders(paths);
+  }
+
   private async startHost(s: RunSettings): Promise<HostLike> {
     await this.stopHost();
     const opts: Parameters<HostFactory>[0] = {
@@ -184,6 +198,7 @@ export class AppService {
   async load(path: unknown, settings: unknown): Promise<ModelInfo> {
     const p = checkString(path, 'path');
     const s = checkSettings(settings);
+    if (isModelUrl(p)) throw new Error('a model URL can be planned but not loaded: download it first (ramforge pull URL)');
     if (this.state.status === 'loading' || this.state.status === 'generating') throw new Error(`busy: the engine is ${this.state.status}`);
     this.setState({ status: 'loading', model: null, settings: s, message: null });
     let h: HostLike;
@@ -347,6 +362,7 @@ export class AppService {
   }
 
   async close(): Promise<void> {
+    this.discovery.close();
     await this.stopHost();
     this.listeners.clear();
   }

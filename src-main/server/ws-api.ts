@@ -9,6 +9,8 @@ export const WS_METHODS = [
   'inspect',
   'inspectUpload',
   'plan',
+  'discoverModels',
+  'setModelFolders',
   'load',
   'unload',
   'generate',

@@ -48,7 +48,9 @@ export type ApiEvent =
   | { type: 'generation-done'; requestId: string; result: GenerationResult; reportId: string | null }
   | { type: 'generation-error'; requestId: string; message: string }
   | { type: 'sample'; sample: ResidencySample }
-  | { type: 'cgroup-sample'; tMs: number; usageBytes: number; limitBytes: number };
+  | { type: 'cgroup-sample'; tMs: number; usageBytes: number; limitBytes: number }
+  /** A folder model discovery watches changed: call discoverModels again. */
+  | { type: 'models-changed' };
 
 export interface RamforgeApi {
   /** Models known to the app: the demo model, recently opened ones. */
@@ -57,7 +59,12 @@ export interface RamforgeApi {
   inspect(path: string): Promise<unknown>;
   /** Inspect bytes of a dropped file (browser mode has no path): the first bytes of the file plus its size. */
   inspectUpload(name: string, size: number, head: Uint8Array): Promise<unknown>;
+  /** `path` may also be an http(s) URL: the plan is made from its header alone (range requests). */
   plan(path: string, settings: RunSettings): Promise<unknown>;
+  /** GGUF models found where Ollama, LM Studio, Hugging Face, llama.cpp keep them and in added folders (`ramforge models --json` plus `folders`), planned for `ramBytes` (this machine's RAM when null). */
+  discoverModels(ramBytes: number | null): Promise<unknown>;
+  /** Replaces the folders discovery also searches; resolves to the list kept. */
+  setModelFolders(paths: string[]): Promise<string[]>;
   load(path: string, settings: RunSettings): Promise<ModelInfo>;
   unload(): Promise<void>;
   generate(requestId: string, messages: ChatMessage[], sampling: SamplingParams, maxTokens: number): Promise<void>;

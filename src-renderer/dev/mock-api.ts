@@ -2,6 +2,7 @@
 // by dev/dev-main.tsx through setApi(); production code never imports this file.
 import type { ApiEvent, Conversation, EngineState, RamforgeApi, RunSettings } from '../../src-main/shared/api.js';
 import { mockInspect, mockPlan, mockReport, mockSamples, mockSchedule } from './mock-data.js';
+import { mockDiscovery } from './mock-discovery.js';
 
 export function createMockApi(): RamforgeApi {
   const listeners = new Set<(e: ApiEvent) => void>();
@@ -19,6 +20,8 @@ export function createMockApi(): RamforgeApi {
     },
     inspectUpload: async () => mockInspect(),
     plan: async (_p: string, s: RunSettings) => mockPlan(s.ramBytes),
+    discoverModels: async (ramBytes) => mockDiscovery(ramBytes, []),
+    setModelFolders: async (paths) => paths,
     load: async () => model,
     unload: async () => {},
     generate: async () => {},

@@ -12,6 +12,8 @@ export function fakeApi(): FakeApi & RamforgeApi {
     inspect: vi.fn(async () => ({ name: 'm', architecture: 'llama', layers: [{ index: 0, bytes: 10 }] })),
     inspectUpload: vi.fn(async () => ({})),
     plan: vi.fn(async () => ({ layers: [{ index: 0, bytes: 10, tier: 'pinned' }] })),
+    discoverModels: vi.fn(async () => ({ schemaVersion: 1, budget: null, roots: [], models: [], folders: [] })),
+    setModelFolders: vi.fn(async (paths: string[]) => paths),
     load: vi.fn(async () => ({})),
     unload: vi.fn(async () => {}),
     generate: vi.fn(async () => {}),
