@@ -1,5 +1,7 @@
 // Preset shapes per architecture. The larger ones copy real models (Llama 3.2 1B/3B, Llama 3 8B,
-// Qwen2.5 1.5B/3B, Qwen2 7B, Pythia 410M/1.4B/2.8B/6.9B); tiny and small are scaled down. Every
+// Qwen2.5 1.5B/3B, Qwen2 7B, Pythia 410M/1.4B/2.8B/6.9B, GPT-NeoX-20B); tiny and small are
+// scaled down; the llama and qwen2 20b rows are 20B-class shapes (11-12 GB at Q4_0) for
+// out-of-core runs at desktop caps. Every
 // width is a multiple of 256 so that Q4_K (256-element super-blocks) applies to every matrix.
 import type { ArchName, ModelShape, PresetName } from './shape.js';
 
@@ -11,6 +13,7 @@ const LLAMA: Record<PresetName, Row> = {
   '1b': { nEmbd: 2048, nLayer: 16, nHead: 32, nHeadKv: 8, nFf: 8192, nCtxTrain: 131072, tieEmbeddings: false, ropeFreqBase: 500000, normEps: 1e-5 },
   '3b': { nEmbd: 3072, nLayer: 28, nHead: 24, nHeadKv: 8, nFf: 8192, nCtxTrain: 131072, tieEmbeddings: false, ropeFreqBase: 500000, normEps: 1e-5 },
   '8b': { nEmbd: 4096, nLayer: 32, nHead: 32, nHeadKv: 8, nFf: 14336, nCtxTrain: 8192, tieEmbeddings: false, ropeFreqBase: 500000, normEps: 1e-5 },
+  '20b': { nEmbd: 6144, nLayer: 48, nHead: 48, nHeadKv: 8, nFf: 16384, nCtxTrain: 32768, tieEmbeddings: false, ropeFreqBase: 1000000, normEps: 1e-5 },
 };
 
 const QWEN2: Record<PresetName, Row> = {
@@ -19,6 +22,7 @@ const QWEN2: Record<PresetName, Row> = {
   '1b': { nEmbd: 1536, nLayer: 28, nHead: 12, nHeadKv: 2, nFf: 8960, nCtxTrain: 32768, tieEmbeddings: false, ropeFreqBase: 1000000, normEps: 1e-6 },
   '3b': { nEmbd: 2048, nLayer: 36, nHead: 16, nHeadKv: 2, nFf: 11008, nCtxTrain: 32768, tieEmbeddings: false, ropeFreqBase: 1000000, normEps: 1e-6 },
   '8b': { nEmbd: 3584, nLayer: 28, nHead: 28, nHeadKv: 4, nFf: 18944, nCtxTrain: 32768, tieEmbeddings: false, ropeFreqBase: 1000000, normEps: 1e-6 },
+  '20b': { nEmbd: 5120, nLayer: 56, nHead: 40, nHeadKv: 8, nFf: 13824, nCtxTrain: 32768, tieEmbeddings: false, ropeFreqBase: 1000000, normEps: 1e-6 },
 };
 
 const GPTNEOX: Record<PresetName, Row> = {
@@ -27,6 +31,7 @@ const GPTNEOX: Record<PresetName, Row> = {
   '1b': { nEmbd: 2048, nLayer: 24, nHead: 16, nHeadKv: 16, nFf: 8192, nCtxTrain: 2048, tieEmbeddings: false, ropeFreqBase: 10000, normEps: 1e-5 },
   '3b': { nEmbd: 2560, nLayer: 32, nHead: 32, nHeadKv: 32, nFf: 10240, nCtxTrain: 2048, tieEmbeddings: false, ropeFreqBase: 10000, normEps: 1e-5 },
   '8b': { nEmbd: 4096, nLayer: 32, nHead: 32, nHeadKv: 32, nFf: 16384, nCtxTrain: 2048, tieEmbeddings: false, ropeFreqBase: 10000, normEps: 1e-5 },
+  '20b': { nEmbd: 6144, nLayer: 44, nHead: 64, nHeadKv: 64, nFf: 24576, nCtxTrain: 2048, tieEmbeddings: false, ropeFreqBase: 10000, normEps: 1e-5 },
 };
 
 export const PRESET_TABLE: Record<ArchName, Record<PresetName, Row>> = { llama: LLAMA, qwen2: QWEN2, gptneox: GPTNEOX };

@@ -2,7 +2,7 @@
 export const ARCHS = ['llama', 'qwen2', 'gptneox'] as const;
 export type ArchName = (typeof ARCHS)[number];
 
-export const PRESETS = ['tiny', 'small', '1b', '3b', '8b'] as const;
+export const PRESETS = ['tiny', 'small', '1b', '3b', '8b', '20b'] as const;
 export type PresetName = (typeof PRESETS)[number];
 
 export const WEIGHT_TYPES = ['F32', 'F16', 'Q8_0', 'Q4_0', 'Q4_K'] as const;

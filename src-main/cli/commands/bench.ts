@@ -3,16 +3,12 @@
 import type { CommandSpec, ParsedArgs } from '../args.js';
 import { UsageError } from '../errors.js';
 import { openModelInput } from '../model-input.js';
+import { parsePolicy, shapeNote } from '../run-config.js';
+import { benchTable, benchJson } from '../bench-output.js';
+import { benchAtCap } from '../bench-runner.js';
 import { LOAD_FLAGS, MEMORY_FLAGS } from '../run-flags.js';
-import { loadParams, parsePolicy, prepareRun, refuseBelowMinimum, shapeNote } from '../run-config.js';
-import { runOnce } from '../../node/run-once.js';
-import { buildRunReport, writeReportAtomic } from '../../node/report-file.js';
 import { detectCgroup } from '../../supervisor/index.js';
-import { benchTable, benchJson, medianRow, type BenchRow } from '../bench-output.js';
-import type { RunReport } from '../../shared/report/report-types.js';
 import { POLICIES, type PolicyName } from '../../shared/worker-protocol.js';
-import { releasesPages } from '../../shared/policy-rules.js';
-import { GREEDY } from '../../shared/settings/run-settings.js';
 
 export const command: CommandSpec = {
   name: 'bench',
@@ -39,14 +35,9 @@ export const command: CommandSpec = {
     const policies = (Array.isArray(raw) ? raw : String(raw).split(',')).map((p) => parsePolicy(p) as PolicyName);
     if (policies.length === 0) throw new UsageError('--policies needs at least one policy');
     const tokens = f['tokens'] as number;
-    if (tokens < 2) throw new UsageError('--tokens must be at least 2 (bytes per token need two decode samples)');
     const opened = await openModelInput(modelPath);
-    const prepared = prepareRun(opened, f);
-    const plan = prepared.plan;
     const detection = detectCgroup();
     const enforced = !f['advisory'] && detection.usable;
-    if (enforced) refuseBelowMinimum(opened, { ...f, 'enforce-ram': true }, { ...prepared, settings: { ...prepared.settings, enforceRam: true } });
-    if (!f['json']) process.stderr.write(shapeNote(prepared.shape));
     if (!f['json']) {
       process.stderr.write(
         enforced
@@ -54,30 +45,22 @@ export const command: CommandSpec = {
           : `ramforge bench: the cap is ADVISORY (${f['advisory'] ? '--advisory' : detection.usable ? '' : detection.reason}); numbers show the schedule, not a hard limit\n`,
       );
     }
-    // One weight layout for every policy: repacked and plain Q4_0 kernels round differently, and
-    // the comparison is of residency schedules, not of kernels.
-    const anyReleasing = policies.some(releasesPages);
-    const repack = prepared.settings.repack ?? !(anyReleasing || (plan !== null && plan.verdict !== 'fits'));
     const reps = f['reps'] as number;
-    if (reps < 1) throw new UsageError('--reps must be at least 1');
-    const runs = new Map<PolicyName, RunReport[]>(policies.map((p) => [p, []]));
-    // Policies alternate within each repetition, so drift of the machine hits all of them alike.
-    for (let rep = 0; rep < reps; rep++) for (const policy of policies) {
-      if (!f['json']) process.stderr.write(`ramforge bench: running ${policy}${reps > 1 ? ` (${rep + 1}/${reps})` : ''} …\n`);
-      const load = { ...loadParams(modelPath, f, prepared, policy), repack: releasesPages(policy) ? false : repack };
-      const generate = { prompt: f['prompt'] as string, maxTokens: tokens, sampling: GREEDY };
-      const result = await runOnce({
-        files: opened.shards.map((s) => s.path),
-        load,
-        generate,
-        cap: enforced ? { limitBytes: ram, timeoutS: f['enforce-timeout'] as number } : undefined,
-        coldStart: true,
-      });
-      const report = buildRunReport({ modelPath, opened, plan, load, generate, result });
-      if (f['report-dir']) writeReportAtomic(`${f['report-dir'] as string}/bench-${policy}${reps > 1 ? `-${rep + 1}` : ''}.json`, report);
-      runs.get(policy)?.push(report);
-    }
-    const rows: BenchRow[] = policies.map((policy) => medianRow(policy, runs.get(policy) ?? []));
+    const { prepared, rows } = await benchAtCap({
+      modelPath,
+      opened,
+      flags: f,
+      capBytes: ram,
+      policies,
+      tokens,
+      reps,
+      enforced,
+      reportDir: f['report-dir'] as string | undefined,
+      onRun: (policy, rep) => {
+        if (!f['json']) process.stderr.write(`ramforge bench: running ${policy}${reps > 1 ? ` (${rep + 1}/${reps})` : ''} …\n`);
+      },
+    });
+    if (!f['json']) process.stderr.write(shapeNote(prepared.shape));
     if (f['json']) process.stdout.write(JSON.stringify(benchJson(modelPath, ram, enforced, rows, prepared.shape), null, 2) + '\n');
     else process.stdout.write(benchTable(rows));
     return rows.every((r) => r.report.outcome.status === 'ok') ? 0 : 1;

@@ -1,0 +1,66 @@
+// One side-by-side comparison under one cap: each policy in its own worker, from a cold page
+// cache, policies alternating within each repetition so that drift of the machine hits all of
+// them alike. Shared by `bench` and `sweep`.
+import { mkdirSync } from 'node:fs';
+import type { ParsedArgs } from './args.js';
+import { UsageError } from './errors.js';
+import type { OpenedModel } from '../node/gguf-file.js';
+import { loadParams, prepareRun, refuseBelowMinimum, type PreparedRun } from './run-config.js';
+import { runOnce } from '../node/run-once.js';
+import { buildRunReport, writeReportAtomic } from '../node/report-file.js';
+import { medianRow, type BenchRow } from './bench-output.js';
+import type { RunReport } from '../shared/report/report-types.js';
+import type { PolicyName } from '../shared/worker-protocol.js';
+import { releasesPages } from '../shared/policy-rules.js';
+import { GREEDY } from '../shared/settings/run-settings.js';
+
+export interface BenchOptions {
+  modelPath: string;
+  opened: OpenedModel;
+  flags: ParsedArgs['flags'];
+  capBytes: number;
+  policies: PolicyName[];
+  tokens: number;
+  reps: number;
+  enforced: boolean;
+  /** Where to write each run's report (optional). */
+  reportDir?: string;
+  onRun?: (policy: PolicyName, rep: number) => void;
+}
+
+export interface BenchResult {
+  prepared: PreparedRun;
+  rows: BenchRow[];
+}
+
+export async function benchAtCap(o: BenchOptions): Promise<BenchResult> {
+  if (o.tokens < 2) throw new UsageError('--tokens must be at least 2 (bytes per token need two decode samples)');
+  if (o.reps < 1) throw new UsageError('--reps must be at least 1');
+  const f: ParsedArgs['flags'] = { ...o.flags, ram: o.capBytes, 'enforce-ram': o.enforced };
+  const prepared = prepareRun(o.opened, f);
+  if (o.enforced) refuseBelowMinimum(o.opened, f, prepared);
+  const plan = prepared.plan;
+  // One weight layout for every policy: repacked and plain Q4_0 kernels round differently, and
+  // the comparison is of residency schedules, not of kernels.
+  const anyReleasing = o.policies.some(releasesPages);
+  const repack = prepared.settings.repack ?? !(anyReleasing || (plan !== null && plan.verdict !== 'fits'));
+  if (o.reportDir) mkdirSync(o.reportDir, { recursive: true });
+  const runs = new Map<PolicyName, RunReport[]>(o.policies.map((p) => [p, []]));
+  for (let rep = 0; rep < o.reps; rep++)
+    for (const policy of o.policies) {
+      o.onRun?.(policy, rep);
+      const load = { ...loadParams(o.modelPath, f, prepared, policy), repack: releasesPages(policy) ? false : repack };
+      const generate = { prompt: f['prompt'] as string, maxTokens: o.tokens, sampling: GREEDY };
+      const result = await runOnce({
+        files: o.opened.shards.map((s) => s.path),
+        load,
+        generate,
+        cap: o.enforced ? { limitBytes: o.capBytes, timeoutS: f['enforce-timeout'] as number } : undefined,
+        coldStart: true,
+      });
+      const report = buildRunReport({ modelPath: o.modelPath, opened: o.opened, plan, load, generate, result });
+      if (o.reportDir) writeReportAtomic(`${o.reportDir}/bench-${o.capBytes}-${policy}${o.reps > 1 ? `-${rep + 1}` : ''}.json`, report);
+      runs.get(policy)?.push(report);
+    }
+  return { prepared, rows: o.policies.map((policy) => medianRow(policy, runs.get(policy) ?? [])) };
+}
