@@ -14,11 +14,12 @@ export interface Served {
   stop(): Promise<void>;
 }
 
-export async function startServe(extraArgs: string[] = []): Promise<Served> {
+/** `env` is added to this process's environment for the server (a fake HOME for model discovery). */
+export async function startServe(extraArgs: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<Served> {
   const dataDir = mkdtempSync(join(tmpdir(), 'ramforge-e2e-data-'));
   const child: ChildProcess = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...extraArgs], {
     cwd: ROOT,
-    env: { ...process.env, RAMFORGE_DATA: dataDir },
+    env: { ...process.env, ...env, RAMFORGE_DATA: dataDir },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

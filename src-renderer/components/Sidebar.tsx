@@ -1,4 +1,5 @@
 import { ConversationsSection } from './ConversationsSection.js';
+import { DiscoveredModels } from './DiscoveredModels.js';
 import { ModelsSection } from './ModelsSection.js';
 import { SettingsPanel } from './SettingsPanel.js';
 
@@ -11,6 +12,7 @@ export function Sidebar() {
         <span className="sub">models bigger than RAM</span>
       </div>
       <ModelsSection />
+      <DiscoveredModels />
       <SettingsPanel />
       <ConversationsSection />
     </aside>

@@ -32,6 +32,9 @@ export function handleEvent(s: Store, e: ApiEvent, tokens = 1): void {
     case 'sample':
       s.pushSample(e.sample);
       break;
+    case 'models-changed':
+      s.scheduleDiscovery();
+      break;
     case 'cgroup-sample':
       s.pushCgroupTick({ tMs: e.tMs, usageBytes: e.usageBytes, limitBytes: e.limitBytes });
       break;

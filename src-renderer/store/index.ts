@@ -10,6 +10,7 @@ import { createReportSlice } from './report-slice.js';
 import { createTelemetrySlice } from './telemetry-slice.js';
 import type { Store } from './types.js';
 import { createUiSlice } from './ui-slice.js';
+import { createDiscoverySlice } from './discovery-slice.js';
 
 export type { Store } from './types.js';
 
@@ -20,6 +21,7 @@ export const useStore = create<Store>()((...a) => ({
   ...createTelemetrySlice(...a),
   ...createReportSlice(...a),
   ...createUiSlice(...a),
+  ...createDiscoverySlice(...a),
 }));
 
 /**

@@ -6,8 +6,9 @@ import type { InspectSlice } from './inspect-slice.js';
 import type { ReportSlice } from './report-slice.js';
 import type { TelemetrySlice } from './telemetry-slice.js';
 import type { UiSlice } from './ui-slice.js';
+import type { DiscoverySlice } from './discovery-slice.js';
 
-export type Store = EngineSlice & InspectSlice & ChatSlice & TelemetrySlice & ReportSlice & UiSlice;
+export type Store = EngineSlice & InspectSlice & ChatSlice & TelemetrySlice & ReportSlice & UiSlice & DiscoverySlice;
 
 export type Slice<T> = StateCreator<Store, [], [], T>;
 
