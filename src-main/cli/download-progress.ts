@@ -8,14 +8,18 @@ export interface ProgressSink {
 }
 
 export function downloadProgress(sink: ProgressSink, label: string, now: () => number = () => performance.now()) {
-  const t0 = now();
+  // The clock starts at the first bytes received: connecting, and hashing a resumed .part, are
+  // not part of the transfer rate.
+  let first: { t: number; bytes: number } | null = null;
   let lastDraw = -Infinity;
   let lastDecile = -1;
   let drawn = false;
   return {
     update(p: { done: number; total: number | null; sessionBytes: number }): void {
-      const secs = (now() - t0) / 1000;
-      const line = progressLine(label, { done: p.done, total: p.total, rate: secs > 0 && p.sessionBytes > 0 ? p.sessionBytes / secs : null });
+      first ??= { t: now(), bytes: p.sessionBytes };
+      const secs = (now() - first.t) / 1000;
+      const moved = p.sessionBytes - first.bytes;
+      const line = progressLine(label, { done: p.done, total: p.total, rate: secs > 0 && moved > 0 ? moved / secs : null });
       const finished = p.total !== null && p.done >= p.total;
       if (sink.isTTY) {
         const t = now();
