@@ -109,6 +109,7 @@ export async function buildFakeHome(home: string, extraDir: string): Promise<Exp
   await put(join(lms, 'bartowski', 'Split-GGUF', 'mmproj-model-f16.gguf'), projectorGguf());
   await put(join(lms, 'tokenizers', 'vocab', 'ggml-vocab-llama.gguf'), vocabOnlyGguf());
   await put(join(lms, 'junk', 'bad', 'not-really.gguf'), 'this is not a GGUF file\n'.repeat(10));
+  await put(join(lms, 'someone', 'Lfs-GGUF', 'model-Q4_0.gguf'), 'version https://git-lfs.github.com/spec/v1\noid sha256:' + 'ab'.repeat(32) + '\nsize 4661211424\n');
   await put(join(home, '.cache', 'lm-studio', 'models', 'olduser', 'OldRepo', 'old-model.gguf'), tinyModel({ arch: 'gptneox', name: 'old-lms' }));
 
   const hub = join(home, '.cache', 'huggingface', 'hub');
@@ -137,6 +138,7 @@ export async function buildFakeHome(home: string, extraDir: string): Promise<Exp
     { source: 'lmstudio', name: 'bartowski/Split-GGUF/split-model (2 shards)', kind: 'model' },
     { source: 'lmstudio', name: 'junk/bad/not-really.gguf', kind: 'unreadable', reason: /not a GGUF file: magic is 'this'/ },
     { source: 'lmstudio', name: 'lmstudio-community/Tiny-Qwen2-GGUF/tiny-qwen2-Q8_0.gguf', kind: 'model' },
+    { source: 'lmstudio', name: 'someone/Lfs-GGUF/model-Q4_0.gguf', kind: 'unreadable', reason: /a Git LFS pointer, not the model/ },
     { source: 'lmstudio', name: 'tokenizers/vocab/ggml-vocab-llama.gguf', kind: 'vocab-only', reason: /vocabulary only/ },
     { source: 'lmstudio', name: 'olduser/OldRepo/old-model.gguf', kind: 'model' },
     { source: 'huggingface', name: 'TheOrg/Tiny-GGUF/lora/tiny-lora.gguf', kind: 'adapter', reason: /LoRA adapter for llama/ },

@@ -1,7 +1,7 @@
 // A candidate model's headers read (bounded, with the hardened reader) and what they say: the
 // kind of file, identity and size, and the plan the caller makes for chat models. A file that
 // cannot be read becomes an `unreadable` entry with the reason; nothing is thrown.
-import { stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import type { GgufShard } from '../../shared/gguf/model-view.js';
 import { GgufError } from '../../shared/gguf/reader-errors.js';
 import type { Candidate, DiscoveredModel, PlanSummary } from '../../shared/discovery/types.js';
@@ -23,6 +23,22 @@ export function readReason(e: unknown): string {
   if (err?.code === 'EACCES' || err?.code === 'EPERM') return 'permission denied';
   if (err?.code === 'EISDIR') return 'a folder, not a file';
   return err?.message ?? String(e);
+}
+
+/** A clone without `git lfs` leaves small text files in place of the weights. */
+async function isLfsPointer(path: string): Promise<boolean> {
+  try {
+    const fh = await open(path, 'r');
+    try {
+      const buf = Buffer.alloc(64);
+      const { bytesRead } = await fh.read(buf, 0, 64, 0);
+      return buf.subarray(0, bytesRead).toString('latin1').startsWith('version https://git-lfs.github.com/spec/');
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    return false;
+  }
 }
 
 async function sizeOf(files: readonly string[]): Promise<number | null> {
@@ -73,6 +89,9 @@ export async function readCandidate(c: Candidate, planner: Planner | null): Prom
     if (cls.kind !== 'adapter' && cls.kind !== 'projector') checkModelView(view, first.header);
     m = { input: base.path, shards, view, bytesRead };
   } catch (e) {
+    if (e instanceof GgufError && e.code === 'BAD_MAGIC' && (await isLfsPointer(e.file ?? base.path))) {
+      return unreadable('a Git LFS pointer, not the model: the file itself was never fetched (git lfs pull)');
+    }
     return unreadable(readReason(e));
   }
   const v = m.view;
