@@ -369,7 +369,8 @@ export class AppService {
 }
 
 function defaultInspect(path: string): Promise<unknown> {
-  return runCliJson(['inspect', path, '--json']);
+  // `--` first: a path that begins with '-' is a file, not a flag.
+  return runCliJson(['inspect', '--json', '--', path]);
 }
 
 function defaultPlan(path: string, s: RunSettings): Promise<unknown> {

@@ -12,13 +12,17 @@ export function defaultSettings(): RunSettings {
   return { ...DEFAULT_RUN_SETTINGS };
 }
 
-/** `ramforge plan` for these settings; without a budget, the machine's RAM (the shape is what matters then). */
+/**
+ * `ramforge plan` for these settings; without a budget, the machine's RAM (the shape is what
+ * matters then). The path comes last, after `--`, so a file named `-x.gguf` is not a flag.
+ */
 export function planArgs(modelPath: string, s: RunSettings): string[] {
-  const args = ['plan', modelPath, '--json', '--ram', String(s.ramBytes ?? totalmem()), '--prefetch-depth', String(s.prefetchDepth)];
+  const args = ['plan', '--json', '--ram', String(s.ramBytes ?? totalmem()), '--prefetch-depth', String(s.prefetchDepth)];
   if (s.ctx !== null) args.push('--ctx', String(s.ctx));
   if (s.batch !== null) args.push('--batch', String(s.batch));
   if (s.threads !== null) args.push('--threads', String(s.threads));
   if (s.vramBytes !== null) args.push('--vram', String(s.vramBytes));
+  args.push('--', modelPath);
   return args;
 }
 

@@ -69,6 +69,17 @@ function convert(spec: FlagSpec, raw: string): FlagValue {
   }
 }
 
+/**
+ * Asked for help: `-h` or `--help` before any `--` (after `--` every word is an argument, so a
+ * model file named `--help` or `-h` can still be given).
+ */
+export function wantsHelp(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  const flags = end < 0 ? argv : argv.slice(0, end);
+  return flags.includes('--help') || flags.includes('-h');
+}
+
+/** `--` ends the flags: every word after it is a positional, even one that begins with `-`. */
 export function parseArgs(argv: readonly string[], cmd: Pick<CommandSpec, 'name' | 'flags' | 'positionals'>): ParsedArgs {
   const byName = new Map(cmd.flags.map((f) => [f.name, f]));
   const byShort = new Map(cmd.flags.filter((f) => f.short).map((f) => [f.short as string, f]));

@@ -1,5 +1,5 @@
 // `ramforge` entry point: dispatches to one command module per subcommand.
-import { formatHelp, parseArgs, type CommandSpec } from './args.js';
+import { formatHelp, parseArgs, wantsHelp, type CommandSpec } from './args.js';
 import { CliError, EXIT } from './errors.js';
 import { VERSION_LINE } from './version.js';
 
@@ -60,7 +60,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     return EXIT.usage;
   }
   const { command } = await entry.load();
-  if (rest.includes('--help') || rest.includes('-h')) {
+  if (wantsHelp(rest)) {
     process.stdout.write(formatHelp(command));
     return EXIT.ok;
   }
