@@ -60,15 +60,9 @@ export async function readCandidate(c: Candidate, planner: Planner | null): Prom
     name: c.name,
     path: c.files[0] as string,
     files: [...c.files],
-    architecture: null,
-    modelName: null,
-    parameterCount: null,
-    quantization: null,
-    contextLength: null,
-    plan: null,
-    planError: null,
   };
-  const unreadable = async (reason: string): Promise<DiscoveredModel> => ({ ...base, fileBytes: await sizeOf(c.files), kind: 'unreadable', chat: false, reason });
+  const none = { architecture: null, modelName: null, parameterCount: null, quantization: null, contextLength: null, plan: null, planError: null };
+  const unreadable = async (reason: string): Promise<DiscoveredModel> => ({ ...base, fileBytes: await sizeOf(c.files), kind: 'unreadable', chat: false, reason, ...none });
   if (c.problem) return unreadable(c.problem);
   let m: OpenedModel;
   let cls: Classification;
