@@ -40,3 +40,25 @@ export function downloadProgress(sink: ProgressSink, label: string, now: () => n
     },
   };
 }
+
+/**
+ * Progress for programs (`pull --json`, the app): one JSON line per update on stderr,
+ * `{"file","done","total","rate"}`, at most 4 a second, the last one always.
+ */
+export function jsonProgress(sink: ProgressSink, file: string, now: () => number = () => performance.now()) {
+  let first: { t: number; bytes: number } | null = null;
+  let last = -Infinity;
+  return {
+    update(p: { done: number; total: number | null; sessionBytes: number }): void {
+      first ??= { t: now(), bytes: p.sessionBytes };
+      const t = now();
+      const finished = p.total !== null && p.done >= p.total;
+      if (!finished && t - last < 250) return;
+      last = t;
+      const secs = (t - first.t) / 1000;
+      const moved = p.sessionBytes - first.bytes;
+      sink.write(JSON.stringify({ file, done: p.done, total: p.total, rate: secs > 0 && moved > 0 ? Math.round(moved / secs) : null }) + '\n');
+    },
+    done(): void {},
+  };
+}

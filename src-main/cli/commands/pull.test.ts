@@ -165,6 +165,20 @@ describe('ramforge pull', () => {
     expect((await readFile(join(out, 'model.gguf'))).equals(model)).toBe(true);
   });
 
+  it('--json: the result as one document, progress as JSON lines on stderr', async () => {
+    server.files.set('/j/model.gguf', { bytes: model, headers: { 'x-linked-etag': `"${sha(model)}"` } });
+    const out = await outDir();
+    captureStderr();
+    const r = await runCommand(pull, [server.url('/j/model.gguf'), '--out', out, '--json', ...BASE]);
+    const doc = JSON.parse(r.stdout) as { schemaVersion: number; dir: string; plan: { verdict: string } | null; files: { path: string; bytes: number; sha256: string; verifiedAgainst: string; skipped: boolean }[] };
+    expect(doc.schemaVersion).toBe(1);
+    expect(doc.dir).toBe(out);
+    expect(doc.plan?.verdict).toBe('fits');
+    expect(doc.files).toEqual([{ url: server.url('/j/model.gguf'), path: join(out, 'model.gguf'), bytes: model.length, sha256: sha(model), verifiedAgainst: 'X-Linked-Etag', resumedFrom: 0, skipped: false }]);
+    const lines = stderr.trim().split('\n').map((l) => JSON.parse(l) as { file: string; done: number; total: number });
+    expect(lines.at(-1)).toMatchObject({ file: 'model.gguf', done: model.length, total: model.length });
+  });
+
   it('bad input exits 2', async () => {
     await expect(runCommand(pull, ['./model.gguf'])).rejects.toBeInstanceOf(UsageError);
     await expect(runCommand(pull, [server.url('/a/model.gguf'), '--sha256', 'abc'])).rejects.toThrow(/64 hex digits/);

@@ -16,8 +16,20 @@ import { HttpError } from '../../node/remote/http-get.js';
 import { defaultDownloadDir } from '../../node/download-dir.js';
 import { downloadDiskBandwidth, openRemoteModelOrExit } from '../remote-model.js';
 import { givenDiskBandwidth, planForView } from '../make-plan.js';
-import { downloadProgress } from '../download-progress.js';
+import { downloadProgress, jsonProgress } from '../download-progress.js';
+import { summarizePlan } from '../../shared/discovery/plan-summary.js';
+import type { PlanSummary } from '../../shared/discovery/types.js';
 import type { MemoryPlan } from '../../shared/plan/plan-types.js';
+
+/** `ramforge pull --json` (docs/cli-json.md, "pull"). */
+export interface PullResult {
+  schemaVersion: 1;
+  url: string;
+  dir: string;
+  /** Null when the server could not serve the header by ranges (no plan was made). */
+  plan: PlanSummary | null;
+  files: { url: string; path: string; bytes: number; sha256: string | null; verifiedAgainst: string | null; resumedFrom: number; skipped: boolean }[];
+}
 
 function planLines(p: MemoryPlan, ramSource: string): string {
   const q = p.quantities;
@@ -40,6 +52,7 @@ export const command: CommandSpec = {
     { name: 'disk-bw', type: 'string', valueName: 'SIZE/s', description: 'storage read bandwidth for the prediction (default: cached measurement of the target device)' },
     { name: 'force', type: 'boolean', description: 'download even when the plan says the model cannot run under the budget' },
     { name: 'retries', type: 'int', description: 'resume this many times after the connection drops', default: 3 },
+    { name: 'json', type: 'boolean', description: 'print the result as JSON, and progress as JSON lines on stderr (docs/cli-json.md, "pull")' },
   ],
   details: [
     'Files are written to NAME.part and renamed when complete; an interrupted pull resumes from the .part',
@@ -58,10 +71,14 @@ export const command: CommandSpec = {
       throw new UsageError((e as Error).message);
     }
     const urls = splitSetUrls(url);
+    const json = args.flags.json === true;
+    const say = (text: string): void => void (json ? null : process.stdout.write(text));
+    const result: PullResult = { schemaVersion: 1, url, dir: '', plan: null, files: [] };
     const given = args.flags.sha256 as string | undefined;
     if (given !== undefined && !isSha256(given.toLowerCase())) throw new UsageError(`--sha256 must be 64 hex digits, got '${given}'`);
     if (given !== undefined && urls.length > 1) throw new UsageError(`--sha256 names one file, but ${url} is a ${urls.length}-file split set`);
     const outDir = resolve((args.flags.out as string | undefined) ?? defaultDownloadDir());
+    result.dir = outDir;
     await mkdir(outDir, { recursive: true });
     const names = urls.map((u) => {
       try {
@@ -86,7 +103,8 @@ export const command: CommandSpec = {
       const disk = givenDiskBandwidth(args.flags) ?? downloadDiskBandwidth(outDir);
       // The downloaded file is assumed to sit on a file system that takes direct I/O (see `plan`).
       const { plan } = planForView(m.view, { ram }, disk, 0);
-      process.stdout.write(planLines(plan, args.flags.ram !== undefined ? '--ram' : "this machine's RAM"));
+      result.plan = summarizePlan(plan);
+      say(planLines(plan, args.flags.ram !== undefined ? '--ram' : "this machine's RAM"));
       if (plan.verdict === 'cannot-run' && !args.flags.force) {
         throw new CliError(`not downloading: the model cannot run under ${formatBytes(ram)} (the smallest cap that runs is ${formatBytes(plan.quantities.minimumRamBytes.value)}); pass --force to download anyway`, EXIT.failure);
       }
@@ -102,20 +120,22 @@ export const command: CommandSpec = {
       const existing = await stat(dest).then((s) => s.size, () => null);
       if (existing !== null) {
         if (sizes[i] !== null && existing === sizes[i]) {
-          process.stdout.write(`${dest}: already complete (${formatBytes(existing)}), skipped\n`);
+          say(`${dest}: already complete (${formatBytes(existing)}), skipped\n`);
+          result.files.push({ url: u, path: dest, bytes: existing, sha256: null, verifiedAgainst: null, resumedFrom: 0, skipped: true });
           continue;
         }
         throw new CliError(`${dest} already exists${sizes[i] !== null ? ` with a different size (${existing} bytes, the server has ${sizes[i]})` : ''}; remove it or choose --out`, EXIT.failure);
       }
       let expected: ExpectedSha | null = given ? { sha256: given.toLowerCase(), from: '--sha256' } : null;
       expected ??= (await siblingSha256(u)).sha;
-      const bar = downloadProgress(process.stderr, name);
+      const bar = json ? jsonProgress(process.stderr, name) : downloadProgress(process.stderr, name);
       try {
         const r = await download({ url: u, dest, sha256: expected, retries: args.flags.retries as number, onProgress: (p) => bar.update(p) });
         bar.done();
         const check = r.verifiedAgainst ? `sha256 ${r.sha256} verified against ${r.verifiedAgainst.from}` : `sha256 ${r.sha256} (not verified: the server publishes no checksum)`;
         const resumed = r.resumedFrom > 0 ? `, resumed at ${formatBytes(r.resumedFrom)}` : '';
-        process.stdout.write(`Saved ${dest} (${formatBytes(r.bytes)}${resumed}); ${check}\n`);
+        say(`Saved ${dest} (${formatBytes(r.bytes)}${resumed}); ${check}\n`);
+        result.files.push({ url: u, path: dest, bytes: r.bytes, sha256: r.sha256, verifiedAgainst: r.verifiedAgainst?.from ?? null, resumedFrom: r.resumedFrom, skipped: false });
       } catch (e) {
         bar.done();
         if (e instanceof DownloadError) throw new CliError(e.message, EXIT.failure);
@@ -123,6 +143,7 @@ export const command: CommandSpec = {
         throw e;
       }
     }
+    if (json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
     return EXIT.ok;
   },
 };
