@@ -66,6 +66,13 @@ export class FakeHost implements HostLike {
     this.resolveExit({ reason: 'exit', code: 0, signal: null, message: '' });
   }
 
+  /** Figures a capped fake run reports (tests set it). */
+  cgroup: import('../shared/cgroup/report.js').CgroupReport | null = null;
+
+  cgroupReport() {
+    return this.cgroup;
+  }
+
   lastReport(): unknown | null {
     return this.report;
   }

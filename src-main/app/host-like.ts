@@ -2,6 +2,7 @@
 // A seam so the service is tested with a fake worker and Electron can pass its own spawner.
 import type { GenerateParams, GenerationResult, LoadParams, ModelInfo, TokenEvent, WorkerExit } from '../shared/worker-protocol.js';
 import type { ResidencySample } from '../shared/residency-types.js';
+import type { CgroupReport } from '../shared/cgroup/report.js';
 
 export interface HostLike {
   load(params: LoadParams, onProgress?: (fraction: number) => void): Promise<ModelInfo>;
@@ -11,6 +12,8 @@ export interface HostLike {
   close(): Promise<void>;
   readonly exited: Promise<WorkerExit>;
   lastReport(): unknown | null;
+  /** The enforced cap's figures now (null when not capped). */
+  cgroupReport(): CgroupReport | null;
 }
 
 export interface CgroupSample {

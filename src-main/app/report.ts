@@ -1,54 +1,53 @@
-// The schema-v1 report of one chat turn in the app, built with the same builder as
-// `ramforge run --report-json` (src-main/node/report-file.ts), from what the service saw.
+// The schema-v1 report of one chat turn in the app: the same builder as `ramforge run
+// --report-json` (src-main/node/report-file.ts's pure core), fed with the turn's own results —
+// the worker's generation (with its inventory of what llama.cpp loaded: no GGUF header is parsed
+// in the app's main process), the samples, and the enforced cap's figures when there is one.
 import { stat } from 'node:fs/promises';
-import { openGgufModel, type OpenedModel } from '../node/gguf-file.js';
-import { buildRunReport } from '../node/report-file.js';
-import type { RunOnceResult } from '../node/run-once.js';
+import { buildRunReport, type WorkerResidency } from '../shared/report/build-report.js';
+import { summaryFromInventory } from '../shared/report/model-summary.js';
+import type { CgroupReport } from '../shared/cgroup/report.js';
 import type { MemoryPlan } from '../shared/plan/plan-types.js';
 import type { ResidencySample } from '../shared/residency-types.js';
 import type { GenerateParams, GenerationResult, LoadParams, ModelInfo } from '../shared/worker-protocol.js';
-import type { CgroupSample } from './host-like.js';
+import { LLAMA_CPP_TAG, RAMFORGE_VERSION } from '../shared/version.js';
 
 export interface TurnRecord {
   modelPath: string;
   load: LoadParams;
-  plan: unknown | null;
+  plan: MemoryPlan | null;
   generate: GenerateParams;
   model: ModelInfo;
-  result: GenerationResult;
+  result: GenerationResult & { residency?: WorkerResidency };
   samples: ResidencySample[];
-  cgroupSamples: CgroupSample[];
+  /** The enforced cap's figures at the end of the turn; null when the run is not capped. */
+  cgroup: CgroupReport | null;
   startedAt: string;
   wallMs: number;
 }
 
-// Every chat turn makes a report of the same model: its header (megabytes for a large vocab)
-// is read once per loaded file, not once per turn.
-let lastOpened: { path: string; mtimeMs: number; size: number; opened: OpenedModel } | null = null;
-
-async function openCached(path: string): Promise<OpenedModel> {
-  const st = await stat(path);
-  if (lastOpened && lastOpened.path === path && lastOpened.mtimeMs === st.mtimeMs && lastOpened.size === st.size) return lastOpened.opened;
-  const opened = await openGgufModel(path);
-  lastOpened = { path, mtimeMs: st.mtimeMs, size: st.size, opened };
-  return opened;
-}
-
 export async function buildTurnReport(t: TurnRecord): Promise<unknown> {
-  // The file already loaded in the worker, so its header passed the hardened reader once.
-  const opened = await openCached(t.modelPath);
-  const result: RunOnceResult = {
+  const inv = t.result.residency?.inventory;
+  if (!inv) throw new Error('the worker sent no inventory with the generation');
+  const fileBytes = (await stat(t.modelPath)).size;
+  return buildRunReport({
+    createdAt: t.startedAt,
+    tool: { version: RAMFORGE_VERSION, llamaCpp: LLAMA_CPP_TAG },
+    modelPath: t.modelPath,
+    summary: summaryFromInventory(inv, { name: t.model.name, arch: t.model.arch, nParams: t.model.nParams, fileBytes }),
+    shards: [t.modelPath],
+    plan: t.plan,
+    load: t.load,
+    generate: t.generate,
     model: t.model,
     generation: t.result,
     error: null,
     workerExit: null,
-    capped: null,
+    // The worker is still running: the cap held so far, nothing ended.
+    capped: t.cgroup
+      ? { status: 'ok', exitCode: 0, workerExitCode: null, signal: null, wallMs: Math.round(t.wallMs), message: 'the turn ended; the worker keeps running under the cap', cgroup: t.cgroup }
+      : null,
     coldStart: null,
     samples: t.samples,
-    cgroupSamples: t.cgroupSamples,
-    startedAt: t.startedAt,
-    wallMs: t.wallMs,
-    startToFirstTokenMs: null,
-  };
-  return buildRunReport({ modelPath: t.modelPath, opened, plan: (t.plan as MemoryPlan | null) ?? null, load: t.load, generate: t.generate, result });
+    exitCode: 0,
+  });
 }

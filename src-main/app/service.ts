@@ -18,6 +18,7 @@ import { RecentModels, modelRef } from './recent-models.js';
 import { checkSettings, loadFromPlan, planArgs } from './settings.js';
 import { writeJsonAtomic } from './atomic-write.js';
 import type { TurnRecord } from './report.js';
+import type { MemoryPlan } from '../shared/plan/plan-types.js';
 import type { CgroupSample } from './host-like.js';
 import type { ResidencySample } from '../shared/residency-types.js';
 import { checkMaxTokens, checkMessages, checkPolicies, checkSampling, checkString } from './validate.js';
@@ -48,7 +49,7 @@ export class AppService {
   private readonly listeners = new Set<(e: ApiEvent) => void>();
   private lastLoad: { path: string; settings: RunSettings } | null = null;
   /** What the current worker was loaded with, for reports. */
-  private loaded: { path: string; params: LoadParams; plan: unknown | null; info: ModelInfo } | null = null;
+  private loaded: { path: string; params: LoadParams; plan: MemoryPlan | null; info: ModelInfo } | null = null;
   private samples: ResidencySample[] = [];
   private cgroupSamples: CgroupSample[] = [];
   private activeRequest: string | null = null;
@@ -292,7 +293,7 @@ export class AppService {
         plan: this.loaded.plan,
         model: this.loaded.info,
         samples: [...this.samples],
-        cgroupSamples: [...this.cgroupSamples],
+        cgroup: h.cgroupReport(),
       });
     } catch (e) {
       this.state = { ...this.state, message: `the run report could not be built: ${(e as Error).message}` };

@@ -1,13 +1,13 @@
 // One side-by-side comparison under one cap: each policy in its own worker, from a cold page
 // cache, policies alternating within each repetition so that drift of the machine hits all of
 // them alike. Shared by `bench` and `sweep`.
-import { mkdirSync } from 'node:fs';
 import type { ParsedArgs } from './args.js';
 import { UsageError } from './errors.js';
 import type { OpenedModel } from '../node/gguf-file.js';
 import { loadParams, prepareRun, refuseBelowMinimum, type PreparedRun } from './run-config.js';
-import { runOnce } from '../node/run-once.js';
-import { buildRunReport, writeReportAtomic } from '../node/report-file.js';
+import { runOnce } from '../worker/run-once.js';
+import { buildRunReport } from '../node/report-file.js';
+import { writeJsonAtomic } from '../node/atomic-write.js';
 import { medianRow, type BenchRow } from './bench-output.js';
 import type { RunReport } from '../shared/report/report-types.js';
 import type { PolicyName } from '../shared/worker-protocol.js';
@@ -44,7 +44,6 @@ export async function benchAtCap(o: BenchOptions): Promise<BenchResult> {
   // the comparison is of residency schedules, not of kernels.
   const anyReleasing = o.policies.some(releasesPages);
   const repack = prepared.settings.repack ?? !(anyReleasing || (plan !== null && plan.verdict !== 'fits'));
-  if (o.reportDir) mkdirSync(o.reportDir, { recursive: true });
   const runs = new Map<PolicyName, RunReport[]>(o.policies.map((p) => [p, []]));
   for (let rep = 0; rep < o.reps; rep++)
     for (const policy of o.policies) {
@@ -59,7 +58,7 @@ export async function benchAtCap(o: BenchOptions): Promise<BenchResult> {
         coldStart: true,
       });
       const report = buildRunReport({ modelPath: o.modelPath, opened: o.opened, plan, load, generate, result });
-      if (o.reportDir) writeReportAtomic(`${o.reportDir}/bench-${o.capBytes}-${policy}${o.reps > 1 ? `-${rep + 1}` : ''}.json`, report);
+      if (o.reportDir) await writeJsonAtomic(`${o.reportDir}/bench-${o.capBytes}-${policy}${o.reps > 1 ? `-${rep + 1}` : ''}.json`, report);
       runs.get(policy)?.push(report);
     }
   return { prepared, rows: o.policies.map((policy) => medianRow(policy, runs.get(policy) ?? [])) };

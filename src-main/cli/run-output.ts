@@ -1,5 +1,5 @@
 // What `run` writes besides the text: --tokens-json and --profile.
-import type { RunOnceResult } from '../node/run-once.js';
+import type { RunOnceResult } from '../shared/run-result.js';
 import { percentile } from '../shared/stats.js';
 import { formatBytes } from '../shared/size.js';
 import type { WorkerResidency } from '../shared/report/build-report.js';

@@ -1,5 +1,7 @@
-// Atomic JSON writes: write a temp file in the same folder, fsync it, rename over the target.
-// A crash mid-write leaves either the old file or the new one, never half of one.
+// The one atomic writer: a temp file with an unpredictable name, created exclusively (never
+// through an existing file or symlink), written, fsynced, renamed over the target, and the
+// folder fsynced. A crash or a full disk leaves the old file or the new one, never half of one,
+// and no temp file behind.
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname, join, basename } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -8,7 +10,7 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
   const dir = dirname(path);
   await mkdir(dir, { recursive: true });
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const fh = await open(tmp, 'w', 0o600);
+  const fh = await open(tmp, 'wx', 0o600);
   try {
     await fh.writeFile(data);
     await fh.sync();
@@ -24,6 +26,9 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
     await rm(tmp, { force: true });
     throw e;
   }
+  // The rename is durable only once the folder's entry is.
+  const d = await open(dir, 'r').catch(() => null);
+  if (d) await d.sync().catch(() => undefined).finally(() => d.close());
 }
 
 export function writeJsonAtomic(path: string, value: unknown): Promise<void> {

@@ -1,13 +1,13 @@
-// The I/O edge of reports: fills in the tool identity and writes the JSON atomically.
-import { renameSync, writeFileSync } from 'node:fs';
+// The one report builder for a finished run (CLI run and bench, the app): fills in the tool
+// identity and hands the run's own results to the pure builder.
 import type { OpenedModel } from './gguf-file.js';
-import type { RunOnceResult } from './run-once.js';
-import { runExitCode } from './run-once.js';
+import { runExitCode, type RunOnceResult } from '../shared/run-result.js';
 import { buildRunReport as build, type WorkerResidency } from '../shared/report/build-report.js';
 import type { RunReport } from '../shared/report/report-types.js';
+import { summaryFromView } from '../shared/report/model-summary.js';
 import type { MemoryPlan } from '../shared/plan/plan-types.js';
 import type { GenerateParams, LoadParams } from '../shared/worker-protocol.js';
-import { LLAMA_CPP_TAG, RAMFORGE_VERSION } from '../cli/version.js';
+import { LLAMA_CPP_TAG, RAMFORGE_VERSION } from '../shared/version.js';
 
 export interface RunReportArgs {
   modelPath: string;
@@ -24,7 +24,7 @@ export function buildRunReport(a: RunReportArgs): RunReport {
     createdAt: r.startedAt,
     tool: { version: RAMFORGE_VERSION, llamaCpp: LLAMA_CPP_TAG },
     modelPath: a.modelPath,
-    view: a.opened.view,
+    summary: summaryFromView(a.opened.view),
     shards: a.opened.shards.map((s) => s.path),
     plan: a.plan,
     load: a.load,
@@ -38,10 +38,4 @@ export function buildRunReport(a: RunReportArgs): RunReport {
     samples: r.samples,
     exitCode: runExitCode(r),
   });
-}
-
-export function writeReportAtomic(path: string, report: unknown): void {
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, JSON.stringify(report, null, 2) + '\n');
-  renameSync(tmp, path);
 }

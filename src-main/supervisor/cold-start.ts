@@ -10,28 +10,9 @@ import { mountForPath, parseMountinfo } from '../shared/cgroup/mountinfo.js';
 
 const run = promisify(execFile);
 
-export type DropStatus =
-  /** fadvise ran and fincore shows no page of the file resident. */
-  | 'dropped'
-  /** fadvise ran; fincore is not installed, so nothing was verified. */
-  | 'requested'
-  /** fadvise ran, but some pages stayed (mapped by a process, dirty, or locked). */
-  | 'partial'
-  /** The file system keeps file data only in memory (tmpfs, ramfs): there is no cache to drop. */
-  | 'impossible'
-  | 'failed';
+import type { DropResult, DropStatus } from '../shared/cgroup/cold-start-types.js';
 
-export interface DropResult {
-  path: string;
-  status: DropStatus;
-  method: 'addon-fadvise' | 'dd-nocache' | null;
-  fsType: string | null;
-  sizeBytes: number | null;
-  residentBeforeBytes: number | null;
-  residentAfterBytes: number | null;
-  /** Why the status is not 'dropped' (or null). */
-  reason: string | null;
-}
+export type { DropResult, DropStatus };
 
 export interface DropOptions {
   /** posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) from the native addon, when loaded. */

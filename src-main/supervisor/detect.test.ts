@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EXIT } from '../cli/errors.js';
+import { EXIT } from '../shared/errors.js';
 import { detectCgroup } from './detect.js';
 import { CgroupUnavailableError } from './errors.js';
 import { startCapped } from './start-capped.js';

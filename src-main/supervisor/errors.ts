@@ -1,5 +1,5 @@
 // The error the CLI turns into exit 2: a cap was asked for and no memory cgroup can hold it.
-import { CliError, EXIT } from '../cli/errors.js';
+import { CliError, EXIT } from '../shared/errors.js';
 
 export class CgroupUnavailableError extends CliError {
   readonly code = 'CGROUP_UNAVAILABLE';

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess, type IOType, type StdioOptions } from 'node:c
 import { constants as osConstants } from 'node:os';
 import { selectStat } from '../shared/cgroup/memory-stat.js';
 import { classifyOutcome } from '../shared/cgroup/outcome.js';
-import type { CgroupReport, SupervisedOutcome } from '../shared/cgroup/report.js';
+import type { CgroupReport, SupervisedOutcome, UsageSample } from '../shared/cgroup/report.js';
 import { writeControl } from './control-io.js';
 import { createGroup, groupName } from './create-group.js';
 import { detectCgroup, type CgroupDetection } from './detect.js';
@@ -17,12 +17,7 @@ import { sweepStaleGroups } from './sweep.js';
 export const GROUP_DIR_ENV = 'RAMFORGE_CGROUP_DIR';
 export const GROUP_VERSION_ENV = 'RAMFORGE_CGROUP_VERSION';
 
-export interface UsageSample {
-  /** Milliseconds since the worker was started. */
-  tMs: number;
-  usageBytes: number;
-  limitBytes: number;
-}
+export type { UsageSample } from '../shared/cgroup/report.js';
 
 export interface StartCappedOptions {
   /** Hard limit in bytes (the kernel rounds it down to whole pages; the report says so). */
@@ -55,6 +50,8 @@ export interface CappedRun {
   done: Promise<SupervisedOutcome>;
   /** Stop the run on purpose: kills the whole group; the outcome is 'error' with this reason. */
   kill(reason: string): void;
+  /** The group's figures now, while the worker runs (the app's per-turn reports). */
+  snapshot(): CgroupReport;
 }
 
 // $0 names the script; $1 is the group's cgroup.procs; the rest is the worker's command line.
@@ -190,6 +187,19 @@ export function startCapped(opts: StartCappedOptions): CappedRun {
     }
   }
 
+  // Peak, limit hits, OOM kills and swap as the kernel counts them now.
+  const readCounters = () => {
+    report.oom_kills = put(report, 'oom_kills', safe(() => group.oomKills(), { value: null, reason: 'unreadable' }));
+    report.max_events = put(report, 'max_events', safe(() => group.maxEvents(), { value: null, reason: 'unreadable' }));
+    report.swap_peak_bytes = put(report, 'swap_peak_bytes', safe(() => group.swapPeak(), { value: null, reason: 'unreadable' }));
+    const kpeak = safe(() => group.peak(), { value: null, reason: 'unreadable' } as Reading);
+    if (kpeak.value !== null) report.peak_bytes = put(report, 'peak_bytes', kpeak);
+    else if (maxSample >= 0) {
+      report.peak_bytes = maxSample;
+      report.sources.peak_bytes = `samples (max of ${report.usage_samples} readings every ${opts.sampleMs ?? 100} ms; ${kpeak.reason})`;
+    } else report.reasons.peak_bytes = `${kpeak.reason}; no usage sample was taken`;
+  };
+
   const sampler = setInterval(sample, opts.sampleMs ?? 100);
   const timer =
     timeoutS === null
@@ -208,15 +218,7 @@ export function startCapped(opts: StartCappedOptions): CappedRun {
       if (timer) clearTimeout(timer);
       const wallMs = Math.round(performance.now() - t0);
       sample(); // last reading while the group still holds what the worker left (page cache)
-      report.oom_kills = put(report, 'oom_kills', safe(() => group.oomKills(), { value: null, reason: 'unreadable' }));
-      report.max_events = put(report, 'max_events', safe(() => group.maxEvents(), { value: null, reason: 'unreadable' }));
-      report.swap_peak_bytes = put(report, 'swap_peak_bytes', safe(() => group.swapPeak(), { value: null, reason: 'unreadable' }));
-      const kpeak = safe(() => group.peak(), { value: null, reason: 'unreadable' } as Reading);
-      if (kpeak.value !== null) report.peak_bytes = put(report, 'peak_bytes', kpeak);
-      else if (maxSample >= 0) {
-        report.peak_bytes = maxSample;
-        report.sources.peak_bytes = `samples (max of ${report.usage_samples} readings every ${opts.sampleMs ?? 100} ms; ${kpeak.reason})`;
-      } else report.reasons.peak_bytes = `${kpeak.reason}; no usage sample was taken`;
+      readCounters();
       const rm = await killAndRemove(group);
       report.removed = rm.removed;
       if (rm.reason) report.reasons.removed = rm.reason;
@@ -266,6 +268,13 @@ export function startCapped(opts: StartCappedOptions): CappedRun {
     kill(reason: string) {
       if (stoppedReason === null && !timedOut) stoppedReason = reason;
       safe(() => group.killAll(), undefined);
+    },
+    snapshot(): CgroupReport {
+      if (!report.removed) {
+        sample();
+        readCounters();
+      }
+      return structuredClone(report);
     },
   };
 }

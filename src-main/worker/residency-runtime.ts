@@ -16,8 +16,8 @@ import { readProcStats } from '../node/proc-stats.js';
 import { buildManifest, releaseOrderFromProfile, type GraphTraceManifest } from '../shared/graph-trace/manifest.js';
 
 const PAGE_SIZE = 4096;
-/** Non-weight memory charged after load: the process's own growth while it runs (measured: +4 to +6 MiB over a run). */
-const NON_WEIGHT_GROWTH_BYTES = 6 * 1024 * 1024;
+/** Non-weight memory charged after load: the process's own growth while it runs (measured: −10 to +4 MiB over a run). */
+const NON_WEIGHT_GROWTH_BYTES = 4 * 1024 * 1024;
 /** Page tables of the model's mapping: 8 B per 4 KiB page. */
 const PAGE_TABLE_FRACTION = 0.002;
 

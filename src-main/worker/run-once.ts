@@ -1,10 +1,14 @@
 // One complete engine run — start the worker (capped or not), cold-start the file cache, load,
 // generate, collect samples, close — with every way it can end captured as data, never thrown.
 // `ramforge run`, `ramforge bench` and the report builder share it.
-import { dropFileCache, type DropResult, type SupervisedOutcome, type UsageSample } from '../supervisor/index.js';
-import { startEngineProcess } from './engine-process.js';
+import { dropFileCache, type UsageSample } from '../supervisor/index.js';
+import { startWorker } from './start-worker.js';
+import type { RunOnceResult } from '../shared/run-result.js';
+
+export type { RunOnceResult } from '../shared/run-result.js';
+export { runExitCode, runFailureMessage } from '../shared/run-result.js';
 import type { ResidencySample } from '../shared/residency-types.js';
-import type { GenerateParams, GenerationResult, LoadParams, ModelInfo, TokenEvent, WorkerExit } from '../shared/worker-protocol.js';
+import type { GenerateParams, LoadParams, TokenEvent } from '../shared/worker-protocol.js';
 
 export interface RunOnceOptions {
   files: string[];
@@ -19,21 +23,6 @@ export interface RunOnceOptions {
   onCgroupSample?: (s: UsageSample) => void;
   /** Called once the worker is up: lets a caller cancel or kill it. */
   onStarted?: (ctl: { cancel(): void; kill(reason: string): void }) => void;
-}
-
-export interface RunOnceResult {
-  model: ModelInfo | null;
-  generation: (GenerationResult & { residency?: unknown }) | null;
-  error: { code: string; message: string } | null;
-  workerExit: WorkerExit | null;
-  capped: SupervisedOutcome | null;
-  coldStart: DropResult[] | null;
-  samples: ResidencySample[];
-  cgroupSamples: UsageSample[];
-  startedAt: string;
-  wallMs: number;
-  /** From the start of the run (worker start, cold start, load) to the first generated token. */
-  startToFirstTokenMs: number | null;
 }
 
 export async function runOnce(o: RunOnceOptions): Promise<RunOnceResult> {
@@ -54,7 +43,7 @@ export async function runOnce(o: RunOnceOptions): Promise<RunOnceResult> {
     startToFirstTokenMs: null,
   };
   if (o.coldStart) result.coldStart = await dropFileCache(o.files);
-  const proc = await startEngineProcess({
+  const proc = await startWorker({
     cap: o.cap,
     onSample: (s) => {
       samples.push(s);
@@ -80,22 +69,4 @@ export async function runOnce(o: RunOnceOptions): Promise<RunOnceResult> {
   if (proc.capped) result.capped = await proc.capped;
   result.wallMs = performance.now() - t0;
   return result;
-}
-
-/** The CLI exit code for a run, as DESIGN.md defines them. */
-export function runExitCode(r: RunOnceResult): number {
-  if (r.capped?.status === 'oom') return 137;
-  if (r.capped?.status === 'timeout') return 124;
-  if (r.error || (r.capped && r.capped.status !== 'ok')) return 1;
-  return 0;
-}
-
-/** One line saying how a failed run ended. */
-export function runFailureMessage(r: RunOnceResult): string | null {
-  if (r.capped && r.capped.status !== 'ok') return r.capped.message;
-  if (r.error) {
-    const how = r.workerExit && r.workerExit.reason !== 'exit' && !r.error.message.includes(r.workerExit.message) ? ` (${r.workerExit.message})` : '';
-    return `${r.error.message}${how}`;
-  }
-  return null;
 }

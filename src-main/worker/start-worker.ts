@@ -1,49 +1,74 @@
-// Starts the inference worker for a command: plainly, or under the hard memory cap through the
-// supervisor (every page the worker charges is inside its cgroup from its first instruction).
-import { startCapped, type SupervisedOutcome, type UsageSample } from '../supervisor/index.js';
-import { WorkerHost, wrapChild } from '../worker/host.js';
+// The one way to start an inference worker: plainly (a Node child, or whatever the host passes,
+// e.g. an Electron utility process), or under a hard memory cap through the supervisor — every
+// page the worker charges is then inside its cgroup from its first instruction. The CLI, bench
+// and the app all start workers here.
+import { startCapped, type CgroupReport, type SupervisedOutcome, type UsageSample } from '../supervisor/index.js';
+import { WorkerHost, wrapChild, type WorkerProcess } from './host.js';
 import type { ResidencySample } from '../shared/residency-types.js';
+import type { WorkerExit } from '../shared/worker-protocol.js';
 
-export interface EngineProcessOptions {
+export type Spawner = (script: string, env: NodeJS.ProcessEnv) => WorkerProcess | Promise<WorkerProcess>;
+
+export interface StartWorkerOptions {
   cap?: { limitBytes: number; timeoutS: number | null };
+  /** How to start an uncapped worker (default: Node's fork). */
+  spawnPlain?: Spawner;
   onSample?: (s: ResidencySample) => void;
   onCgroupSample?: (s: UsageSample) => void;
   env?: NodeJS.ProcessEnv;
 }
 
-export interface EngineProcess {
+export interface StartedWorker {
   host: WorkerHost;
   /** The supervisor's outcome when capped; resolves after the group is removed. */
   capped: Promise<SupervisedOutcome> | null;
   kill(reason: string): void;
+  /** The cap's figures now (null when not capped). */
+  cgroup(): CgroupReport | null;
 }
 
-export async function startEngineProcess(opts: EngineProcessOptions): Promise<EngineProcess> {
+/** How a capped run ended, as the host reports worker exits. */
+export function exitOf(o: SupervisedOutcome): WorkerExit {
+  return {
+    reason: o.status === 'oom' ? 'oom' : o.status === 'timeout' ? 'timeout' : o.status === 'ok' ? 'exit' : o.signal === 'SIGKILL' ? 'killed' : 'crash',
+    code: o.workerExitCode,
+    signal: o.signal,
+    message: o.message,
+  };
+}
+
+export async function startWorker(opts: StartWorkerOptions): Promise<StartedWorker> {
   if (!opts.cap) {
-    const host = await WorkerHost.start({ onSample: opts.onSample, env: opts.env });
-    return { host, capped: null, kill: () => host.kill() };
+    const host = await WorkerHost.start({ onSample: opts.onSample, env: opts.env, ...(opts.spawnPlain ? { spawn: opts.spawnPlain } : {}) });
+    return { host, capped: null, kill: () => host.kill(), cgroup: () => null };
   }
   const cap = opts.cap;
   let done: Promise<SupervisedOutcome> | null = null;
   let killRun: (reason: string) => void = () => {};
+  let snapshot: () => CgroupReport | null = () => null;
   const host = await WorkerHost.start({
     onSample: opts.onSample,
     env: opts.env,
     spawn: (script, env) => {
+      const runEnv = { ...env };
+      // Inside Electron the worker runs on Electron's own binary in Node mode.
+      if (process.versions.electron) runEnv.ELECTRON_RUN_AS_NODE = '1';
       const run = startCapped({
         limitBytes: cap.limitBytes,
         timeoutS: cap.timeoutS,
         command: process.execPath,
         args: [script],
-        env,
+        env: runEnv,
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
         serialization: 'advanced',
         onSample: opts.onCgroupSample,
       });
       done = run.done;
       killRun = (reason) => run.kill(reason);
-      return wrapChild(run.child);
+      snapshot = () => run.snapshot();
+      // The host learns how the worker ended from the supervisor (an OOM kill is not a crash).
+      return { ...wrapChild(run.child), exited: run.done.then(exitOf), kill: () => run.kill('killed on request') };
     },
   });
-  return { host, capped: done, kill: (reason) => killRun(reason) };
+  return { host, capped: done, kill: (reason) => killRun(reason), cgroup: () => snapshot() };
 }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { CommandSpec, ParsedArgs } from '../args.js';
 import { CliError, UsageError } from '../errors.js';
 import { openModelInput } from '../model-input.js';
-import { runOnce } from '../../node/run-once.js';
+import { runOnce } from '../../worker/run-once.js';
 import { packageRoot } from '../../node/paths.js';
 import { percentile } from '../../shared/stats.js';
 

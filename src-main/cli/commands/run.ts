@@ -4,11 +4,13 @@ import { UsageError } from '../errors.js';
 import { openModelInput } from '../model-input.js';
 import { LOAD_FLAGS, MEMORY_FLAGS, SAMPLING_FLAGS } from '../run-flags.js';
 import { capFrom, loadParams, parsePolicy, prepareRun, refuseBelowMinimum, samplingParams, shapeNote } from '../run-config.js';
-import { runExitCode, runFailureMessage, runOnce, type RunOnceResult } from '../../node/run-once.js';
+import { runOnce } from '../../worker/run-once.js';
+import { runExitCode, runFailureMessage, type RunOnceResult } from '../../shared/run-result.js';
 import { progressBar } from '../../synth/progress-bar.js';
 import { formatMemoryReport } from '../../supervisor/index.js';
 import { inspectLayerText, profileText, tokensJson } from '../run-output.js';
-import { buildRunReport, writeReportAtomic } from '../../node/report-file.js';
+import { buildRunReport } from '../../node/report-file.js';
+import { writeJsonAtomic } from '../../node/atomic-write.js';
 import { formatResidencyReport } from '../../shared/report/residency-text.js';
 import type { ChatMessage } from '../../shared/worker-protocol.js';
 
@@ -80,13 +82,13 @@ export const command: CommandSpec = {
     if (first) bar?.done();
     if (result.generation) process.stdout.write('\n');
 
-    if (f['tokens-json'] && result.generation) writeReportAtomic(f['tokens-json'] as string, tokensJson(result));
+    if (f['tokens-json'] && result.generation) await writeJsonAtomic(f['tokens-json'] as string, tokensJson(result));
     if (f['profile'] && result.generation && result.model) process.stderr.write(profileText(result));
     const report = buildRunReport({ modelPath, opened, plan, load, generate, result });
     if (f['residency-report']) process.stderr.write(formatResidencyReport(report));
     if (f['inspect-layer'] !== undefined) process.stderr.write(inspectLayerText(result, f['inspect-layer'] as number));
     if (f['memory-report'] && result.capped) process.stderr.write(formatMemoryReport(result.capped));
-    if (f['report-json']) writeReportAtomic(f['report-json'] as string, report);
+    if (f['report-json']) await writeJsonAtomic(f['report-json'] as string, report);
     const code = runExitCode(result);
     const why = runFailureMessage(result);
     if (why) process.stderr.write(`ramforge run: ${why}\n`);

@@ -32,6 +32,14 @@ export interface CgroupReport {
   reasons: Record<string, string>;
 }
 
+/** One reading of the group's charge while the worker runs. */
+export interface UsageSample {
+  /** Milliseconds since the worker was started. */
+  tMs: number;
+  usageBytes: number;
+  limitBytes: number;
+}
+
 export interface SupervisedOutcome {
   status: OutcomeStatus;
   /** What the CLI should exit with: 0 ok, 124 timeout, 137 OOM, else the worker's code. */

@@ -76,7 +76,7 @@ export function selectStreamed(layers: readonly WeightLayer[], targetBytes: numb
 
 /** Headroom kept free under a cap: the larger of a fixed floor and a fraction of the cap. */
 export const HEADROOM_MIN_BYTES = 4 * 1024 * 1024;
-export const HEADROOM_FRACTION = 0.01;
+export const HEADROOM_FRACTION = 0.005;
 /** What the kernel may read past a streamed unit (the device's read-ahead) when not measured. */
 export const DEFAULT_READAHEAD_BYTES = 8 * 1024 * 1024;
 

@@ -1,6 +1,6 @@
 // Pure: builds the schema-v1 run report from what a run produced. No I/O here.
 import type { MemoryPlan } from '../plan/plan-types.js';
-import type { ModelView } from '../gguf/model-view.js';
+import type { ModelSummary } from './model-summary.js';
 import type { SupervisedOutcome } from '../cgroup/report.js';
 import type { ResidencySample, Tier } from '../residency-types.js';
 import type { GenerateParams, GenerationResult, LoadParams, ModelInfo, PolicyName, WorkerExit } from '../worker-protocol.js';
@@ -8,7 +8,6 @@ import type { Inventory } from '../residency/inventory.js';
 import type { LedgerEntry, OutcomeStatus, ReportAction, RunReport } from './report-types.js';
 import type { GraphTraceManifest } from '../graph-trace/manifest.js';
 import { decodeFigures } from './decode-figures.js';
-import { weightsReadPerToken } from '../plan/plan.js';
 import { DEFAULT_PREFETCH_DEPTH } from '../settings/run-settings.js';
 
 function graphTraceSection(res: WorkerResidency | undefined, detail: boolean): RunReport['graph_trace'] {
@@ -42,7 +41,8 @@ export interface ReportInput {
   createdAt: string;
   tool: { version: string; llamaCpp: string };
   modelPath: string;
-  view: ModelView;
+  /** The model as the report describes it (from the header, or from what the worker loaded). */
+  summary: ModelSummary;
   shards: string[];
   plan: MemoryPlan | null;
   load: LoadParams;
@@ -89,7 +89,7 @@ function ledgerOf(i: ReportInput, res: WorkerResidency | undefined): RunReport['
   const mappingResident = res ? res.finalResident.reduce<number>((s, v) => s + (v ?? 0), 0) : null;
   const q = i.plan?.quantities;
   const entries: LedgerEntry[] = [
-    { name: 'weights (file)', bytes: i.view.tensorBytes, source: 'GGUF header (hardened reader)' },
+    { name: 'weights (file)', bytes: i.summary.tensorBytes, source: i.summary.source },
     { name: 'weights resident in the mapping', bytes: mappingResident, source: 'mincore over each layer’s exclusive pages', ...(mappingResident === null ? { reason: 'no inventory from the worker' } : {}) },
     { name: 'anonymous (repacked) weights', bytes: res ? res.inventory.anonymousBytes : null, source: 'tensor addresses outside the file mapping', ...(res ? {} : { reason: 'no inventory from the worker' }) },
     { name: 'KV cache (planned)', bytes: q?.kvRamBytes.value ?? null, source: q ? `plan: ${q.kvRamBytes.formula}` : 'plan', ...(q ? {} : { reason: 'no --ram given, no plan' }) },
@@ -113,7 +113,7 @@ export function buildRunReport(i: ReportInput): RunReport {
   // The worker may run another policy than asked (manual releases need the engine: observe).
   const policy = ((res?.policy as PolicyName | undefined) ?? i.load.policy ?? 'off') as PolicyName;
   const invLayers = res?.inventory.layers;
-  const layers = i.view.layers.map((l, idx) => ({
+  const layers = i.summary.layers.map((l, idx) => ({
     index: l.index,
     bytes: l.bytes,
     resident_bytes: res ? (res.finalResident[idx] ?? null) : null,
@@ -122,7 +122,7 @@ export function buildRunReport(i: ReportInput): RunReport {
   }));
   const brt = bytesReadPerToken(i.samples);
   const window = typeof res?.counters?.['windowBytes'] === 'number' ? (res.counters['windowBytes'] as number) : 0;
-  const fig = decodeFigures(i.samples, { weightsPerToken: i.plan ? weightsReadPerToken(i.view) : null, capBytes: i.load.ramBytes ?? null, windowBytes: window });
+  const fig = decodeFigures(i.samples, { weightsPerToken: i.summary.weightsPerToken, capBytes: i.load.ramBytes ?? null, windowBytes: window });
   const g = i.generation;
   return {
     schema_version: 1,
@@ -131,12 +131,12 @@ export function buildRunReport(i: ReportInput): RunReport {
     tool: { name: 'ramforge', version: i.tool.version, llama_cpp: i.tool.llamaCpp },
     model: {
       path: i.modelPath,
-      name: i.view.name,
-      architecture: i.view.architecture,
-      file_bytes: i.view.fileBytes,
-      tensor_bytes: i.view.tensorBytes,
-      n_layers: i.view.layers.length,
-      n_params: i.model?.nParams ?? i.view.parameterCount,
+      name: i.summary.name,
+      architecture: i.summary.architecture,
+      file_bytes: i.summary.fileBytes,
+      tensor_bytes: i.summary.tensorBytes,
+      n_layers: i.summary.layers.length,
+      n_params: i.model?.nParams ?? i.summary.parameterCount,
       shards: i.shards,
     },
     config: {
@@ -175,7 +175,7 @@ export function buildRunReport(i: ReportInput): RunReport {
     residency: {
       policy,
       layers,
-      persistent_bytes: res ? res.inventory.persistentBytes : i.view.persistent.bytes,
+      persistent_bytes: res ? res.inventory.persistentBytes : i.summary.persistentBytes,
       anonymous_bytes: res ? res.inventory.anonymousBytes : null,
       counters: res?.counters ?? null,
       bytes_read_per_token: brt.value,
