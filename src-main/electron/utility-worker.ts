@@ -2,7 +2,7 @@
 // Electron). The worker's channel.ts speaks parentPort there.
 import { utilityProcess } from 'electron';
 import type { WorkerProcess } from '../worker/host.js';
-import type { WorkerEvent, WorkerExit } from '../shared/worker-protocol.js';
+import type { WorkerExit } from '../shared/worker-protocol.js';
 
 export function utilityWorkerSpawner(script: string, env: NodeJS.ProcessEnv): WorkerProcess {
   const child = utilityProcess.fork(script, [], { env, serviceName: 'RAMforge inference worker', stdio: 'inherit' });
@@ -22,7 +22,8 @@ export function utilityWorkerSpawner(script: string, env: NodeJS.ProcessEnv): Wo
     send: (msg) => {
       child.postMessage(msg);
     },
-    onMessage: (fn) => child.on('message', (m: unknown) => fn(m as WorkerEvent)),
+    // Unchecked here: WorkerHost checks every message against the protocol.
+    onMessage: (fn) => child.on('message', (m: unknown) => fn(m)),
     exited,
     kill: () => {
       killed = true;

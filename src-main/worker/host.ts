@@ -15,10 +15,10 @@ import type {
   LoadParams,
   ModelInfo,
   TokenEvent,
-  WorkerEvent,
   WorkerExit,
   WorkerRequest,
 } from '../shared/worker-protocol.js';
+import { checkWorkerEvent } from '../shared/worker-message-check.js';
 
 export interface CgroupUsageSample {
   tMs: number;
@@ -29,7 +29,8 @@ export interface CgroupUsageSample {
 /** How a caller starts the worker process; the default forks plain Node. */
 export interface WorkerProcess {
   send(msg: WorkerRequest): void;
-  onMessage(fn: (e: WorkerEvent) => void): void;
+  /** Every message as it arrived: unchecked (the host checks it against the protocol). */
+  onMessage(fn: (m: unknown) => void): void;
   /** Resolves once, however the process ended. */
   exited: Promise<WorkerExit>;
   kill(): void;
@@ -81,7 +82,7 @@ export function wrapChild(child: ChildProcess): WorkerProcess {
     send: (msg) => {
       if (child.connected) child.send(msg);
     },
-    onMessage: (fn) => child.on('message', (m) => fn(m as WorkerEvent)),
+    onMessage: (fn) => child.on('message', (m: unknown) => fn(m)),
     exited,
     kill: () => child.kill('SIGKILL'),
   };
@@ -135,7 +136,25 @@ export class WorkerHost extends EventEmitter {
     return host;
   }
 
-  private onEvent(e: WorkerEvent): void {
+  /** Messages from the worker that broke the protocol and were dropped. */
+  droppedMessages = 0;
+
+  private onEvent(m: unknown): void {
+    // This runs in the main process's listener: a malformed message is dropped and reported
+    // ('bad-message', else stderr for the first few), never thrown.
+    const checked = checkWorkerEvent(m);
+    if (!checked.ok) {
+      this.droppedMessages++;
+      const p = checked.resultId === undefined ? undefined : this.pending.get(checked.resultId);
+      if (p) {
+        this.pending.delete(checked.resultId as number);
+        p.reject(new WorkerError('BAD_MESSAGE', `the inference worker answered with a malformed result: ${checked.reason}`));
+      }
+      if (this.listenerCount('bad-message') > 0) this.emit('bad-message', checked.reason);
+      else if (this.droppedMessages <= 10) process.stderr.write(`ramforge: dropped a malformed message from the inference worker: ${checked.reason}\n`);
+      return;
+    }
+    const e = checked.event;
     switch (e.type) {
       case 'ready':
         this.pid = e.pid;
