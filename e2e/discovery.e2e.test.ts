@@ -131,4 +131,13 @@ describe.runIf(haveChromium || IS_CI)('model discovery and plan before download,
     expect(http.bytesSent()).toBeLessThanOrEqual(2 * (dataOffset + RANGE_STEP_BYTES));
     expect(http.bytesSent()).toBeLessThan(model.length);
   });
+
+  it('the pasted URL downloads into RAMforge\'s folder, with progress, and is then listed', async () => {
+    await byId('url-pull-start').click();
+    await page.waitForSelector('[data-testid="url-pull"][data-state="done"]', { timeout: 120_000 });
+    expect(await byId('url-pull-result').textContent()).toMatch(/Saved .*models\/tiny-q4_0\.gguf/);
+    expect(readFileSync(join(served.dataDir, 'models', 'tiny-q4_0.gguf')).equals(model)).toBe(true);
+    await page.waitForSelector('[data-testid="discovered-item"][data-source="ramforge"]:has-text("tiny-q4_0.gguf")', { timeout: 30_000 });
+    await screenshot(page, 'url-pulled');
+  });
 });

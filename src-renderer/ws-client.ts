@@ -148,6 +148,8 @@ export function createWsClient(opts: WsClientOptions): RamforgeApi {
     plan: (path, settings) => call('plan', path, settings),
     discoverModels: (ramBytes) => call('discoverModels', ramBytes),
     setModelFolders: (paths) => call('setModelFolders', paths),
+    pullModel: (url, ramBytes) => call('pullModel', url, ramBytes),
+    cancelPull: (url) => call('cancelPull', url),
     load: (path, settings) => call('load', path, settings),
     unload: () => call('unload'),
     generate: (requestId, messages, sampling, maxTokens) => call('generate', requestId, messages, sampling, maxTokens),

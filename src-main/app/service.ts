@@ -23,6 +23,7 @@ import type { CgroupSample } from './host-like.js';
 import type { ResidencySample } from '../shared/residency-types.js';
 import { checkMaxTokens, checkMessages, checkPolicies, checkSampling, checkString } from './validate.js';
 import { ModelDiscovery } from './discovery.js';
+import { ModelPulls } from './pulls.js';
 import { isModelUrl } from '../shared/remote/model-url.js';
 
 export interface AppServiceOptions {
@@ -37,6 +38,8 @@ export interface AppServiceOptions {
   buildReport?: (t: TurnRecord) => Promise<unknown>;
   /** Runs `ramforge models` with these arguments (a child process by default; tests replace it). */
   discover?: (args: string[]) => Promise<unknown>;
+  /** The CLI entry `pullModel` runs (the package's by default). */
+  cliEntry?: string;
 }
 
 const GREEDY: SamplingParams = { temperature: 0, topK: 1, topP: 1, minP: 0, seed: 1, repeatPenalty: 1, repeatLastN: 64 };
@@ -57,11 +60,13 @@ export class AppService {
   private readonly conversations: ConversationStore;
   private readonly recent: RecentModels;
   private readonly discovery: ModelDiscovery;
+  private readonly pulls: ModelPulls;
 
   constructor(private readonly opts: AppServiceOptions) {
     this.conversations = new ConversationStore(join(opts.dataDir, 'conversations'));
     this.recent = new RecentModels(join(opts.dataDir, 'recent-models.json'));
     this.discovery = new ModelDiscovery({ dataDir: opts.dataDir, ...(opts.discover ? { run: opts.discover } : {}), onChange: () => this.emit({ type: 'models-changed' }) });
+    this.pulls = new ModelPulls({ ...(opts.cliEntry ? { entry: opts.cliEntry } : {}), onProgress: (p) => this.emit({ type: 'pull-progress', ...p }) });
   }
 
   onEvent(listener: (e: ApiEvent) => void): () => void {
@@ -143,6 +148,14 @@ export class AppService {
 
   setModelFolders(paths: unknown): Promise<string[]> {
     return this.discovery.setFolders(paths);
+  }
+
+  pullModel(url: unknown, ramBytes: unknown): Promise<unknown> {
+    return this.pulls.start(url, ramBytes);
+  }
+
+  async cancelPull(url: unknown): Promise<void> {
+    this.pulls.cancel(url);
   }
 
   private async startHost(s: RunSettings): Promise<HostLike> {
@@ -364,6 +377,7 @@ export class AppService {
 
   async close(): Promise<void> {
     this.discovery.close();
+    this.pulls.close();
     await this.stopHost();
     this.listeners.clear();
   }

@@ -11,6 +11,8 @@ export const WS_METHODS = [
   'plan',
   'discoverModels',
   'setModelFolders',
+  'pullModel',
+  'cancelPull',
   'load',
   'unload',
   'generate',

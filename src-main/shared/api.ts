@@ -50,7 +50,8 @@ export type ApiEvent =
   | { type: 'sample'; sample: ResidencySample }
   | { type: 'cgroup-sample'; tMs: number; usageBytes: number; limitBytes: number }
   /** A folder model discovery watches changed: call discoverModels again. */
-  | { type: 'models-changed' };
+  | { type: 'models-changed' }
+  | { type: 'pull-progress'; url: string; file: string; done: number; total: number | null; rate: number | null };
 
 export interface RamforgeApi {
   /** Models known to the app: the demo model, recently opened ones. */
@@ -65,6 +66,10 @@ export interface RamforgeApi {
   discoverModels(ramBytes: number | null): Promise<unknown>;
   /** Replaces the folders discovery also searches; resolves to the list kept. */
   setModelFolders(paths: string[]): Promise<string[]>;
+  /** Downloads a model URL into RAMforge's models folder (`ramforge pull --json`; progress as pull-progress events); resolves when it is complete. */
+  pullModel(url: string, ramBytes: number | null): Promise<unknown>;
+  /** Stops a download; the .part stays, and pulling the URL again resumes it. */
+  cancelPull(url: string): Promise<void>;
   load(path: string, settings: RunSettings): Promise<ModelInfo>;
   unload(): Promise<void>;
   generate(requestId: string, messages: ChatMessage[], sampling: SamplingParams, maxTokens: number): Promise<void>;

@@ -6,6 +6,7 @@ import { useEffect, useState } from 'react';
 import { formatBytes, formatTokS } from '../lib/format.js';
 import type { DiscoveredEntry } from '../lib/discovery-model.js';
 import { useStore } from '../store/index.js';
+import { UrlPull } from './UrlPull.js';
 import './DiscoveredModels.css';
 
 function verdictClass(v: string | null): string {
@@ -99,6 +100,7 @@ export function DiscoveredModels() {
           Plan
         </button>
       </div>
+      <UrlPull />
       {error && (
         <div className="err-text" data-testid="discovery-error">
           {error}

@@ -22,6 +22,8 @@ export function createMockApi(): RamforgeApi {
     plan: async (_p: string, s: RunSettings) => mockPlan(s.ramBytes),
     discoverModels: async (ramBytes) => mockDiscovery(ramBytes, []),
     setModelFolders: async (paths) => paths,
+    pullModel: async (url) => ({ schemaVersion: 1, url, files: [] }),
+    cancelPull: async () => {},
     load: async () => model,
     unload: async () => {},
     generate: async () => {},

@@ -58,4 +58,24 @@ describe('discovery in the store', () => {
     expect((api as FakeApi).setModelFolders).toHaveBeenCalledWith(['/extra']);
     expect((api as FakeApi).discoverModels).toHaveBeenCalled();
   });
+
+  it('a download: running with progress events, then done with its path and a fresh list; a failure keeps the message', async () => {
+    const url = 'https://host/m.gguf';
+    let finish: (v: unknown) => void = () => {};
+    (api as FakeApi).pullModel.mockReturnValueOnce(new Promise((r) => (finish = r)));
+    useStore.getState().setSettings({ ramBytes: 4 * 1024 ** 3 });
+    const p = useStore.getState().pullModel(url);
+    expect((api as FakeApi).pullModel).toHaveBeenCalledWith(url, 4 * 1024 ** 3);
+    expect(useStore.getState().pulls[url]?.state).toBe('running');
+    (api as FakeApi).emit({ type: 'pull-progress', url, file: 'm.gguf', done: 50, total: 100, rate: 10 });
+    expect(useStore.getState().pulls[url]).toMatchObject({ done: 50, total: 100, rate: 10, file: 'm.gguf' });
+    const calls = (api as FakeApi).discoverModels.mock.calls.length;
+    finish({ schemaVersion: 1, files: [{ path: '/data/models/m.gguf' }] });
+    await p;
+    expect(useStore.getState().pulls[url]).toMatchObject({ state: 'done', path: '/data/models/m.gguf', message: 'Saved /data/models/m.gguf' });
+    expect((api as FakeApi).discoverModels.mock.calls.length).toBeGreaterThan(calls);
+    (api as FakeApi).pullModel.mockRejectedValueOnce(new Error('sha256 mismatch for m.gguf'));
+    await useStore.getState().pullModel(url);
+    expect(useStore.getState().pulls[url]).toMatchObject({ state: 'failed', message: 'sha256 mismatch for m.gguf' });
+  });
 });

@@ -35,6 +35,9 @@ export function handleEvent(s: Store, e: ApiEvent, tokens = 1): void {
     case 'models-changed':
       s.scheduleDiscovery();
       break;
+    case 'pull-progress':
+      s.onPullProgress(e);
+      break;
     case 'cgroup-sample':
       s.pushCgroupTick({ tMs: e.tMs, usageBytes: e.usageBytes, limitBytes: e.limitBytes });
       break;

@@ -14,6 +14,8 @@ export function fakeApi(): FakeApi & RamforgeApi {
     plan: vi.fn(async () => ({ layers: [{ index: 0, bytes: 10, tier: 'pinned' }] })),
     discoverModels: vi.fn(async () => ({ schemaVersion: 1, budget: null, roots: [], models: [], folders: [] })),
     setModelFolders: vi.fn(async (paths: string[]) => paths),
+    pullModel: vi.fn(async () => ({ schemaVersion: 1, files: [] })),
+    cancelPull: vi.fn(async () => {}),
     load: vi.fn(async () => ({})),
     unload: vi.fn(async () => {}),
     generate: vi.fn(async () => {}),
