@@ -108,7 +108,7 @@ describe('ramforge pull', () => {
     server.files.set('/d/model.gguf', { bytes: model, headers: { 'x-linked-etag': `"${sha(model)}"` } });
     server.files.set('/e/model.gguf', { bytes: model });
     server.files.set('/e/model.gguf.sha256', { bytes: Buffer.from(`${sha(model)}  model.gguf\n`) });
-    server.files.set('/f/model.gguf', { bytes: model, etag: sha(Buffer.from('not it')) });
+    server.files.set('/f/model.gguf', { bytes: model, headers: { 'x-linked-etag': `"${sha(Buffer.from('not it'))}"` } });
     captureStderr();
     const o1 = await outDir();
     const r1 = await runCommand(pull, [server.url('/d/model.gguf'), '--out', o1, ...BASE]);
@@ -118,7 +118,7 @@ describe('ramforge pull', () => {
     expect(r2.stdout).toContain('verified against model.gguf.sha256');
     const o3 = await outDir();
     const e = await runCommand(pull, [server.url('/f/model.gguf'), '--out', o3, ...BASE]).catch((x: unknown) => x);
-    expect((e as Error).message).toMatch(/sha256 mismatch .*\(ETag\)/);
+    expect((e as Error).message).toMatch(/sha256 mismatch .*\(X-Linked-Etag\)/);
     expect(await readdir(o3)).toEqual([]);
   });
 

@@ -57,7 +57,7 @@ export const command: CommandSpec = {
   details: [
     'Files are written to NAME.part and renamed when complete; an interrupted pull resumes from the .part',
     '(If-Range guards against a file that changed on the server). Checksums, first found first: --sha256, a',
-    'NAME.sha256 file beside the URL, the X-Linked-Etag header (Hugging Face), an ETag that is a sha256. A wrong',
+    'NAME.sha256 file beside the URL, the X-Linked-Etag header (Hugging Face; a plain ETag is opaque, never used). A wrong',
     'checksum removes the download. Progress (rate, time left) goes to stderr.',
     'Exit codes: 0 downloaded (or already complete); 1 network failure, interruption, wrong checksum, no space,',
     'a plan that cannot run (without --force); 2 bad usage, malformed header, nothing at the URL.',

@@ -24,7 +24,7 @@ export class DownloadError extends Error {
 
 export interface ExpectedSha {
   readonly sha256: string;
-  /** Where it came from: '--sha256', 'X-Linked-Etag', 'ETag', '<url>.sha256'. */
+  /** Where it came from: '--sha256', 'X-Linked-Etag', '<name>.sha256'. */
   readonly from: string;
 }
 

@@ -68,7 +68,10 @@ export async function httpGet(url: string, opts: GetOptions = {}): Promise<GetRe
     if (REDIRECTS.has(status) && res.headers.location) {
       res.resume();
       if (requests > maxRedirects) throw new HttpError(`${redactUrl(url)}: more than ${maxRedirects} redirects`, 'redirects', status);
-      current = new URL(res.headers.location, current);
+      const next = new URL(res.headers.location, current);
+      // Never from https down to plain http: the bytes (and a checksum on the way) could be altered.
+      if (current.protocol === 'https:' && next.protocol === 'http:') throw new HttpError(`${redactUrl(current)}: redirected from https to plain http (${redactUrl(next)}); not followed`, 'protocol', status);
+      current = next;
       continue;
     }
     const enc = res.headers['content-encoding'];

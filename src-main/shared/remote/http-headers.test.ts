@@ -14,10 +14,11 @@ describe('HTTP headers of a remote file', () => {
     expect(unsatisfiedRangeTotal('bytes */0')).toBe(0);
   });
 
-  it('a published sha256: X-Linked-Etag first, an ETag only when it is 64 hex digits', () => {
-    expect(publishedSha256([{ 'x-linked-etag': `"${HEX}"` }, { etag: '"abc"' }])).toEqual({ sha256: HEX, from: 'X-Linked-Etag' });
-    expect(publishedSha256([{ etag: `W/"${HEX.toUpperCase()}"` }])).toEqual({ sha256: HEX, from: 'ETag' });
-    expect(publishedSha256([{ etag: '"5d41402abc4b2a76b9719d911017c592"' }])).toBeNull();
+  it('a published sha256: X-Linked-Etag on any hop when it is 64 hex digits; a plain ETag never (it is opaque)', () => {
+    expect(publishedSha256([{ 'x-linked-etag': `"${HEX.toUpperCase()}"` }, { etag: '"abc"' }])).toEqual({ sha256: HEX, from: 'X-Linked-Etag' });
+    expect(publishedSha256([{ etag: '"x"' }, { 'x-linked-etag': HEX }])).toEqual({ sha256: HEX, from: 'X-Linked-Etag' });
+    expect(publishedSha256([{ etag: `"${HEX}"` }])).toBeNull();
+    expect(publishedSha256([{ 'x-linked-etag': '"5d41402abc4b2a76b9719d911017c592"' }])).toBeNull();
     expect(publishedSha256([{}])).toBeNull();
   });
 

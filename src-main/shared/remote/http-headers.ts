@@ -34,25 +34,20 @@ export function isSha256(hex: string): boolean {
   return SHA256_RE.test(hex);
 }
 
-/** An entity tag (`"abc"`, `W/"abc"`) without quotes and weak marker, lower-cased. */
-function etagValue(v: string): string {
-  return v.trim().replace(/^W\//i, '').replace(/^"(.*)"$/, '$1').trim().toLowerCase();
-}
-
 /**
  * A sha256 the server publishes in its headers, looked for in every response of a redirect
- * chain: `X-Linked-Etag` (Hugging Face puts the LFS object's sha256 there on the redirect) or an
- * `ETag` that is exactly 64 hex digits (a content hash, not an opaque tag). Null otherwise.
+ * chain: `X-Linked-Etag` (Hugging Face puts the LFS object's sha256 there, on the redirect),
+ * when it is 64 hex digits. A plain `ETag` is not used: it is opaque (RFC 9110), and some
+ * storage back ends send 64-hex ETags that are other hashes, which would turn good downloads
+ * into checksum failures.
  */
 export function publishedSha256(headerSets: readonly Record<string, string | string[] | undefined>[]): { sha256: string; from: string } | null {
-  for (const name of ['x-linked-etag', 'etag']) {
-    for (const h of headerSets) {
-      const raw = h[name];
-      const v = Array.isArray(raw) ? raw[0] : raw;
-      if (typeof v !== 'string') continue;
-      const tag = etagValue(v);
-      if (isSha256(tag)) return { sha256: tag, from: name === 'etag' ? 'ETag' : 'X-Linked-Etag' };
-    }
+  for (const h of headerSets) {
+    const raw = h['x-linked-etag'];
+    const v = Array.isArray(raw) ? raw[0] : raw;
+    if (typeof v !== 'string') continue;
+    const tag = v.trim().replace(/^W\//i, '').replace(/^"(.*)"$/, '$1').trim().toLowerCase();
+    if (isSha256(tag)) return { sha256: tag, from: 'X-Linked-Etag' };
   }
   return null;
 }
