@@ -72,7 +72,9 @@ export const command: CommandSpec = {
     }
     const urls = splitSetUrls(url);
     const json = args.flags.json === true;
-    const say = (text: string): void => void (json ? null : process.stdout.write(text));
+    const say = (text: string): void => {
+      if (!json) process.stdout.write(text);
+    };
     const result: PullResult = { schemaVersion: 1, url, dir: '', plan: null, files: [] };
     const given = args.flags.sha256 as string | undefined;
     if (given !== undefined && !isSha256(given.toLowerCase())) throw new UsageError(`--sha256 must be 64 hex digits, got '${given}'`);
