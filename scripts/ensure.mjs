@@ -24,22 +24,37 @@ function newestMtime(dir) {
   return t;
 }
 
-function ensureNodeModules() {
+/**
+ * Electron's install script (allowed in package.json's allowScripts) downloads the Electron
+ * binary from its release host (or ELECTRON_MIRROR). Where that host cannot be reached, the
+ * download would fail the whole install, so it is skipped (the app then runs in the browser);
+ * ELECTRON_SKIP_BINARY_DOWNLOAD set by the caller (CI) is kept as it is.
+ */
+async function electronDownloadEnv() {
+  if (process.env.ELECTRON_SKIP_BINARY_DOWNLOAD !== undefined) return {};
+  const host = process.env.ELECTRON_MIRROR ? new URL(process.env.ELECTRON_MIRROR).hostname : 'github.com';
+  const { connect } = await import('node:net');
+  const reachable = await new Promise((resolve) => {
+    const sock = connect({ host, port: 443, timeout: 3000 });
+    sock.once('connect', () => (sock.destroy(), resolve(true)));
+    sock.once('timeout', () => (sock.destroy(), resolve(false)));
+    sock.once('error', () => resolve(false));
+  });
+  if (reachable) return {};
+  step(`${host} is not reachable: the Electron binary is not downloaded (the app runs in your browser instead)`);
+  return { ELECTRON_SKIP_BINARY_DOWNLOAD: '1' };
+}
+
+async function ensureNodeModules() {
   const marker = join(root, 'node_modules', '.package-lock.json');
   const lock = join(root, 'package-lock.json');
   if (existsSync(marker) && (!existsSync(lock) || statSync(marker).mtimeMs >= statSync(lock).mtimeMs)) return;
   step('installing npm packages');
-  execFileSync('npm', ['install', '--no-audit', '--no-fund'], {
-    cwd: root,
-    stdio: 'inherit',
-    // The Electron binary cannot be downloaded here; the app still builds and its UI runs in
-    // browser mode.
-    env: { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '1' },
-  });
+  execFileSync('npm', ['install', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit', env: { ...process.env, ...(await electronDownloadEnv()) } });
 }
 
 export async function ensure({ app = true } = {}) {
-  ensureNodeModules();
+  await ensureNodeModules();
   const { ensureNative } = await import(pathToFileURL(join(root, 'scripts', 'build-native.mjs')).href);
   ensureNative();
   const { buildCli } = await import(pathToFileURL(join(root, 'scripts', 'build-cli.mjs')).href);

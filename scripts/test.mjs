@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// `npm test` after scripts/ensure.mjs: the unit, native and CLI suites (vitest), then the
-// browser end-to-end suite (Playwright in Chromium). Fails if any part fails.
+// `npm test` after scripts/ensure.mjs: the type checks and the layering check, the unit, native
+// and CLI suites (vitest), then the browser end-to-end suite (Playwright in Chromium). Fails if
+// any part fails.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -8,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const parts = [
+  ['types and layers', [join(root, 'scripts', 'typecheck.mjs')]],
   ['unit, native and CLI tests', [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run']],
 ];
 if (existsSync(join(root, 'e2e', 'run.mjs'))) parts.push(['end-to-end tests (Chromium)', [join(root, 'e2e', 'run.mjs')]]);

@@ -97,7 +97,7 @@ export interface RamforgeApiRendererExtras {
   /** Save a report JSON (Electron: save dialog). Resolves to the saved path, or null when cancelled. */
   exportReport(report: unknown): Promise<string | null>;
   /** Electron only (preload, `webUtils.getPathForFile`): the local path of a dropped/picked File; null when unknown. */
-  pathForFile?(file: File): string | null;
+  pathForFile?(file: Blob): string | null;
 }
 // added by renderer
 export interface RamforgeApi extends RamforgeApiRendererExtras {}
