@@ -179,7 +179,7 @@ double Residency::PrefetchLayerSync(int layer) {
 // clean page-cache pages (which a cgroup is charged for). Large page-cache folios can straddle a
 // layer boundary and are skipped by fadvise, so the previous streamed layer's file range is
 // advised again too.
-double Residency::DropLayer(int layer, bool fadvise_neighbours) {
+double Residency::DropLayer(int layer, bool fadvise_neighbours, int kind) {
   if (layer < 0 || layer >= static_cast<int>(layers_.size())) return 0;
   double t = NowMs();
   double bytes = 0;
@@ -202,7 +202,7 @@ double Residency::DropLayer(int layer, bool fadvise_neighbours) {
     counters_.drops++;
     counters_.dropped_bytes += bytes;
   }
-  Event(1, layer, bytes, NowMs() - t);
+  Event(kind, layer, bytes, NowMs() - t);
   return bytes;
 }
 
@@ -230,7 +230,7 @@ std::vector<double> Residency::ResidentBytes() {
 void Residency::BetweenTokens() {
   if (stream_) stream_->BetweenTokens();
   if (policy_ == Policy::Conservative) {
-    for (int l : streamed_) DropLayer(l, false);
+    for (int l : streamed_) DropLayer(l, false, 4);
     return;
   }
   if (policy_ != Policy::MemoryBound && policy_ != Policy::ReuseAware) return;
@@ -240,7 +240,7 @@ void Residency::BetweenTokens() {
   for (int l : release_order_) {
     if (total <= static_cast<double>(target_bytes_)) break;
     if (res[l] <= 0) continue;
-    DropLayer(l, false);
+    DropLayer(l, false, 4);
     total -= res[l];
     std::lock_guard<std::mutex> l2(ev_mu_);
     counters_.released_bytes += res[l];

@@ -92,7 +92,8 @@ class Residency {
   std::string StreamError();
 
   // Exposed for --release-layer N / tests: drop one layer's exclusive pages now.
-  double DropLayer(int layer, bool fadvise_neighbours);
+  // kind: the event it is recorded as (1 drop by hand, 4 release by a policy).
+  double DropLayer(int layer, bool fadvise_neighbours, int kind = 1);
   double PrefetchLayerSync(int layer);
 
  private:

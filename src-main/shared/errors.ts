@@ -1,4 +1,4 @@
-// Exit codes are part of the CLI contract (DESIGN.md): 0 ok, 1 runtime failure,
+// Exit codes are part of the CLI contract (docs/architecture.md): 0 ok, 1 runtime failure,
 // 2 bad usage or bad input, 124 enforced timeout, 137 killed by the enforced cap.
 export const EXIT = { ok: 0, failure: 1, usage: 2, timeout: 124, oomKilled: 137 } as const;
 

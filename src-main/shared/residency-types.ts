@@ -2,15 +2,6 @@
 
 export type Tier = 'vram' | 'pinned' | 'streamed';
 
-export interface LayerResidency {
-  index: number;
-  /** Weight bytes of the layer's tensors in the file. */
-  bytes: number;
-  /** Bytes of those tensors resident in RAM (mincore over the mapping), or null when unknown. */
-  residentBytes: number | null;
-  tier: Tier;
-}
-
 export type ResidencyEventKind = 'prefetch' | 'drop' | 'late' | 'stall' | 'release';
 
 export interface ResidencyEvent {

@@ -19,7 +19,7 @@ export interface RunOnceResult {
   startToFirstTokenMs: number | null;
 }
 
-/** The CLI exit code for a run, as DESIGN.md defines them. */
+/** The CLI exit code for a run (docs/architecture.md, "Exit codes"). */
 export function runExitCode(r: RunOnceResult): number {
   if (r.capped?.status === 'oom') return 137;
   if (r.capped?.status === 'timeout') return 124;

@@ -91,9 +91,3 @@ export function archTensors(arch: ArchName, s: ModelShape, nVocab: number): Arch
   if (arch === 'gptneox' || !s.tieEmbeddings) t.push({ name: 'output.weight', dims: [E, nVocab], role: 'output' });
   return t;
 }
-
-/** The layer a tensor belongs to (blk.N.*), or -1 for the embedding, output norm and head. */
-export function tensorLayer(name: string): number {
-  const m = /^blk\.(\d+)\./.exec(name);
-  return m ? Number(m[1]) : -1;
-}

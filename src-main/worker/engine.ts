@@ -21,6 +21,12 @@ export class EngineError extends Error {
   }
 }
 
+/** The native error's own code (BUSY, FREED, BAD_ARGUMENT, …) when it has one, else `fallback`. */
+function codeOf(e: unknown, fallback: string): string {
+  const c = (e as { code?: unknown })?.code;
+  return typeof c === 'string' && /^[A-Z_]+$/.test(c) ? c : fallback;
+}
+
 export class Engine {
   private model: NativeModel | null = null;
   private ctx: NativeContext | null = null;
@@ -39,7 +45,7 @@ export class Engine {
     try {
       model = await addon.loadModel([files[0] as string], { mmap: params.mmap ?? true, repack: params.repack ?? true, gpuLayers: params.gpuLayers ?? 0 }, onProgress);
     } catch (e) {
-      throw new EngineError('LOAD_FAILED', (e as Error).message);
+      throw new EngineError(codeOf(e, 'LOAD_FAILED'), (e as Error).message);
     }
     // Releasing pages by hand needs the engine, which plain `off` does not install: observe.
     const manual = (params.releaseLayers?.length ?? 0) > 0 || params.releaseMappingPages === true;
@@ -58,7 +64,7 @@ export class Engine {
       });
     } catch (e) {
       model.free();
-      throw new EngineError('CONTEXT_FAILED', (e as Error).message);
+      throw new EngineError(codeOf(e, 'CONTEXT_FAILED'), (e as Error).message);
     }
     const ni = model.info();
     this.model = model;
@@ -141,6 +147,11 @@ export class Engine {
     const decoder = new TextDecoder('utf-8');
     let text = '';
     let delivered = 0;
+    // The native promise can settle before the thread-safe function has delivered the last
+    // tokens: the result waits for them (each token callback checks whether it was the last).
+    let expected = Infinity;
+    let allDelivered: () => void = () => {};
+    const tokensIn = new Promise<void>((res) => (allDelivered = res));
     this.residency?.beginGeneration();
     const s = params.sampling;
     let r;
@@ -164,14 +175,15 @@ export class Engine {
           delivered++;
           this.residency?.onToken(index + 1, tMs, index <= 1);
           onToken({ index, tokenId: id, text: delta, tMs });
+          if (delivered >= expected) allDelivered();
         },
       );
     } catch (e) {
-      throw new EngineError('DECODE_FAILED', (e as Error).message);
+      throw new EngineError(codeOf(e, 'DECODE_FAILED'), (e as Error).message);
     }
-    // The promise can settle before the thread-safe function has delivered the last tokens;
-    // let them arrive so the stream and the text are complete.
-    for (let spins = 0; delivered < r.tokens.length && spins < 1000; spins++) await new Promise((res) => setImmediate(res));
+    expected = r.tokens.length;
+    // Bounded: a lost callback must not hang the worker (the text would then miss a piece).
+    if (delivered < expected) await Promise.race([tokensIn, new Promise((res) => setTimeout(res, 5000).unref())]);
     const tail = decoder.decode();
     text += tail;
     const decodeMs = r.perTokenMs.slice(1).reduce((a, b) => a + b, 0);

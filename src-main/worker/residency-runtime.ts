@@ -37,7 +37,6 @@ export class ResidencyRuntime {
   readonly inventory: Inventory;
   readonly policy: PolicyName;
   tiers: Tier[];
-  readonly samples: ResidencySample[] = [];
   private t0 = performance.now();
   private readonly group = openOwnGroup();
   private token = 0;
@@ -296,8 +295,6 @@ export class ResidencyRuntime {
       decodeTokS,
       events,
     };
-    this.samples.push(sample);
-    if (this.samples.length > 20000) this.samples.splice(0, this.samples.length - 20000);
     for (const l of this.listeners) l(sample);
     return sample;
   }

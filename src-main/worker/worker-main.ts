@@ -23,6 +23,8 @@ async function handle(req: Exclude<WorkerRequest, { type: 'cancel' } | { type: '
       case 'load':
         value = await engine.load(req.params, (fraction) => channel.send({ type: 'progress', id, fraction }));
         engine.residency?.onSample((sample) => channel.send({ type: 'sample', sample }));
+        // Where every layer stands right after load (the dashboard's first column).
+        engine.residency?.sample('load', null, true);
         break;
       case 'generate':
         value = await engine.generate(req.params, (token) => channel.send({ type: 'token', id, token }));

@@ -1,6 +1,6 @@
 // A saved or just-finished report (schema_version 1, snake_case), read defensively: every
 // section may be missing, and the views show an explicit empty state for what is.
-// Local narrow types; the report's own types (src-main/shared/report) are the lead's.
+// Local narrow types; the report's own types (src-main/shared/report) are the source of truth.
 import type { ResidencyEvent, ResidencySample } from '../../src-main/shared/residency-types.js';
 import { arr, bool, field, isObj, num, numLike, obj, str } from './fields.js';
 import { asTier, type PlanLayer } from './plan-model.js';

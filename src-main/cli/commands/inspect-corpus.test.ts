@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 describe('malformed corpus', () => {
-  it('covers every failure class of issue 3', () => {
+  it('covers every failure class of the hardened reader', () => {
     expect(new Set(corpus.map((c) => c.code)).size).toBeGreaterThanOrEqual(24);
   });
 

@@ -52,7 +52,7 @@ export interface SupervisedOutcome {
   cgroup: CgroupReport;
 }
 
-/** The two report sections issue 4 asks for: `outcome {status, exit_code}` and `cgroup`. */
+/** The report's `outcome {status, exit_code}` and `cgroup` sections. */
 export function reportSections(o: SupervisedOutcome): {
   outcome: { status: OutcomeStatus; exit_code: number; signal: string | null; wall_ms: number; message: string };
   cgroup: CgroupReport;

@@ -5,10 +5,6 @@ import type { WriterArray, WriterKv, WriterValue } from './writer-types.js';
 
 const utf8 = new TextEncoder();
 
-export function utf8Bytes(s: string): Uint8Array {
-  return utf8.encode(s);
-}
-
 /** Grows by doubling; every write is bounds-safe. */
 export class ByteSink {
   private buf: Uint8Array;

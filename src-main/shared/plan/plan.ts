@@ -1,7 +1,7 @@
 // The memory planner (pure): from a model view and a budget, choose where every layer lives —
 // VRAM (the last layers, as llama.cpp offloads them), pinned in RAM (the first layers: the
 // fixed prefix of the cyclic scan), or streamed from storage (the rest) — and predict what
-// the run costs. DESIGN.md "Residency engine", step 2.
+// the run costs (docs/streaming.md, "The budget").
 import { formatBytes } from '../size.js';
 import type { LayerView, ModelView } from '../gguf/model-view.js';
 import type { LayerPlan, MemoryPlan, PlanInput, Quantity, Tier, Verdict } from './plan-types.js';

@@ -6,7 +6,7 @@ import type { FractionPoint } from '../../lib/stream-series.js';
 import { formatBytes, formatPct } from '../../lib/format.js';
 import { Empty } from '../Empty.js';
 
-/** The share below which locked weights count as evicted (issue 9's acceptance line). */
+/** The share below which locked weights count as evicted (the schedule's own bar: locked weights stay resident). */
 export const PINNED_TARGET = 0.99;
 
 interface Props {
