@@ -13,6 +13,8 @@
 #include "ggml.h"
 #include "model.h"
 #include "residency.h"
+#include "sampling.h"
+#include "batch.h"
 
 // llama.cpp's own (internal, C++) accessor for the loaded weight tensors; we link llama
 // statically, so it is reachable, and it is the only way to learn where each weight lives.
@@ -78,11 +80,6 @@ int GetInt(const Napi::Object& o, const char* key, int def) {
   return v.IsNumber() ? v.As<Napi::Number>().Int32Value() : def;
 }
 
-double GetNum(const Napi::Object& o, const char* key, double def) {
-  if (!o.Has(key)) return def;
-  Napi::Value v = o.Get(key);
-  return v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : def;
-}
 
 bool DecodeTokens(Context* c, const llama_token* toks, int n, int n_batch, std::string* err) {
   Residency* r = c->residency();
@@ -107,32 +104,6 @@ bool DecodeTokens(Context* c, const llama_token* toks, int n, int n_batch, std::
     c->cached().insert(c->cached().end(), toks + i, toks + i + k);
   }
   return true;
-}
-
-struct SamplingOpts {
-  double temperature = 0.8;
-  int top_k = 40;
-  double top_p = 0.95;
-  double min_p = 0.05;
-  uint32_t seed = 0xFFFFFFFFu;
-  double repeat_penalty = 1.0;
-  int repeat_last_n = 64;
-};
-
-llama_sampler* BuildSampler(const SamplingOpts& s, int n_vocab) {
-  llama_sampler* chain = llama_sampler_chain_init(llama_sampler_chain_default_params());
-  if (s.repeat_penalty != 1.0)
-    llama_sampler_chain_add(chain, llama_sampler_init_penalties(n_vocab, s.repeat_last_n, static_cast<float>(s.repeat_penalty), 0.0f, 0.0f));
-  if (s.temperature <= 0) {
-    llama_sampler_chain_add(chain, llama_sampler_init_greedy());
-    return chain;
-  }
-  if (s.top_k > 0) llama_sampler_chain_add(chain, llama_sampler_init_top_k(s.top_k));
-  if (s.top_p < 1.0) llama_sampler_chain_add(chain, llama_sampler_init_top_p(static_cast<float>(s.top_p), 1));
-  if (s.min_p > 0) llama_sampler_chain_add(chain, llama_sampler_init_min_p(static_cast<float>(s.min_p), 1));
-  llama_sampler_chain_add(chain, llama_sampler_init_temp(static_cast<float>(s.temperature)));
-  llama_sampler_chain_add(chain, llama_sampler_init_dist(s.seed));
-  return chain;
 }
 
 struct TokenMsg {
@@ -310,6 +281,11 @@ void Context::Init(Napi::Env env, Napi::Object exports) {
                                       InstanceMethod("residencyDrop", &Context::ResidencyDrop),
                                       InstanceMethod("residencyPrefetch", &Context::ResidencyPrefetch),
                                       InstanceMethod("traceArm", &Context::TraceArm),
+                                      InstanceMethod("serveOpen", &Context::ServeOpen),
+                                      InstanceMethod("serveSubmit", &Context::ServeSubmit),
+                                      InstanceMethod("serveCancel", &Context::ServeCancel),
+                                      InstanceMethod("serveClose", &Context::ServeClose),
+                                      InstanceMethod("serveInfo", &Context::ServeInfo),
                                       InstanceMethod("traceTake", &Context::TraceTake),
                                       InstanceMethod("free", &Context::Free),
                                   });
@@ -332,11 +308,17 @@ Context::Context(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Context>(inf
   if (!model_->CheckAlive(env)) return;
   Napi::Object opts = info[1].As<Napi::Object>();
   llama_context_params p = llama_context_default_params();
-  p.n_ctx = static_cast<uint32_t>(GetInt(opts, "nCtx", 4096));
+  // Bounded here as at the API edge: an absurd context is an allocation llama.cpp would attempt.
+  int n_ctx = GetInt(opts, "nCtx", 4096), n_seq = GetInt(opts, "nSeq", 1), threads = GetInt(opts, "nThreads", 0);
   n_batch_ = GetInt(opts, "nBatch", 512);
+  if (n_ctx < 16 || n_ctx > (1 << 20) || n_batch_ < 1 || n_batch_ > 8192 || threads < 0 || threads > 512 || n_seq < 1 || n_seq > 64) {
+    ThrowError(env, "BAD_ARGUMENT", "context options out of range: nCtx 16..1048576, nBatch 1..8192, nThreads 0..512, nSeq 1..64");
+    return;
+  }
+  p.n_ctx = static_cast<uint32_t>(n_ctx);
+  p.n_seq_max = static_cast<uint32_t>(n_seq);
   p.n_batch = static_cast<uint32_t>(n_batch_);
   p.n_ubatch = static_cast<uint32_t>(std::min(n_batch_, 512));
-  int threads = GetInt(opts, "nThreads", 0);
   if (threads > 0) {
     p.n_threads = threads;
     p.n_threads_batch = threads;
@@ -369,6 +351,10 @@ Context::Context(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Context>(inf
 Context::~Context() { Release(); }
 
 void Context::Release() {
+  if (server_) {
+    server_->Close();
+    server_.reset();
+  }
   if (ctx_) {
     llama_free(ctx_);
     ctx_ = nullptr;
@@ -430,14 +416,12 @@ Napi::Value Context::Generate(const Napi::CallbackInfo& info) {
   }
   Napi::Object o = info.Length() > 1 && info[1].IsObject() ? info[1].As<Napi::Object>() : Napi::Object::New(env);
   SamplingOpts s;
-  s.temperature = GetNum(o, "temperature", s.temperature);
-  s.top_k = GetInt(o, "topK", s.top_k);
-  s.top_p = GetNum(o, "topP", s.top_p);
-  s.min_p = GetNum(o, "minP", s.min_p);
-  s.seed = static_cast<uint32_t>(GetNum(o, "seed", s.seed));
-  s.repeat_penalty = GetNum(o, "repeatPenalty", s.repeat_penalty);
-  s.repeat_last_n = GetInt(o, "repeatLastN", s.repeat_last_n);
-  int max_tokens = GetInt(o, "maxTokens", 128);
+  std::string serr = ParseSampling(o, &s);
+  if (!serr.empty()) {
+    ThrowError(env, "BAD_ARGUMENT", serr);
+    return env.Undefined();
+  }
+  int max_tokens = s.max_tokens;
   Napi::Function cb = info.Length() > 2 && info[2].IsFunction() ? info[2].As<Napi::Function>() : Napi::Function();
   cancel_.store(false);
   busy_.store(true);
@@ -445,6 +429,66 @@ Napi::Value Context::Generate(const Napi::CallbackInfo& info) {
   Napi::Promise p = w->Promise();
   w->Queue();
   return p;
+}
+
+// serveOpen(onEvent(e)): continuous batching over this context's sequences (nSeq at creation).
+// While open, the context belongs to the server: generate/evalLogits answer BUSY.
+Napi::Value Context::ServeOpen(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!CheckUsable(env)) return env.Undefined();
+  if (info.Length() < 1 || !info[0].IsFunction()) {
+    ThrowError(env, "BAD_ARGUMENT", "serveOpen(onEvent: (event) => void)");
+    return env.Undefined();
+  }
+  auto tsfn = Napi::ThreadSafeFunction::New(env, info[0].As<Napi::Function>(), "ramforge-serve", 0, 1);
+  busy_.store(true);
+  server_ = std::make_unique<BatchServer>(this, std::move(tsfn));
+  return env.Undefined();
+}
+
+// serveSubmit(promptTokens, {maxTokens, temperature, …}) -> request id
+Napi::Value Context::ServeSubmit(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!server_) {
+    ThrowError(env, "NOT_SERVING", "serveOpen() first");
+    return env.Undefined();
+  }
+  std::string err;
+  auto toks = TokensFrom(info.Length() > 0 ? info[0] : env.Undefined(), llama_vocab_n_tokens(model_->vocab()), &err);
+  if (err.empty() && toks.empty()) err = "empty prompt: nothing to condition on";
+  SamplingOpts s;
+  if (err.empty()) err = ParseSampling(info.Length() > 1 && info[1].IsObject() ? info[1].As<Napi::Object>() : Napi::Object::New(env), &s);
+  if (!err.empty()) {
+    ThrowError(env, "BAD_ARGUMENT", err);
+    return env.Undefined();
+  }
+  return Napi::Number::New(env, server_->Submit(std::move(toks), s));
+}
+
+Napi::Value Context::ServeCancel(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (server_ && info.Length() > 0 && info[0].IsNumber()) server_->Cancel(info[0].As<Napi::Number>().Int32Value());
+  return env.Undefined();
+}
+
+// Blocks until the loop thread has ended every request (each gets its 'done' event).
+Napi::Value Context::ServeClose(const Napi::CallbackInfo& info) {
+  if (server_) {
+    server_->Close();
+    server_.reset();
+    busy_.store(false);
+  }
+  return info.Env().Undefined();
+}
+
+Napi::Value Context::ServeInfo(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("open", server_ != nullptr);
+  o.Set("sequences", ctx_ ? static_cast<double>(llama_n_seq_max(ctx_)) : 0.0);
+  o.Set("queued", server_ ? server_->queued() : 0);
+  o.Set("active", server_ ? server_->active() : 0);
+  return o;
 }
 
 Napi::Value Context::Cancel(const Napi::CallbackInfo& info) {

@@ -14,6 +14,7 @@ namespace rf {
 
 class Model;
 class Residency;
+class BatchServer;
 
 Napi::Value TensorInventory(Napi::Env env, const llama_model* model);
 
@@ -44,6 +45,11 @@ class Context : public Napi::ObjectWrap<Context> {
   Napi::Value ResidencyDrop(const Napi::CallbackInfo& info);
   Napi::Value ResidencyPrefetch(const Napi::CallbackInfo& info);
   Napi::Value ResidencyLayerOp(const Napi::CallbackInfo& info, bool drop);
+  Napi::Value ServeOpen(const Napi::CallbackInfo& info);
+  Napi::Value ServeSubmit(const Napi::CallbackInfo& info);
+  Napi::Value ServeCancel(const Napi::CallbackInfo& info);
+  Napi::Value ServeClose(const Napi::CallbackInfo& info);
+  Napi::Value ServeInfo(const Napi::CallbackInfo& info);
   Napi::Value TraceArm(const Napi::CallbackInfo& info);
   Napi::Value TraceTake(const Napi::CallbackInfo& info);
   bool CheckResidency(Napi::Env env);
@@ -58,6 +64,7 @@ class Context : public Napi::ObjectWrap<Context> {
   std::atomic<bool> cancel_{false};
   std::atomic<bool> busy_{false};
   std::unique_ptr<Residency> residency_;
+  std::unique_ptr<BatchServer> server_;
   int n_batch_ = 512;
   double precharged_bytes_ = 0;
 };

@@ -19,11 +19,12 @@ export function workerHostFactory(f: WorkerHostFactoryOptions = {}): HostFactory
       spawnPlain: f.spawnPlain,
       onSample: opts.onSample,
       onCgroupSample: opts.onCgroupSample,
+      onServeStep: opts.onServeStep,
     });
     const h = w.host;
     const host: HostLike = {
       load: (p, onProgress) => h.load(p, onProgress),
-      generate: (p, onToken) => h.generate(p, onToken),
+      generate: (p, onToken, signal) => h.generate(p, onToken, signal),
       cancel: () => h.cancel(),
       kill: () => w.kill('killed on request'),
       close: async () => {

@@ -1,12 +1,13 @@
 // The part of the inference worker host (src-main/worker/host.ts, `WorkerHost`) the app uses.
 // A seam so the service is tested with a fake worker and Electron can pass its own spawner.
-import type { GenerateParams, GenerationResult, LoadParams, ModelInfo, TokenEvent, WorkerExit } from '../shared/worker-protocol.js';
+import type { GenerateParams, GenerationResult, LoadParams, ModelInfo, ServeStep, TokenEvent, WorkerExit } from '../shared/worker-protocol.js';
 import type { ResidencySample } from '../shared/residency-types.js';
 import type { CgroupReport } from '../shared/cgroup/report.js';
 
 export interface HostLike {
   load(params: LoadParams, onProgress?: (fraction: number) => void): Promise<ModelInfo>;
-  generate(params: GenerateParams, onToken: (t: TokenEvent) => void): Promise<GenerationResult>;
+  /** With a model loaded with parallel > 1, several may run at once; `signal` cancels this one alone. */
+  generate(params: GenerateParams, onToken: (t: TokenEvent) => void, signal?: AbortSignal): Promise<GenerationResult>;
   cancel(): void;
   kill(): void;
   close(): Promise<void>;
@@ -27,6 +28,8 @@ export interface HostStartOptions {
   enforceRam?: boolean;
   onSample: (s: ResidencySample) => void;
   onCgroupSample: (s: CgroupSample) => void;
+  /** Each weight pass of the batch server (a load with parallel > 1). */
+  onServeStep?: (s: ServeStep) => void;
 }
 
 export type HostFactory = (opts: HostStartOptions) => Promise<HostLike>;

@@ -21,6 +21,7 @@ export function planArgs(modelPath: string, s: RunSettings): string[] {
   if (s.ctx !== null) args.push('--ctx', String(s.ctx));
   if (s.batch !== null) args.push('--batch', String(s.batch));
   if (s.threads !== null) args.push('--threads', String(s.threads));
+  if (s.parallel > 1) args.push('--parallel', String(s.parallel));
   if (s.vramBytes !== null) args.push('--vram', String(s.vramBytes));
   args.push('--', modelPath);
   return args;

@@ -15,6 +15,7 @@ const COMMANDS: Record<string, { summary: string; load: Loader }> = {
   pull: { summary: 'download a GGUF model (resumable, verified) after showing whether it fits', load: () => import('./commands/pull.js') },
   support: { summary: 'list architectures and tensor types, and the evidence behind each', load: () => import('./commands/support.js') },
   bench: { summary: 'compare residency policies side by side under one cap', load: () => import('./commands/bench.js') },
+  'bench-serve': { summary: 'concurrent requests decoded together under a cap: aggregate tok/s per client count', load: () => import('./commands/bench-serve.js') },
   sweep: { summary: 'bench at a series of caps: a table, the numbers and a plot', load: () => import('./commands/sweep.js') },
   'bench-binding': { summary: "compare our decode speed with llama.cpp's own llama-bench", load: () => import('./commands/bench-binding.js') },
   serve: { summary: 'serve the app UI in a browser on 127.0.0.1 (browser mode)', load: () => import('./commands/serve.js') },

@@ -18,6 +18,7 @@ export interface PlanFlags {
   readonly ctx?: number;
   readonly batch?: number;
   readonly threads?: number;
+  readonly parallel?: number;
   readonly prefetchDepth?: number;
   readonly kvBytes?: number;
 }
@@ -30,6 +31,7 @@ export function planFlagsFrom(flags: Record<string, FlagValue | undefined>, ram:
     ctx: flags.ctx as number | undefined,
     batch: flags.batch as number | undefined,
     threads: flags.threads as number | undefined,
+    parallel: flags.parallel as number | undefined,
     prefetchDepth: flags['prefetch-depth'] as number | undefined,
     kvBytes: flags['kv-bytes'] as number | undefined,
   };
@@ -55,6 +57,7 @@ export function planForView(view: ModelView, f: PlanFlags, disk: DiskBandwidth, 
       ctx: f.ctx ?? null,
       batch: f.batch ?? null,
       threads: f.threads ?? null,
+      parallel: f.parallel ?? 1,
       prefetchDepth: f.prefetchDepth ?? DEFAULT_PREFETCH_DEPTH,
     });
     const shape = chooseRunShape({ view, settings, physicalCores: physicalCores() });
@@ -66,6 +69,7 @@ export function planForView(view: ModelView, f: PlanFlags, disk: DiskBandwidth, 
       kvTypeBytes: f.kvBytes ?? 2,
       ubatch: Math.min(shape.batch, shape.ctx),
       threads: shape.threads,
+      parallel: settings.parallel,
       diskBandwidthBytesPerS: disk.bytesPerS,
       diskBandwidthSource: disk.source,
       readaheadBytes,

@@ -4,7 +4,8 @@
 import type { ParsedArgs } from './args.js';
 import { UsageError } from './errors.js';
 import type { OpenedModel } from '../node/gguf-file.js';
-import { planMemory, PlanInputError, type MemoryPlan } from '../shared/plan/plan.js';
+import { planMemory, type MemoryPlan } from '../shared/plan/plan.js';
+import { givenDiskBandwidth, planForView } from './make-plan.js';
 import { formatBytes } from '../shared/size.js';
 import { physicalCores } from '../node/machine.js';
 import { cachedDiskBandwidth } from '../node/disk-bw.js';
@@ -40,6 +41,7 @@ export function settingsFromFlags(f: ParsedArgs['flags']): RunSettings {
       ctx: opt<number>(f['ctx']),
       batch: opt<number>(f['batch']),
       threads: opt<number>(f['threads']),
+      parallel: (f['parallel'] as number | undefined) ?? 1,
       policy: (f['policy'] as string | undefined) ?? 'auto',
       prefetchDepth: f['prefetch-depth'] as number,
       mmap: f['mmap'] as boolean,
@@ -72,24 +74,16 @@ export function prepareRun(opened: OpenedModel, f: ParsedArgs['flags']): Prepare
 
 export function makePlan(opened: OpenedModel, f: ParsedArgs['flags'], settings: RunSettings, shape: RunShape): MemoryPlan | null {
   if (settings.ramBytes === null) return null;
-  const given = f['disk-bw'] as number | undefined;
-  const cached = given === undefined ? cachedDiskBandwidth(opened.shards[0]?.path as string) : null;
-  try {
-    return planMemory(opened.view, {
-      ramBytes: settings.ramBytes,
-      vramBytes: settings.vramBytes ?? undefined,
-      ctx: shape.ctx,
-      ubatch: Math.min(shape.batch, shape.ctx),
-      threads: shape.threads,
-      diskBandwidthBytesPerS: given ?? cached?.bytesPerS ?? ASSUMED_DISK_BW,
-      diskBandwidthSource: given !== undefined ? '--disk-bw' : (cached?.source ?? 'assumed 1 GB/s (pass --disk-bw, or run `ramforge plan` once to measure)'),
-      prefetchDepth: settings.prefetchDepth,
-      readaheadBytes: directIoWorks(opened.shards.map((x) => x.path)) ? 0 : DEFAULT_READAHEAD_BYTES,
-    });
-  } catch (e) {
-    if (e instanceof PlanInputError) throw new UsageError(e.message);
-    throw e;
-  }
+  const given = givenDiskBandwidth(f);
+  const disk = given ?? cachedDiskBandwidth(opened.shards[0]?.path as string) ?? { bytesPerS: ASSUMED_DISK_BW, source: 'assumed 1 GB/s (pass --disk-bw, or run `ramforge plan` once to measure)' };
+  const readahead = directIoWorks(opened.shards.map((x) => x.path)) ? 0 : DEFAULT_READAHEAD_BYTES;
+  // The same planning as `ramforge plan`, with the shape already chosen for these settings.
+  return planForView(
+    opened.view,
+    { ram: settings.ramBytes, vram: settings.vramBytes ?? undefined, ctx: shape.ctx, batch: shape.batch, threads: shape.threads, parallel: settings.parallel, prefetchDepth: settings.prefetchDepth },
+    disk,
+    readahead,
+  ).plan;
 }
 
 /**

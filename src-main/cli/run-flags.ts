@@ -16,6 +16,7 @@ export const SAMPLING_FLAGS: FlagSpec[] = [
 export const LOAD_FLAGS: FlagSpec[] = [
   { name: 'ctx', short: 'c', type: 'int', description: "context size in tokens (default: the model's, at most 4096, shrunk to fit the cap; at least 2048 where the cap allows)" },
   { name: 'threads', short: 't', type: 'int', description: "CPU threads (default: the machine's physical cores)" },
+  { name: 'parallel', short: 'np', type: 'int', default: 1, description: 'requests decoded together, each with its own context of --ctx tokens (the API server and bench-serve; the plan counts their KV caches)' },
   { name: 'batch', short: 'b', type: 'int', description: 'micro-batch, also the prompt batch (default: 512, smaller under a cap so the compute buffer stays within 1/16 of it)' },
   { name: 'mmap', type: 'boolean', default: true, description: 'memory-map the model (--no-mmap reads it into RAM)' },
   { name: 'repack', type: 'boolean', description: 'repack weights for faster CPU kernels (default on, off under residency policies that release pages)' },
@@ -40,5 +41,5 @@ export const MEMORY_FLAGS: FlagSpec[] = [
   { name: 'graph-trace', type: 'boolean', description: "capture one decode's scheduler graph (node groups, weights, last use) into the report" },
   { name: 'graph-trace-events', type: 'int', default: 100000, valueName: 'N', description: 'bound on captured node events; beyond it the trace is marked incomplete' },
   { name: 'graph-trace-detail', type: 'boolean', description: 'keep every traced node in the report, not only groups and tensors' },
-  { name: 'disk-bw', type: 'size', valueName: 'SIZE', description: 'storage read bandwidth per second for the plan, e.g. 2G (default: measured)' },
+  { name: 'disk-bw', type: 'string', valueName: 'SIZE/s', description: 'storage read bandwidth for the plan, e.g. 2G or 500MB/s (default: the cached measurement of this device)' },
 ];

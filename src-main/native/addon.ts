@@ -44,7 +44,10 @@ export interface NativeTensor {
 }
 
 export interface NativeContextOptions {
+  /** Total context: nSeq sequences share it equally. */
   nCtx?: number;
+  /** Sequences decoded together (continuous batching); default 1. */
+  nSeq?: number;
   nThreads?: number;
   nBatch?: number;
   /** Create the residency engine (mincore sampling, releases, manual drops). */
@@ -153,7 +156,22 @@ export interface NativeTrace {
   captured: boolean;
 }
 
+/** What the batch server reports, one event at a time. */
+export type NativeServeEvent =
+  | { type: 'token'; id: number; index: number; token: number; piece: Buffer; tMs: number }
+  | { type: 'done'; id: number; tokens: number[]; perTokenMs: number[]; stopReason: 'eos' | 'max_tokens' | 'cancelled' | 'ctx_full'; promptMs: number; ttftMs: number; totalMs: number; promptTokens: number }
+  | { type: 'error'; id: number; message: string }
+  /** One pass over the weights: the sequences in it, the tokens it computed, how many of them were decode steps. */
+  | { type: 'step'; id: number; sequences: number; tokens: number; decoded: number; ms: number; tMs: number };
+
 export interface NativeContext {
+  /** Continuous batching over the context's sequences; generate() answers BUSY while open. */
+  serveOpen(onEvent: (e: NativeServeEvent) => void): void;
+  serveSubmit(prompt: Int32Array | number[], opts: NativeGenerateOptions): number;
+  serveCancel(id: number): void;
+  /** Ends every request (each gets its 'done' event) and stops the loop. */
+  serveClose(): void;
+  serveInfo(): { open: boolean; sequences: number; queued: number; active: number };
   evalLogits(tokens: Int32Array | number[]): Float32Array;
   generate(
     prompt: Int32Array | number[],

@@ -118,6 +118,12 @@ function check(m: unknown): CheckedEvent {
     case 'result':
       reason = isId(m.id) ? checkResult(m) : 'result.id is not a request id';
       break;
+    case 'serve-step': {
+      const st = m.step;
+      const bad = isObj(st) ? firstBad(st, { sequences: isCount, tokens: isCount, decoded: isCount, ms: isNum }) : 'step';
+      reason = bad ? `serve-step.${bad} is missing or of the wrong type` : null;
+      break;
+    }
     default:
       reason = `unknown message type ${typeof type === 'string' ? `'${type.slice(0, 40)}'` : typeof type}`;
   }

@@ -17,6 +17,8 @@ export interface LoadParams {
   threads?: number;
   batch?: number;
   policy?: PolicyName;
+  /** Requests decoded together, each in its own KV sequence of `ctx` tokens (default 1). */
+  parallel?: number;
   /** RAM budget in bytes the plan is made for (advisory unless the worker runs capped). */
   ramBytes?: number;
   prefetchDepth?: number;
@@ -148,8 +150,18 @@ export type WorkerRequest =
   | { id: number; type: 'load'; params: LoadParams }
   | { id: number; type: 'generate'; params: GenerateParams }
   | { id: number; type: 'probe-disk'; path: string; bytes: number }
-  | { type: 'cancel' }
+  /** Cancels the request with that id, or every request. */
+  | { type: 'cancel'; target?: number }
   | { type: 'shutdown' };
+
+export interface ServeStep {
+  sequences: number;
+  /** Tokens the pass computed (prompt pieces included). */
+  tokens: number;
+  /** Of them, next-token steps of generating requests. */
+  decoded: number;
+  ms: number;
+}
 
 /** How fast the device holding a file reads (direct I/O where the file system allows it). */
 export interface DiskProbe {
@@ -169,6 +181,8 @@ export type WorkerEvent =
   | { type: 'progress'; id: number; fraction: number }
   | { type: 'token'; id: number; token: TokenEvent }
   | { type: 'sample'; sample: unknown }
+  /** One pass over the weights by the batch server: the sequences it served, the tokens it computed. */
+  | { type: 'serve-step'; step: ServeStep }
   | { type: 'result'; id: number; ok: true; value: unknown }
   | { type: 'result'; id: number; ok: false; error: WorkerErrorPayload };
 

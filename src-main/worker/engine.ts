@@ -7,7 +7,7 @@ import type {
   ModelInfo,
   TokenEvent,
 } from '../shared/worker-protocol.js';
-import { loadAddon, type NativeContext, type NativeModel } from '../native/addon.js';
+import { loadAddon, type NativeContext, type NativeModel, type NativeServeEvent } from '../native/addon.js';
 import { resolveModelFiles } from '../node/gguf-file.js';
 import { ResidencyRuntime } from './residency-runtime.js';
 import { basename } from 'node:path';
@@ -53,8 +53,12 @@ export class Engine {
     params = { ...params, policy };
     let ctx: NativeContext;
     try {
+      const parallel = Math.max(1, params.parallel ?? 1);
+      this.parallel = parallel;
       ctx = model.createContext({
-        nCtx: params.ctx ?? 4096,
+        // Each sequence gets the context the settings ask for.
+        nCtx: (params.ctx ?? 4096) * parallel,
+        nSeq: parallel,
         nThreads: params.threads ?? 0,
         nBatch: params.batch ?? 512,
         observeLayers: policy !== 'off' || params.graphTrace !== undefined,
@@ -140,10 +144,94 @@ export class Engine {
     return Array.from(model.tokenize(params.prompt ?? '', true, false));
   }
 
-  async generate(params: GenerateParams, onToken: (t: TokenEvent) => void): Promise<GenerationResult> {
-    const { ctx } = this.need();
+  /** Sequences decoded together (the context was made with that many); 1 = one request at a time. */
+  parallel = 1;
+  private serving: Map<number, { onEvent: (e: NativeServeEvent) => void }> | null = null;
+  /** Weight passes the batch server has made, and the tokens they computed (server statistics). */
+  onStep: ((e: Extract<NativeServeEvent, { type: 'step' }>) => void) | null = null;
+
+  /**
+   * One request. With several sequences, requests run concurrently through the batch server
+   * (each joins the next step and leaves when done); else one at a time on the context, reusing
+   * the cached prefix of the previous turn.
+   */
+  async generate(params: GenerateParams, onToken: (t: TokenEvent) => void, requestId?: number): Promise<GenerationResult> {
     const prompt = this.promptTokens(params);
     if (prompt.length === 0) throw new EngineError('EMPTY_PROMPT', 'the prompt is empty');
+    if (this.parallel > 1) return this.serve(prompt, params, onToken, requestId);
+    return this.generateSolo(prompt, params, onToken);
+  }
+
+  private requestIds = new Map<number, number>();
+
+  private async serve(prompt: number[], params: GenerateParams, onToken: (t: TokenEvent) => void, requestId?: number): Promise<GenerationResult> {
+    const { ctx } = this.need();
+    if (!this.serving) {
+      const serving = new Map<number, { onEvent: (e: NativeServeEvent) => void }>();
+      ctx.serveOpen((e) => {
+        if (e.type === 'step') this.onStep?.(e);
+        else serving.get(e.id)?.onEvent(e);
+      });
+      this.serving = serving;
+    }
+    const decoder = new TextDecoder('utf-8');
+    let text = '';
+    let id = -1;
+    // The residency timeline's phases follow the server: busy from the first request to the last.
+    if (this.inFlight++ === 0) this.residency?.beginGeneration();
+    const done = new Promise<Extract<NativeServeEvent, { type: 'done' }>>((resolve, reject) => {
+      const onEvent = (e: NativeServeEvent) => {
+        if (e.type === 'token') {
+          const delta = decoder.decode(e.piece, { stream: true });
+          text += delta;
+          this.tokensServed++;
+          this.residency?.onToken(this.tokensServed, e.tMs, false);
+          onToken({ index: e.index, tokenId: e.token, text: delta, tMs: e.tMs });
+        } else if (e.type === 'done') resolve(e);
+        else if (e.type === 'error') reject(new EngineError('DECODE_FAILED', e.message));
+      };
+      try {
+        id = ctx.serveSubmit(prompt, { maxTokens: params.maxTokens, ...params.sampling });
+      } catch (e) {
+        reject(new EngineError(codeOf(e, 'BAD_ARGUMENT'), (e as Error).message));
+        return;
+      }
+      this.serving?.set(id, { onEvent });
+      if (requestId !== undefined) this.requestIds.set(requestId, id);
+    });
+    try {
+      const r = await done;
+      text += decoder.decode();
+      const decodeMs = r.perTokenMs.slice(1).reduce((a, b) => a + b, 0);
+      const nDecode = Math.max(0, r.tokens.length - 1);
+      return {
+        promptTokens: prompt,
+        tokens: r.tokens,
+        text,
+        stopReason: r.stopReason,
+        reusedTokens: 0,
+        timings: {
+          promptMs: r.promptMs,
+          ttftMs: r.ttftMs,
+          decodeMs,
+          promptTokS: r.promptMs > 0 ? (prompt.length * 1000) / r.promptMs : 0,
+          decodeTokS: decodeMs > 0 ? (nDecode * 1000) / decodeMs : 0,
+          perTokenMs: r.perTokenMs,
+        },
+      };
+    } finally {
+      this.serving?.delete(id);
+      if (requestId !== undefined) this.requestIds.delete(requestId);
+      if (--this.inFlight === 0) this.residency?.endGeneration();
+    }
+  }
+
+  private inFlight = 0;
+
+  private tokensServed = 0;
+
+  private async generateSolo(prompt: number[], params: GenerateParams, onToken: (t: TokenEvent) => void): Promise<GenerationResult> {
+    const { ctx } = this.need();
     const decoder = new TextDecoder('utf-8');
     let text = '';
     let delivered = 0;
@@ -206,11 +294,24 @@ export class Engine {
     };
   }
 
-  cancel(): void {
+  /** Cancels one request (by the host's request id), or every request. */
+  cancel(requestId?: number): void {
+    if (this.parallel > 1 && this.ctx) {
+      if (requestId === undefined) for (const id of this.serving?.keys() ?? []) this.ctx.serveCancel(id);
+      else {
+        const id = this.requestIds.get(requestId);
+        if (id !== undefined) this.ctx.serveCancel(id);
+      }
+      return;
+    }
     this.ctx?.cancel();
   }
 
   async unload(): Promise<void> {
+    if (this.serving) {
+      this.ctx?.serveClose();
+      this.serving = null;
+    }
     this.residency = null;
     this.ctx?.free();
     this.ctx = null;

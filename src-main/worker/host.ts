@@ -10,6 +10,7 @@ import { packageRoot } from '../node/paths.js';
 import type { ResidencySample } from '../shared/residency-types.js';
 import type {
   DiskProbe,
+  ServeStep,
   GenerateParams,
   GenerationResult,
   LoadParams,
@@ -42,6 +43,8 @@ export interface WorkerHostOptions {
   /** Start the process some other way (cgroup supervisor, Electron utilityProcess). */
   spawn?: (script: string, env: NodeJS.ProcessEnv) => Promise<WorkerProcess> | WorkerProcess;
   onSample?: (s: ResidencySample) => void;
+  /** Each weight pass of the batch server (parallel > 1). */
+  onServeStep?: (s: ServeStep) => void;
 }
 
 export class WorkerError extends Error {
@@ -170,6 +173,9 @@ export class WorkerHost extends EventEmitter {
         this.opts.onSample?.(e.sample as ResidencySample);
         this.emit('sample', e.sample);
         return;
+      case 'serve-step':
+        this.opts.onServeStep?.(e.step);
+        return;
       case 'result': {
         const p = this.pending.get(e.id);
         if (!p) return;
@@ -193,8 +199,24 @@ export class WorkerHost extends EventEmitter {
     return this.request<ModelInfo>({ type: 'load', params }, { onProgress });
   }
 
-  generate(params: GenerateParams, onToken: (t: TokenEvent) => void): Promise<GenerationResult> {
-    return this.request<GenerationResult>({ type: 'generate', params }, { onToken });
+  /**
+   * One generation. With a loaded `parallel` > 1 several run at once; `signal` cancels this one
+   * alone (a client that went away).
+   */
+  generate(params: GenerateParams, onToken: (t: TokenEvent) => void, signal?: AbortSignal): Promise<GenerationResult> {
+    const id = this.nextId;
+    const p = this.request<GenerationResult>({ type: 'generate', params }, { onToken });
+    if (signal) {
+      const abort = () => {
+        if (!this.ended) this.proc.send({ type: 'cancel', target: id });
+      };
+      if (signal.aborted) abort();
+      else {
+        signal.addEventListener('abort', abort, { once: true });
+        void p.finally(() => signal.removeEventListener('abort', abort)).catch(() => undefined);
+      }
+    }
+    return p;
   }
 
   /** Measures the read speed of the device holding `path` (native, direct I/O). */

@@ -5,7 +5,7 @@
 import { startCapped, type CgroupReport, type SupervisedOutcome, type UsageSample } from '../supervisor/index.js';
 import { WorkerHost, wrapChild, type WorkerProcess } from './host.js';
 import type { ResidencySample } from '../shared/residency-types.js';
-import type { WorkerExit } from '../shared/worker-protocol.js';
+import type { ServeStep, WorkerExit } from '../shared/worker-protocol.js';
 
 export type Spawner = (script: string, env: NodeJS.ProcessEnv) => WorkerProcess | Promise<WorkerProcess>;
 
@@ -15,6 +15,8 @@ export interface StartWorkerOptions {
   spawnPlain?: Spawner;
   onSample?: (s: ResidencySample) => void;
   onCgroupSample?: (s: UsageSample) => void;
+  /** Each weight pass of the batch server (a load with parallel > 1). */
+  onServeStep?: (s: ServeStep) => void;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -39,7 +41,7 @@ export function exitOf(o: SupervisedOutcome): WorkerExit {
 
 export async function startWorker(opts: StartWorkerOptions): Promise<StartedWorker> {
   if (!opts.cap) {
-    const host = await WorkerHost.start({ onSample: opts.onSample, env: opts.env, ...(opts.spawnPlain ? { spawn: opts.spawnPlain } : {}) });
+    const host = await WorkerHost.start({ onSample: opts.onSample, onServeStep: opts.onServeStep, env: opts.env, ...(opts.spawnPlain ? { spawn: opts.spawnPlain } : {}) });
     return { host, capped: null, kill: () => host.kill(), cgroup: () => null };
   }
   const cap = opts.cap;
@@ -48,6 +50,7 @@ export async function startWorker(opts: StartWorkerOptions): Promise<StartedWork
   let snapshot: () => CgroupReport | null = () => null;
   const host = await WorkerHost.start({
     onSample: opts.onSample,
+    onServeStep: opts.onServeStep,
     env: opts.env,
     spawn: (script, env) => {
       const runEnv = { ...env };

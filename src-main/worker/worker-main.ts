@@ -23,11 +23,12 @@ async function handle(req: Exclude<WorkerRequest, { type: 'cancel' } | { type: '
       case 'load':
         value = await engine.load(req.params, (fraction) => channel.send({ type: 'progress', id, fraction }));
         engine.residency?.onSample((sample) => channel.send({ type: 'sample', sample }));
+        engine.onStep = (e) => channel.send({ type: 'serve-step', step: { sequences: e.sequences, tokens: e.tokens, decoded: e.decoded, ms: e.ms } });
         // Where every layer stands right after load (the dashboard's first column).
         engine.residency?.sample('load', null, true);
         break;
       case 'generate':
-        value = await engine.generate(req.params, (token) => channel.send({ type: 'token', id, token }));
+        value = await engine.generate(req.params, (token) => channel.send({ type: 'token', id, token }), id);
         if (engine.residency) {
           (value as { residency?: unknown }).residency = {
             policy: engine.residency.policy,
@@ -53,7 +54,7 @@ async function handle(req: Exclude<WorkerRequest, { type: 'cancel' } | { type: '
 
 channel.onRequest((req) => {
   if (req.type === 'cancel') {
-    engine.cancel();
+    engine.cancel(req.target);
     return;
   }
   if (req.type === 'shutdown') {
@@ -64,7 +65,12 @@ channel.onRequest((req) => {
     });
     return;
   }
-  // One operation at a time, in order; cancel and shutdown jump the queue.
+  // Requests decoded together run concurrently (the batch server orders them); everything else
+  // one operation at a time, in order; cancel and shutdown jump the queue.
+  if (req.type === 'generate' && engine.parallel > 1) {
+    void queue.then(() => handle(req));
+    return;
+  }
   queue = queue.then(() => handle(req));
 });
 channel.onDisconnect(() => process.exit(0));

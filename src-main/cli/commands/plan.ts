@@ -26,6 +26,7 @@ export const command: CommandSpec = {
     { name: 'prefetch-depth', type: 'int', description: 'streamed units read ahead of the one in use', default: DEFAULT_PREFETCH_DEPTH },
     { name: 'batch', short: 'b', type: 'int', description: 'micro-batch the run will use (sizes the compute buffer; default: chosen for the cap)' },
     { name: 'threads', short: 't', type: 'int', description: "compute threads (default: the machine's physical cores)" },
+    { name: 'parallel', short: 'np', type: 'int', description: 'requests decoded together, each with a KV cache of --ctx tokens (default 1)' },
     { name: 'kv-bytes', type: 'number', description: 'bytes per KV-cache element (f16 = 2, q8_0 ≈ 1.0625)', default: 2 },
     { name: 'disk-bw', type: 'string', description: 'storage read bandwidth, e.g. 2G or 500MB/s (default: measured once on this device and cached)', valueName: 'SIZE/s' },
     { name: 'json', type: 'boolean', description: 'print the plan as JSON (docs/cli-json.md, "plan")' },

@@ -50,7 +50,7 @@ export const PLAN_JSON_SCHEMA = {
     input: {
       type: 'object',
       additionalProperties: false,
-      required: ['ramBytes', 'vramBytes', 'ctx', 'ubatch', 'kvTypeBytes', 'prefetchDepth', 'diskBandwidthBytesPerS', 'diskBandwidthSource', 'memoryBandwidthBytesPerS', 'vramBandwidthBytesPerS', 'threads'],
+      required: ['ramBytes', 'vramBytes', 'ctx', 'ubatch', 'kvTypeBytes', 'prefetchDepth', 'diskBandwidthBytesPerS', 'diskBandwidthSource', 'memoryBandwidthBytesPerS', 'vramBandwidthBytesPerS', 'threads', 'parallel'],
       properties: {
         ramBytes: nint,
         vramBytes: { type: ['integer', 'null'] },
@@ -63,6 +63,7 @@ export const PLAN_JSON_SCHEMA = {
         memoryBandwidthBytesPerS: { type: 'number' },
         vramBandwidthBytesPerS: { type: 'number' },
         threads: { type: ['integer', 'null'] },
+        parallel: { type: 'integer', minimum: 1 },
       },
     },
     layers: {

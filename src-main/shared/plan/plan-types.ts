@@ -33,6 +33,8 @@ export interface PlanInput {
   readonly threads?: number;
   /** What the kernel may read past a streamed range (the device's read-ahead, default 8 MiB). */
   readonly readaheadBytes?: number;
+  /** Sequences decoded together, each with a KV cache of `ctx` (default 1). */
+  readonly parallel?: number;
 }
 
 export interface LayerPlan {
@@ -72,10 +74,11 @@ export interface MemoryPlan {
     readonly fileBytes: number;
     readonly tensorBytes: number;
   };
-  readonly input: Required<Omit<PlanInput, 'vramBytes' | 'threads' | 'diskBandwidthSource' | 'readaheadBytes'>> & {
+  readonly input: Required<Omit<PlanInput, 'vramBytes' | 'threads' | 'diskBandwidthSource' | 'readaheadBytes' | 'parallel'>> & {
     readonly vramBytes: number | null;
     readonly threads: number | null;
     readonly diskBandwidthSource: string;
+    readonly parallel: number;
   };
   readonly layers: LayerPlan[];
   readonly tiers: { readonly vram: TierSummary; readonly pinned: TierSummary; readonly streamed: TierSummary };

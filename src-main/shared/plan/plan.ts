@@ -58,7 +58,10 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
   if (blockCount === 0) throw new PlanInputError('cannot plan: the model has no layer (blk.N.*) tensors');
 
   // --- weights and fixed costs
-  const kvFor = (i: number) => kvBytesForLayer(view.headCountKvByLayer?.[i] ?? (view.headCountKv as number), headDim, valueDim, ctx, kvTypeBytes);
+  const parallel = input.parallel ?? 1;
+  if (!Number.isInteger(parallel) || parallel < 1 || parallel > 64) throw new PlanInputError(`parallel must be an integer 1..64 (got ${parallel})`);
+  // Every sequence has its own KV cache of ctx tokens.
+  const kvFor = (i: number) => kvBytesForLayer(view.headCountKvByLayer?.[i] ?? (view.headCountKv as number), headDim, valueDim, ctx * parallel, kvTypeBytes);
   const kvPerLayer = view.layers.map((l) => kvFor(l.index));
   const kvTotal = sum(kvPerLayer.map((k) => k.value as number));
   const persistent = view.persistent.bytes;
@@ -163,6 +166,7 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
       memoryBandwidthBytesPerS: ramBw,
       vramBandwidthBytesPerS: vramBw,
       threads: input.threads ?? null,
+      parallel,
     },
     layers,
     tiers: { vram, pinned, streamed },

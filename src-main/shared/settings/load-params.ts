@@ -38,6 +38,7 @@ export function toLoadParams(i: LoadInput): LoadParams {
     ctx: i.shape.ctx,
     batch: i.shape.batch,
     threads: i.shape.threads,
+    parallel: s.parallel,
     policy,
     prefetchDepth: s.prefetchDepth,
   };

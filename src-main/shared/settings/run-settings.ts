@@ -15,6 +15,8 @@ export interface RunSettings {
   batch: number | null;
   /** CPU threads for compute; null = the machine's physical cores. */
   threads: number | null;
+  /** Requests decoded together, each with its own `ctx` of KV cache (1 = one at a time). */
+  parallel: number;
   policy: PolicyName | 'auto';
   /** Streamed units read ahead of the one in use. */
   prefetchDepth: number;
@@ -32,6 +34,7 @@ export const LIMITS = {
   ctx: { min: 16, max: 1 << 20 },
   batch: { min: 1, max: 8192 },
   threads: { min: 1, max: 512 },
+  parallel: { min: 1, max: 64 },
   prefetchDepth: { min: 0, max: 16 },
   maxTokens: { min: 0, max: 1 << 20 },
   repeatLastN: { min: -1, max: 1 << 20 },
@@ -49,6 +52,7 @@ export const DEFAULT_RUN_SETTINGS: RunSettings = {
   ctx: null,
   batch: null,
   threads: null,
+  parallel: 1,
   policy: 'auto',
   prefetchDepth: DEFAULT_PREFETCH_DEPTH,
   mmap: true,
@@ -126,6 +130,7 @@ export function validateRunSettings(s: unknown): RunSettings {
     ctx: intOrNull(v.ctx, 'ctx', LIMITS.ctx.min, LIMITS.ctx.max),
     batch: intOrNull(v.batch, 'batch', LIMITS.batch.min, LIMITS.batch.max),
     threads: intOrNull(v.threads, 'threads', LIMITS.threads.min, LIMITS.threads.max),
+    parallel: int(v.parallel, 'parallel', LIMITS.parallel.min, LIMITS.parallel.max),
     policy: checkPolicy(v.policy),
     prefetchDepth: int(v.prefetchDepth, 'prefetchDepth', LIMITS.prefetchDepth.min, LIMITS.prefetchDepth.max),
     mmap: bool(v.mmap, 'mmap'),

@@ -7,6 +7,7 @@ import { computeBufferBytes, kvBytesForLayer } from '../plan/estimates.js';
 import type { RunSettings } from './run-settings.js';
 
 export interface RunShape {
+  /** Context per sequence. */
   ctx: number;
   /** Micro-batch (n_ubatch); the prompt batch equals it. */
   batch: number;
@@ -17,7 +18,7 @@ export interface RunShape {
 
 export interface ShapeInput {
   view: ModelView;
-  settings: Pick<RunSettings, 'ctx' | 'batch' | 'threads' | 'ramBytes' | 'vramBytes' | 'prefetchDepth'>;
+  settings: Pick<RunSettings, 'ctx' | 'batch' | 'threads' | 'ramBytes' | 'vramBytes' | 'prefetchDepth'> & { parallel?: number };
   physicalCores: number;
 }
 
@@ -25,6 +26,8 @@ export interface ShapeInput {
 export const DEFAULT_CTX = 4096;
 /** The context kept wherever the cap allows it. */
 export const MIN_DEFAULT_CTX = 2048;
+/** With several sequences each one's context may go this low before the run is refused room. */
+export const MIN_PARALLEL_CTX = 512;
 export const MAX_UBATCH = 512;
 export const MIN_UBATCH = 32;
 /** Shares of the cap the KV cache and the compute buffer may take before they are shrunk. */
@@ -53,7 +56,7 @@ function computeBytes(view: ModelView, ctx: number, ubatch: number): number {
 function runnable(view: ModelView, s: ShapeInput['settings'], ctx: number, ubatch: number): boolean {
   if (s.ramBytes === null) return true;
   try {
-    const p = planMemory(view, { ramBytes: s.ramBytes, vramBytes: s.vramBytes ?? undefined, ctx, ubatch, diskBandwidthBytesPerS: 1e9, prefetchDepth: s.prefetchDepth });
+    const p = planMemory(view, { ramBytes: s.ramBytes, vramBytes: s.vramBytes ?? undefined, ctx, ubatch, diskBandwidthBytesPerS: 1e9, prefetchDepth: s.prefetchDepth, parallel: s.parallel ?? 1 });
     return p.verdict !== 'cannot-run';
   } catch {
     return true;
@@ -67,6 +70,8 @@ export function chooseRunShape(i: ShapeInput): RunShape {
   reasons.push(s.threads !== null ? `threads ${threads} (--threads)` : `threads ${threads} (the machine's physical cores)`);
   const trained = view.contextLength ?? DEFAULT_CTX;
   const cap = s.ramBytes;
+  const n = Math.max(1, s.parallel ?? 1);
+  const floorCtx = n > 1 ? MIN_PARALLEL_CTX : MIN_DEFAULT_CTX;
 
   let ubatch: number;
   if (s.batch !== null) {
@@ -87,9 +92,9 @@ export function chooseRunShape(i: ShapeInput): RunShape {
     ctx = Math.min(trained, DEFAULT_CTX);
     ctxWhy = trained < DEFAULT_CTX ? "the model's trained context" : `the default ${DEFAULT_CTX}`;
     if (cap !== null) {
-      while (ctx > MIN_DEFAULT_CTX && kvBytes(view, ctx) > cap * KV_SHARE) {
+      while (ctx > floorCtx && n * kvBytes(view, ctx) > cap * KV_SHARE) {
         ctx /= 2;
-        ctxWhy = `its KV cache (${mib(kvBytes(view, ctx))}) stays within 1/8 of the cap`;
+        ctxWhy = n > 1 ? `the KV cache of ${n} sequences stays within 1/8 of the cap` : 'its KV cache stays within 1/8 of the cap';
       }
     }
   }
@@ -101,7 +106,7 @@ export function chooseRunShape(i: ShapeInput): RunShape {
     }
     if (s.ctx === null) ctxWhy = 'the smallest that runs under the cap';
   }
-  reasons.push(`ctx ${ctx} (${ctxWhy}; KV cache ${mib(kvBytes(view, ctx))})`);
+  reasons.push(`ctx ${ctx}${n > 1 ? ` per sequence × ${n}` : ''} (${ctxWhy}; KV cache ${mib(n * kvBytes(view, ctx))})`);
   reasons.push(
     s.batch !== null
       ? `micro-batch ${ubatch} (--batch)`

@@ -1,0 +1,345 @@
+#include "batch.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "common.h"
+#include "context.h"
+#include "model.h"
+#include "residency.h"
+
+namespace rf {
+
+namespace {
+
+double NowMs() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+BatchServer::BatchServer(Context* ctx, Napi::ThreadSafeFunction events) : ctx_(ctx), events_(std::move(events)) {
+  llama_context* lctx = ctx_->get();
+  n_seq_ = static_cast<int>(llama_n_seq_max(lctx));
+  // Each sequence has its own share of the context (the cache is not unified across them).
+  n_ctx_seq_ = static_cast<int>(llama_n_ctx(lctx)) / std::max(1, n_seq_);
+  n_batch_ = static_cast<int>(llama_n_batch(lctx));
+  seq_used_.assign(static_cast<size_t>(n_seq_), 0);
+  llama_memory_clear(llama_get_memory(lctx), true);
+  ctx_->cached().clear();
+  loop_ = std::thread([this] { Loop(); });
+}
+
+BatchServer::~BatchServer() { Close(); }
+
+void BatchServer::Close() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return;
+    closed_ = true;
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (loop_.joinable()) loop_.join();
+  events_.Release();
+}
+
+int BatchServer::Submit(std::vector<llama_token> prompt, const SamplingOpts& s) {
+  auto* r = new Req();
+  r->prompt = std::move(prompt);
+  r->sampling = s;
+  r->t0 = NowMs();
+  int id;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    id = r->id = next_id_++;
+    pending_.push_back(r);
+  }
+  cv_.notify_all();
+  return id;
+}
+
+void BatchServer::Cancel(int id) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    cancels_.push_back(id);
+  }
+  cv_.notify_all();
+}
+
+int BatchServer::queued() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return static_cast<int>(pending_.size());
+}
+
+int BatchServer::active() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return static_cast<int>(active_.size());
+}
+
+void BatchServer::Emit(BatchEvent* e) {
+  napi_status st = events_.NonBlockingCall(e, [](Napi::Env env, Napi::Function cb, BatchEvent* ev) {
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("id", ev->id);
+    switch (ev->kind) {
+      case BatchEvent::kToken:
+        o.Set("type", "token");
+        o.Set("index", ev->index);
+        o.Set("token", ev->token);
+        o.Set("piece", Napi::Buffer<char>::Copy(env, ev->piece.data(), ev->piece.size()));
+        o.Set("tMs", ev->t_ms);
+        break;
+      case BatchEvent::kDone: {
+        o.Set("type", "done");
+        Napi::Array toks = Napi::Array::New(env, ev->tokens.size());
+        for (size_t i = 0; i < ev->tokens.size(); i++) toks.Set(i, ev->tokens[i]);
+        o.Set("tokens", toks);
+        Napi::Array per = Napi::Array::New(env, ev->per_token_ms.size());
+        for (size_t i = 0; i < ev->per_token_ms.size(); i++) per.Set(i, ev->per_token_ms[i]);
+        o.Set("perTokenMs", per);
+        o.Set("stopReason", ev->stop_reason);
+        o.Set("promptMs", ev->prompt_ms);
+        o.Set("ttftMs", ev->ttft_ms);
+        o.Set("totalMs", ev->total_ms);
+        o.Set("promptTokens", ev->prompt_tokens);
+        break;
+      }
+      case BatchEvent::kError:
+        o.Set("type", "error");
+        o.Set("message", ev->message);
+        break;
+      case BatchEvent::kStep:
+        o.Set("type", "step");
+        o.Set("sequences", ev->n_seq);
+        o.Set("tokens", ev->n_tokens);
+        o.Set("decoded", ev->n_decode);
+        o.Set("ms", ev->step_ms);
+        o.Set("tMs", ev->t_ms);
+        break;
+    }
+    delete ev;
+    cb.Call({o});
+  });
+  if (st != napi_ok) delete e;
+}
+
+// Leaves: its sequence's cache cells are freed for the next request.
+void BatchServer::Finish(Req* r, const std::string& why) {
+  llama_context* lctx = ctx_->get();
+  if (r->seq >= 0) {
+    llama_memory_seq_rm(llama_get_memory(lctx), r->seq, -1, -1);
+    seq_used_[static_cast<size_t>(r->seq)] = 0;
+  }
+  if (r->smpl) llama_sampler_free(r->smpl);
+  auto* e = new BatchEvent(BatchEvent::kDone);
+  e->id = r->id;
+  e->tokens = std::move(r->tokens);
+  e->per_token_ms = std::move(r->per_token);
+  e->stop_reason = why;
+  e->prompt_tokens = static_cast<int>(r->prompt.size());
+  double now = NowMs();
+  e->total_ms = now - r->t0;
+  e->prompt_ms = r->t_prompt_done > 0 ? r->t_prompt_done - r->t0 : e->total_ms;
+  e->ttft_ms = e->prompt_ms;
+  Emit(e);
+  delete r;
+}
+
+void BatchServer::Loop() {
+  llama_context* lctx = ctx_->get();
+  const llama_vocab* vocab = ctx_->model()->vocab();
+  const int n_vocab = llama_vocab_n_tokens(vocab);
+  llama_batch batch = llama_batch_init(n_batch_, 0, 1);
+  for (;;) {
+    std::vector<Req*> admitted;
+    std::vector<int> cancels;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return stop_ || !active_.empty() || !pending_.empty() || !cancels_.empty(); });
+      if (stop_) break;
+      cancels.swap(cancels_);
+      // Join between steps, while sequences are free.
+      while (!pending_.empty() && static_cast<int>(active_.size()) < n_seq_) {
+        Req* r = pending_.front();
+        pending_.pop_front();
+        for (int s = 0; s < n_seq_; s++)
+          if (!seq_used_[static_cast<size_t>(s)]) {
+            r->seq = s;
+            seq_used_[static_cast<size_t>(s)] = 1;
+            break;
+          }
+        active_.push_back(r);
+        admitted.push_back(r);
+      }
+      // A cancelled request that never started just ends.
+      for (int id : cancels)
+        for (auto it = pending_.begin(); it != pending_.end(); ++it)
+          if ((*it)->id == id) {
+            Req* r = *it;
+            pending_.erase(it);
+            lock.unlock();
+            Finish(r, "cancelled");
+            lock.lock();
+            break;
+          }
+    }
+    for (Req* r : admitted) r->smpl = BuildSampler(r->sampling, n_vocab);
+    for (int id : cancels)
+      for (Req* r : active_)
+        if (r->id == id) r->cancelled = true;
+    // Leave: cancelled ones, and prompts that can never fit their sequence's share.
+    for (size_t i = 0; i < active_.size();) {
+      Req* r = active_[i];
+      bool too_long = static_cast<int>(r->prompt.size()) >= n_ctx_seq_;
+      if (r->cancelled || too_long || r->prompt.empty()) {
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          active_.erase(active_.begin() + static_cast<long>(i));
+        }
+        if (too_long || r->prompt.empty()) {
+          auto* e = new BatchEvent(BatchEvent::kError);
+          e->id = r->id;
+          e->message = r->prompt.empty() ? "empty prompt" : "prompt has " + std::to_string(r->prompt.size()) + " tokens; each sequence holds " + std::to_string(n_ctx_seq_);
+          Emit(e);
+          if (r->seq >= 0) seq_used_[static_cast<size_t>(r->seq)] = 0;
+          if (r->smpl) llama_sampler_free(r->smpl);
+          delete r;
+        } else {
+          Finish(r, "cancelled");
+        }
+        continue;
+      }
+      i++;
+    }
+    if (active_.empty()) continue;
+
+    // One step: the next token of every decoding sequence, then as much prompt as fits.
+    batch.n_tokens = 0;
+    auto add = [&](llama_token t, int pos, int seq, bool logits) {
+      int i = batch.n_tokens++;
+      batch.token[i] = t;
+      batch.pos[i] = pos;
+      batch.n_seq_id[i] = 1;
+      batch.seq_id[i][0] = seq;
+      batch.logits[i] = logits;
+      return i;
+    };
+    int n_decode = 0;
+    for (Req* r : active_) {
+      r->logits_at = -1;
+      if (r->has_last && batch.n_tokens < n_batch_) {
+        r->logits_at = add(r->last, r->pos++, r->seq, true);
+        n_decode++;
+      }
+    }
+    for (Req* r : active_) {
+      if (r->has_last || r->fed >= r->prompt.size()) continue;
+      size_t room = static_cast<size_t>(n_batch_ - batch.n_tokens);
+      size_t k = std::min(room, r->prompt.size() - r->fed);
+      for (size_t j = 0; j < k; j++) {
+        bool last = r->fed + 1 == r->prompt.size();
+        int at = add(r->prompt[r->fed], r->pos++, r->seq, last);
+        if (last) r->logits_at = at;
+        r->fed++;
+      }
+    }
+    if (batch.n_tokens == 0) continue;
+    double t_step = NowMs();
+    Residency* res = ctx_->residency();
+    if (res) res->OnDecodeStart(batch.n_tokens);
+    int rc = llama_decode(lctx, batch);
+    if (res) res->OnDecodeEnd();
+    std::string serr = res ? res->StreamError() : "";
+    if (rc != 0 || !serr.empty()) {
+      std::string why = serr.empty() ? "llama_decode failed (" + std::to_string(rc) + ")" : serr;
+      for (Req* r : active_) {
+        auto* e = new BatchEvent(BatchEvent::kError);
+        e->id = r->id;
+        e->message = why;
+        Emit(e);
+        if (r->seq >= 0) {
+          llama_memory_seq_rm(llama_get_memory(lctx), r->seq, -1, -1);
+          seq_used_[static_cast<size_t>(r->seq)] = 0;
+        }
+        if (r->smpl) llama_sampler_free(r->smpl);
+        delete r;
+      }
+      std::lock_guard<std::mutex> lock(mu_);
+      active_.clear();
+      continue;
+    }
+    double now = NowMs();
+    {
+      auto* e = new BatchEvent(BatchEvent::kStep);
+      e->n_seq = static_cast<int>(active_.size());
+      e->n_tokens = batch.n_tokens;
+      e->n_decode = n_decode;
+      e->step_ms = now - t_step;
+      e->t_ms = now;
+      Emit(e);
+    }
+    if (res) res->BetweenTokens();
+    // Sample where logits were asked for; leave at the end of generation.
+    for (size_t i = 0; i < active_.size();) {
+      Req* r = active_[i];
+      bool done = false;
+      std::string why;
+      if (r->logits_at >= 0) {
+        if (!r->has_last) r->t_prompt_done = now;
+        llama_token tok = llama_sampler_sample(r->smpl, lctx, r->logits_at);
+        if (llama_vocab_is_eog(vocab, tok)) {
+          done = true;
+          why = "eos";
+        } else {
+          int index = static_cast<int>(r->tokens.size());
+          r->tokens.push_back(tok);
+          r->per_token.push_back(r->has_last ? now - r->t_prev : now - r->t0);
+          r->t_prev = now;
+          char buf[256];
+          int n = llama_token_to_piece(vocab, tok, buf, sizeof buf, 0, false);
+          auto* e = new BatchEvent(BatchEvent::kToken);
+          e->id = r->id;
+          e->index = index;
+          e->token = tok;
+          e->piece = n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+          e->t_ms = now - r->t0;
+          Emit(e);
+          r->last = tok;
+          r->has_last = true;
+          if (static_cast<int>(r->tokens.size()) >= r->sampling.max_tokens) {
+            done = true;
+            why = "max_tokens";
+          } else if (r->pos + 1 >= n_ctx_seq_) {
+            done = true;
+            why = "ctx_full";
+          }
+        }
+      } else if (r->sampling.max_tokens == 0 && r->fed >= r->prompt.size()) {
+        done = true;
+        why = "max_tokens";
+      }
+      if (done) {
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          active_.erase(active_.begin() + static_cast<long>(i));
+        }
+        Finish(r, why);
+        continue;
+      }
+      i++;
+    }
+  }
+  // Closing: everything still here ends as cancelled.
+  std::vector<Req*> rest;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    rest.insert(rest.end(), active_.begin(), active_.end());
+    rest.insert(rest.end(), pending_.begin(), pending_.end());
+    active_.clear();
+    pending_.clear();
+  }
+  for (Req* r : rest) Finish(r, "cancelled");
+  llama_batch_free(batch);
+}
+
+}  // namespace rf

@@ -1,0 +1,61 @@
+#include "sampling.h"
+
+#include <cmath>
+
+namespace rf {
+
+namespace {
+
+// A number field: absent keeps *out; present must be finite, within [lo, hi], and an integer
+// when `integer`.
+bool Field(const Napi::Object& o, const char* key, double lo, double hi, bool integer, double* out, std::string* err) {
+  if (!o.Has(key) || o.Get(key).IsUndefined()) return true;
+  Napi::Value v = o.Get(key);
+  double d = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : NAN;
+  if (!std::isfinite(d) || d < lo || d > hi || (integer && std::floor(d) != d)) {
+    *err = std::string(key) + " must be " + (integer ? "an integer" : "a number") + " from " + std::to_string(lo) + " to " + std::to_string(hi);
+    return false;
+  }
+  *out = d;
+  return true;
+}
+
+}  // namespace
+
+std::string ParseSampling(const Napi::Object& o, SamplingOpts* s) {
+  std::string err;
+  double temperature = s->temperature, top_k = s->top_k, top_p = s->top_p, min_p = s->min_p, seed = s->seed,
+         repeat_penalty = s->repeat_penalty, repeat_last_n = s->repeat_last_n, max_tokens = s->max_tokens;
+  if (!Field(o, "temperature", 0, 100, false, &temperature, &err) || !Field(o, "topK", 0, 1 << 20, true, &top_k, &err) ||
+      !Field(o, "topP", 0, 1, false, &top_p, &err) || !Field(o, "minP", 0, 1, false, &min_p, &err) ||
+      !Field(o, "seed", 0, 4294967295.0, true, &seed, &err) || !Field(o, "repeatPenalty", 0, 100, false, &repeat_penalty, &err) ||
+      !Field(o, "repeatLastN", -1, 1 << 20, true, &repeat_last_n, &err) || !Field(o, "maxTokens", 0, 1 << 20, true, &max_tokens, &err))
+    return err;
+  s->temperature = temperature;
+  s->top_k = static_cast<int>(top_k);
+  s->top_p = top_p;
+  s->min_p = min_p;
+  s->seed = static_cast<uint32_t>(seed);
+  s->repeat_penalty = repeat_penalty;
+  s->repeat_last_n = static_cast<int>(repeat_last_n);
+  s->max_tokens = static_cast<int>(max_tokens);
+  return "";
+}
+
+llama_sampler* BuildSampler(const SamplingOpts& s, int n_vocab) {
+  llama_sampler* chain = llama_sampler_chain_init(llama_sampler_chain_default_params());
+  if (s.repeat_penalty != 1.0)
+    llama_sampler_chain_add(chain, llama_sampler_init_penalties(n_vocab, s.repeat_last_n, static_cast<float>(s.repeat_penalty), 0.0f, 0.0f));
+  if (s.temperature <= 0) {
+    llama_sampler_chain_add(chain, llama_sampler_init_greedy());
+    return chain;
+  }
+  if (s.top_k > 0) llama_sampler_chain_add(chain, llama_sampler_init_top_k(s.top_k));
+  if (s.top_p < 1.0) llama_sampler_chain_add(chain, llama_sampler_init_top_p(static_cast<float>(s.top_p), 1));
+  if (s.min_p > 0) llama_sampler_chain_add(chain, llama_sampler_init_min_p(static_cast<float>(s.min_p), 1));
+  llama_sampler_chain_add(chain, llama_sampler_init_temp(static_cast<float>(s.temperature)));
+  llama_sampler_chain_add(chain, llama_sampler_init_dist(s.seed));
+  return chain;
+}
+
+}  // namespace rf

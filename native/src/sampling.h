@@ -1,0 +1,30 @@
+// Sampling options as they cross from JS, checked at the native edge (a huge repeat window is an
+// allocation of gigabytes inside llama.cpp, a negative or fractional seed undefined behaviour),
+// and the llama.cpp sampler chain they build.
+#pragma once
+#include <napi.h>
+
+#include <cstdint>
+#include <string>
+
+#include "llama.h"
+
+namespace rf {
+
+struct SamplingOpts {
+  double temperature = 0.8;
+  int top_k = 40;
+  double top_p = 0.95;
+  double min_p = 0.05;
+  uint32_t seed = 0xFFFFFFFFu;
+  double repeat_penalty = 1.0;
+  int repeat_last_n = 64;
+  int max_tokens = 128;
+};
+
+// Reads the options from `o` (missing fields keep their defaults). Returns "" or what is wrong.
+std::string ParseSampling(const Napi::Object& o, SamplingOpts* out);
+
+llama_sampler* BuildSampler(const SamplingOpts& s, int n_vocab);
+
+}  // namespace rf

@@ -1,0 +1,148 @@
+// `ramforge bench-serve MODEL --ram SIZE --clients 1,2,4,8`: concurrent requests decoded
+// together. For each client count, a fresh worker under the cap is loaded with that many
+// sequences, and that many clients each send one request at once; aggregate and per-request
+// decode tok/s, tokens per weight pass, and whether each client's tokens equal its solo run.
+import type { CommandSpec, ParsedArgs } from '../args.js';
+import { UsageError } from '../errors.js';
+import { openModelInput } from '../model-input.js';
+import { loadParams, prepareRun, refuseBelowMinimum, shapeNote } from '../run-config.js';
+import { LOAD_FLAGS, MEMORY_FLAGS } from '../run-flags.js';
+import { detectCgroup, dropFileCache } from '../../supervisor/index.js';
+import { startWorker } from '../../worker/start-worker.js';
+import { GREEDY } from '../../shared/settings/run-settings.js';
+import type { GenerationResult, ServeStep } from '../../shared/worker-protocol.js';
+
+const PROMPTS = [
+  'Once upon a time',
+  'The old lighthouse keeper',
+  'In the year 2200, the city',
+  'She opened the letter and',
+  'Rain fell on the harbour while',
+  'The recipe begins with',
+  'Far beyond the mountains',
+  'Every morning the baker',
+];
+
+interface Row {
+  clients: number;
+  aggregateTokS: number;
+  perRequestTokS: number[];
+  tokensPerPass: number;
+  msPerPass: number | null;
+  identical: boolean[];
+  results: GenerationResult[];
+}
+
+export const command: CommandSpec = {
+  name: 'bench-serve',
+  summary: 'concurrent requests decoded together under a cap: aggregate and per-request tok/s per client count',
+  positionals: [{ name: 'model', description: 'GGUF file, split shard, or directory', required: true }],
+  flags: [
+    { name: 'clients', type: 'list', default: '1,2,4,8', valueName: 'LIST', description: 'client counts; each sends one request at once' },
+    { name: 'tokens', type: 'int', default: 16, description: 'tokens each request decodes (greedy)' },
+    { name: 'json', type: 'boolean', description: 'print one JSON object instead of the table' },
+    ...LOAD_FLAGS.filter((f) => f.name !== 'parallel'),
+    ...MEMORY_FLAGS.filter((f) => !['enforce-ram'].includes(f.name)),
+  ],
+  details: 'Example:\n  ramforge bench-serve model-1b.gguf --ram 406M --clients 1,2,4 --tokens 16',
+  async run(args: ParsedArgs): Promise<number> {
+    const f = args.flags;
+    const modelPath = args.positionals[0] as string;
+    const ram = f['ram'] as number | undefined;
+    if (ram === undefined) throw new UsageError('--ram SIZE is required (the cap every run is held to)');
+    const clients = (Array.isArray(f['clients']) ? (f['clients'] as string[]) : String(f['clients']).split(',')).map((c) => {
+      const n = Number(c);
+      if (!Number.isInteger(n) || n < 1 || n > PROMPTS.length) throw new UsageError(`--clients: each count must be 1..${PROMPTS.length} (got '${c}')`);
+      return n;
+    });
+    const tokens = f['tokens'] as number;
+    if (!(tokens >= 2)) throw new UsageError('--tokens must be at least 2');
+    const detection = detectCgroup();
+    if (!detection.usable) throw new UsageError(`bench-serve holds every run to the cap: ${detection.reason}`);
+    const opened = await openModelInput(modelPath);
+    const files = opened.shards.map((s) => s.path);
+
+    const runAt = async (n: number, prompts: string[]): Promise<{ results: GenerationResult[]; wallMs: number; steps: ServeStep[] }> => {
+      const flags = { ...f, parallel: n, 'enforce-ram': true };
+      const prepared = prepareRun(opened, flags);
+      refuseBelowMinimum(opened, flags, prepared);
+      if (!f['json']) process.stderr.write(`ramforge bench-serve: ${n} sequence${n > 1 ? 's' : ''} — ${shapeNote(prepared.shape).slice('ramforge: '.length)}`);
+      const load = loadParams(modelPath, flags, prepared);
+      await dropFileCache(files);
+      const steps: ServeStep[] = [];
+      const w = await startWorker({ cap: { limitBytes: ram, timeoutS: f['enforce-timeout'] as number }, onServeStep: (s) => steps.push(s) });
+      try {
+        await w.host.load(load);
+        const t0 = performance.now();
+        const results = await Promise.all(prompts.map((prompt) => w.host.generate({ prompt, maxTokens: tokens, sampling: GREEDY }, () => undefined)));
+        return { results, wallMs: performance.now() - t0, steps };
+      } finally {
+        await w.host.close();
+        const outcome = await w.capped;
+        if (outcome && outcome.status !== 'ok') throw new Error(`the run under the cap ended: ${outcome.message}`);
+      }
+    };
+
+    // Solo: each prompt alone, one sequence.
+    const maxClients = Math.max(...clients);
+    const solo: number[][] = [];
+    if (!f['json']) process.stderr.write(`ramforge bench-serve: solo runs of ${maxClients} prompts …\n`);
+    for (const p of PROMPTS.slice(0, maxClients)) solo.push((await runAt(1, [p])).results[0]?.tokens ?? []);
+
+    const rows: Row[] = [];
+    for (const n of clients) {
+      if (!f['json']) process.stderr.write(`ramforge bench-serve: ${n} concurrent client${n > 1 ? 's' : ''} …\n`);
+      const { results, wallMs, steps } = await runAt(n, PROMPTS.slice(0, n));
+      const decoded = results.reduce((s, r) => s + r.tokens.length, 0);
+      const decodeSteps = steps.filter((s) => s.decoded > 0);
+      rows.push({
+        clients: n,
+        aggregateTokS: (decoded * 1000) / wallMs,
+        perRequestTokS: results.map((r) => r.timings.decodeTokS),
+        // One sequence runs without the batch server: one token per pass by construction.
+        tokensPerPass: decodeSteps.length ? decodeSteps.reduce((s, x) => s + x.decoded, 0) / decodeSteps.length : 1,
+        msPerPass: decodeSteps.length ? decodeSteps.reduce((s, x) => s + x.ms, 0) / decodeSteps.length : null,
+        identical: results.map((r, i) => JSON.stringify(r.tokens) === JSON.stringify(solo[i])),
+        results,
+      });
+    }
+    const base = rows.find((r) => r.clients === 1)?.aggregateTokS ?? rows[0]?.aggregateTokS ?? 0;
+    if (f['json']) {
+      process.stdout.write(
+        JSON.stringify(
+          {
+            model: modelPath,
+            cap_bytes: ram,
+            tokens,
+            rows: rows.map((r) => ({
+              clients: r.clients,
+              aggregate_tok_s: r.aggregateTokS,
+              vs_one_client: base > 0 ? r.aggregateTokS / base : null,
+              per_request_tok_s: r.perRequestTokS,
+              tokens_per_weight_pass: r.tokensPerPass,
+              ms_per_weight_pass: r.msPerPass,
+              identical_to_solo: r.identical,
+            })),
+          },
+          null,
+          2,
+        ) + '\n',
+      );
+    } else {
+      const head = ['clients', 'aggregate tok/s', 'vs 1 client', 'per request tok/s (mean, min)', 'tokens per weight pass', 'ms per pass', 'same tokens as solo'];
+      const body = rows.map((r) => [
+        String(r.clients),
+        r.aggregateTokS.toFixed(2),
+        base > 0 ? `${(r.aggregateTokS / base).toFixed(2)}×` : '—',
+        `${(r.perRequestTokS.reduce((a, b) => a + b, 0) / r.perRequestTokS.length).toFixed(2)}, ${Math.min(...r.perRequestTokS).toFixed(2)}`,
+        r.tokensPerPass.toFixed(2),
+        r.msPerPass === null ? '—' : r.msPerPass.toFixed(0),
+        r.identical.every(Boolean) ? 'yes' : `NO (${r.identical.filter((x) => !x).length} differ)`,
+      ]);
+      const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] as string).length)));
+      const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] as number)).join('  ');
+      process.stdout.write([fmt(head), fmt(widths.map((w) => '-'.repeat(w))), ...body.map(fmt)].join('\n') + '\n');
+    }
+    return rows.every((r) => r.identical.every(Boolean)) ? 0 : 1;
+  },
+};
