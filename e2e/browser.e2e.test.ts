@@ -101,11 +101,29 @@ describe.runIf(haveChromium || IS_CI)('browser mode in Chromium', () => {
 
   it('serves the app on 127.0.0.1 with no Node in the page', async () => {
     expect(new URL(served.url).hostname).toBe('127.0.0.1');
+    // The one-time login code left the address bar (and so the history) as the page loaded.
+    expect(new URL(served.url).searchParams.get('code')).toBeTruthy();
+    expect(new URL(page.url()).searchParams.has('code')).toBe(false);
+    expect(page.url()).not.toContain(new URL(served.url).searchParams.get('code') as string);
     const globals = await page.evaluate(() => ({
       require: typeof (globalThis as { require?: unknown }).require,
       process: typeof (globalThis as { process?: unknown }).process,
     }));
     expect(globals).toEqual({ require: 'undefined', process: 'undefined' });
+    await byId('engine-status').waitFor();
+  });
+
+  it('the printed address works once: a second tab opening it is told to get a new one, and cannot reach the API', async () => {
+    const other = await browser.context.newPage();
+    try {
+      await other.goto(served.url);
+      await other.getByTestId('login-needed').waitFor({ timeout: 30_000 });
+      expect(await other.getByTestId('login-needed').textContent()).toMatch(/already used or has expired/);
+      expect(await other.evaluate(() => sessionStorage.getItem('ramforge.credential'))).toBeNull();
+    } finally {
+      await other.close();
+    }
+    // The first tab is unaffected.
     await byId('engine-status').waitFor();
   });
 

@@ -1,6 +1,7 @@
 // The single accessor for the host API: Electron's preload object, else the browser-mode
 // WebSocket client (created once, on first use).
 import type { RamforgeApi } from '../src-main/shared/api.js';
+import { browserCredential } from './browser-login.js';
 import { createWsClient, uploadFile } from './ws-client.js';
 
 function preloadApi(): RamforgeApi | undefined {
@@ -17,7 +18,8 @@ export function getApi(): RamforgeApi {
     current = pre;
   } else {
     const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    current = createWsClient({ url: `${proto}//${location.host}/api` });
+    // Logging in starts here, at startup: the one-time code leaves the address bar at once.
+    current = createWsClient({ url: `${proto}//${location.host}/api`, credential: browserCredential });
   }
   return current;
 }
@@ -32,5 +34,5 @@ export async function pathForDroppedFile(file: File): Promise<string> {
   const api = getApi();
   const local = api.pathForFile?.(file);
   if (local) return local;
-  return uploadFile(file);
+  return uploadFile(file, fetch, await browserCredential());
 }

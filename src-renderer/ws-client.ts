@@ -1,6 +1,7 @@
 // Browser-mode implementation of RamforgeApi over one WebSocket (wire format: WIRE.md).
 // Calls made while the socket is down wait for the reconnect, then fail after a timeout.
 import type { ApiEvent, RamforgeApi } from '../src-main/shared/api.js';
+import { wsProtocols } from '../src-main/shared/browser-auth.js';
 import { downloadJson, reportFileName } from './lib/download.js';
 
 export interface SocketLike {
@@ -15,7 +16,9 @@ export interface SocketLike {
 
 export interface WsClientOptions {
   url: string;
-  makeSocket?: (url: string) => SocketLike;
+  makeSocket?: (url: string, protocols: string[]) => SocketLike;
+  /** Browser mode's login (browser-login.ts): sent in the subprotocol list, never in the URL. */
+  credential?: () => Promise<string | null>;
   /** How long a call may wait for a connection (ms). */
   connectTimeoutMs?: number;
   fetchFn?: typeof fetch;
@@ -50,8 +53,17 @@ export class WsConnection {
   }
 
   private connect(): void {
-    const make = this.opts.makeSocket ?? ((u: string) => new WebSocket(u) as unknown as SocketLike);
-    const s = make(this.opts.url);
+    if (!this.opts.credential) return this.open(null);
+    this.opts.credential().then(
+      (c) => this.open(c),
+      () => this.open(null),
+    );
+  }
+
+  private open(credential: string | null): void {
+    if (this.closed) return;
+    const make = this.opts.makeSocket ?? ((u: string, p: string[]) => new WebSocket(u, p) as unknown as SocketLike);
+    const s = make(this.opts.url, wsProtocols(credential));
     this.socket = s;
     s.onopen = () => {
       this.backoffMs = 250;
@@ -179,10 +191,12 @@ function modelNameOf(report: unknown): string | null {
 }
 
 /** Browser mode: upload a dropped/picked model (PUT /upload), answering its server-side path. */
-export async function uploadFile(file: File, fetchFn: typeof fetch = fetch): Promise<string> {
+export async function uploadFile(file: File, fetchFn: typeof fetch = fetch, credential: string | null = null): Promise<string> {
+  const headers: Record<string, string> = { 'Content-Type': 'application/octet-stream' };
+  if (credential) headers.Authorization = `Bearer ${credential}`;
   const res = await fetchFn(`/upload?name=${encodeURIComponent(file.name)}`, {
     method: 'PUT',
-    headers: { 'Content-Type': 'application/octet-stream' },
+    headers,
     body: file,
   });
   let body: unknown = null;

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { CLI, ROOT } from './env.js';
 
 export interface Served {
+  /** The printed login address: its one-time code works once (the first page.goto). */
   url: string;
   origin: string;
   dataDir: string;
@@ -28,7 +29,7 @@ export async function startServe(extraArgs: string[] = [], env: NodeJS.ProcessEn
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`ramforge serve printed no URL in 60 s:\n${out}`)), 60_000);
     const check = (): void => {
-      const m = /RAMforge is serving on (http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(out);
+      const m = /RAMforge is serving on (http:\/\/127\.0\.0\.1:\d+\/\?code=\S+)/.exec(out);
       if (m) {
         clearTimeout(timer);
         resolve(m[1] as string);

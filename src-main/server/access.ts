@@ -1,9 +1,13 @@
 // Who may talk to the browser-mode server: it listens on 127.0.0.1 only, checks the Host header
-// (DNS rebinding), the Origin of WebSocket and upload requests (other web sites), and a
-// per-server secret token that the printed URL carries and a SameSite=Strict cookie keeps
-// (other local users and processes).
-import { timingSafeEqual } from 'node:crypto';
+// (DNS rebinding), the Origin of WebSocket, login and upload requests (other web sites), and a
+// credential the page got for a one-time login code (other local users and processes; see
+// login.ts for why a credential and not a cookie). This file reads requests; login.ts holds
+// the secrets and compares them.
 import type { IncomingMessage } from 'node:http';
+
+import { WS_AUTH_PREFIX } from '../shared/browser-auth.js';
+
+export { WS_AUTH_PREFIX, WS_PROTOCOL } from '../shared/browser-auth.js';
 
 export function allowedHosts(port: number): string[] {
   return [`127.0.0.1:${port}`, `localhost:${port}`];
@@ -20,27 +24,31 @@ export function originAllowed(req: IncomingMessage, port: number, required: bool
   return allowedHosts(port).some((h) => o === `http://${h}`);
 }
 
-export function cookieName(port: number): string {
-  return `ramforge_token_${port}`;
+/** `Authorization: Bearer <credential>` (uploads), or null. */
+export function bearerCredential(req: IncomingMessage): string | null {
+  const m = /^Bearer ([A-Za-z0-9_-]{1,256})$/.exec(String(req.headers.authorization ?? ''));
+  return m ? (m[1] as string) : null;
 }
 
-function safeEq(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
-
-export function readCookie(req: IncomingMessage, name: string): string | null {
-  for (const part of String(req.headers.cookie ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+/**
+ * The credential in the WebSocket subprotocol list (`ramforge.auth.<credential>`), or null.
+ * Browsers let a page set this header and send it only to the socket's own server.
+ */
+export function subprotocolCredential(req: IncomingMessage): string | null {
+  const list = req.headers['sec-websocket-protocol'];
+  if (typeof list !== 'string' || list.length > 1024) return null;
+  for (const p of list.split(',')) {
+    const t = p.trim();
+    if (t.startsWith(WS_AUTH_PREFIX)) return t.slice(WS_AUTH_PREFIX.length);
   }
   return null;
 }
 
-export function tokenAllowed(req: IncomingMessage, port: number, token: string): boolean {
-  const c = readCookie(req, cookieName(port));
-  return c !== null && safeEq(c, token);
+/** The path of a request target, or null when it is not an origin-form path ('/…'; never '//…'). */
+export function targetPath(raw: string | undefined): string | null {
+  if (typeof raw !== 'string' || !raw.startsWith('/') || raw.startsWith('//')) return null;
+  const q = raw.indexOf('?');
+  return q < 0 ? raw : raw.slice(0, q);
 }
 
 export function contentSecurityPolicy(port: number): string {

@@ -2,43 +2,20 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { mkdtemp, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { request } from 'node:http';
 import { WebSocket } from 'ws';
 import { AppService } from '../app/service.js';
 import { FakeHost } from '../app/fake-host.test-util.js';
 import { startServer, type RunningServer } from './index.js';
 import { sanitizeUploadName } from './upload.js';
 import { resolveStatic } from './static-files.js';
+import { codeOf, exchange, http as httpTo, login, openWs as openWsTo, originOf, raw } from './test-client.test-util.js';
 
 let dir: string;
 let srv: RunningServer;
-const TOKEN = 'test-token-123';
+let credential: string;
 
-function http(path: string, opts: { method?: string; headers?: Record<string, string>; body?: Buffer } = {}): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: srv.port, path, method: opts.method ?? 'GET', headers: { host: `127.0.0.1:${srv.port}`, ...opts.headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
-    });
-    req.on('error', reject);
-    req.end(opts.body);
-  });
-}
-
-const cookie = (): string => `ramforge_token_${srv.port}=${TOKEN}`;
-
-function openWs(headers: Record<string, string>): Promise<WebSocket> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${srv.port}/api`, { headers });
-    const early: unknown[] = [];
-    ws.on('message', (d) => early.push(JSON.parse(d.toString())));
-    (ws as WebSocket & { early: unknown[] }).early = early;
-    ws.once('open', () => resolve(ws));
-    ws.once('error', reject);
-    ws.once('unexpected-response', (_r, res) => reject(new Error(`HTTP ${res.statusCode}`)));
-  });
-}
+const http = (path: string, opts: Parameters<typeof httpTo>[2] = {}) => httpTo(srv.port, path, opts);
+const openWs = (o: Parameters<typeof openWsTo>[1] = {}) => openWsTo(srv.port, o);
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ramforge-srv-'));
@@ -54,7 +31,8 @@ beforeAll(async () => {
       return { path: p, layers: [] };
     },
   });
-  srv = await startServer({ service, rendererDir: join(dir, 'renderer'), uploadDir: join(dir, 'uploads'), port: 0, token: TOKEN, uploadLimits: { maxBytes: 1024, reserveBytes: 0 } });
+  srv = await startServer({ service, rendererDir: join(dir, 'renderer'), uploadDir: join(dir, 'uploads'), port: 0, uploadLimits: { maxBytes: 1024, reserveBytes: 0 } });
+  credential = await login(srv.port, srv.loginUrl());
 });
 
 afterAll(async () => {
@@ -63,23 +41,42 @@ afterAll(async () => {
 });
 
 describe('browser-mode server', () => {
-  it('listens on 127.0.0.1 and prints a URL with the token', () => {
-    expect(srv.url).toBe(`http://127.0.0.1:${srv.port}/?token=${TOKEN}`);
+  it('listens on 127.0.0.1 and prints a URL with a one-time login code, never a lasting secret', () => {
+    expect(srv.url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${srv.port}/\\?code=[A-Za-z0-9_-]{24}$`));
+    expect(srv.loginUrl()).not.toBe(srv.url);
   });
 
-  it('serves the app only with the token, with a strict CSP and a SameSite cookie', async () => {
-    const without = await http('/');
-    expect(without.status).toBe(403);
-    const withTok = await http(`/?token=${TOKEN}`);
-    expect(withTok.status).toBe(200);
-    expect(String(withTok.headers['content-security-policy'])).toMatch(/script-src 'self'(;|$)/);
-    expect(String(withTok.headers['content-security-policy'])).toContain("object-src 'none'");
-    expect(String(withTok.headers['set-cookie'])).toMatch(/HttpOnly; SameSite=Strict/);
+  it('serves the renderer (public code) with a strict CSP and sets no cookie', async () => {
+    const page = await http('/');
+    expect(page.status).toBe(200);
+    expect(String(page.headers['content-security-policy'])).toMatch(/script-src 'self'(;|$)/);
+    expect(String(page.headers['content-security-policy'])).toContain("object-src 'none'");
+    expect(page.headers['set-cookie']).toBeUndefined();
+    expect(page.headers['referrer-policy']).toBe('no-referrer');
+    expect((await http(`/?code=${codeOf(srv.loginUrl())}`)).headers['set-cookie']).toBeUndefined();
     expect((await http('/assets/a.js')).body).toBe('console.log(1)');
   });
 
+  it('trades a login code for a credential once; a spent, unknown or foreign-origin code gets nothing', async () => {
+    const code = codeOf(srv.loginUrl());
+    expect((await exchange(srv.port, code, 'http://evil.example')).status).toBe(403);
+    expect((await exchange(srv.port, code, `http://127.0.0.1:${srv.port + 1}`)).status).toBe(403);
+    const first = await exchange(srv.port, code);
+    expect(first.status).toBe(200);
+    expect(first.headers['cache-control']).toBe('no-store');
+    expect(JSON.parse(first.body).credential).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const again = await exchange(srv.port, code);
+    expect(again.status).toBe(403);
+    expect(JSON.parse(again.body).error).toMatch(/already used or has expired/);
+    expect((await exchange(srv.port, 'x'.repeat(24))).status).toBe(403);
+    expect((await http('/login')).status).toBe(405);
+    const big = 'x'.repeat(5000);
+    expect((await http('/login', { method: 'POST', body: big, headers: { origin: originOf(srv.port), 'content-length': String(big.length) } })).status).toBe(413);
+    expect((await http('/login', { method: 'POST', body: '{', headers: { origin: originOf(srv.port) } })).status).toBe(400);
+  });
+
   it('refuses foreign Host headers and paths outside the renderer folder', async () => {
-    expect((await http(`/?token=${TOKEN}`, { headers: { host: 'evil.example:80' } })).status).toBe(421);
+    expect((await http('/', { headers: { host: 'evil.example:80' } })).status).toBe(421);
     expect((await http('/..%2fsecret.txt')).status).toBe(404);
     // '..' is clamped at the root: it can only ever name files inside the renderer folder.
     expect(resolveStatic('/r', '/%2e%2e/%2e%2e/secret.txt')).toBe(join('/r', 'secret.txt'));
@@ -88,10 +85,44 @@ describe('browser-mode server', () => {
     expect(resolveStatic('/r', '/chat')).toBe(join('/r', 'index.html'));
   });
 
+  it('survives upgrade requests whose target no URL parser takes (//, ///, //:99999): a 4xx, and the server stays up', async () => {
+    for (const target of ['//', '///', '//:99999', '//a:b@c', 'http://[', '*', '\\api']) {
+      for (const withCredential of [false, true]) {
+        const lines = [
+          `GET ${target} HTTP/1.1`,
+          `Host: 127.0.0.1:${srv.port}`,
+          'Upgrade: websocket',
+          'Connection: Upgrade',
+          'Sec-WebSocket-Version: 13',
+          'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==',
+          `Origin: ${originOf(srv.port)}`,
+          ...(withCredential ? [`Sec-WebSocket-Protocol: ramforge.v1, ramforge.auth.${credential}`] : []),
+        ];
+        const r = await raw(srv.port, lines.join('\r\n') + '\r\n\r\n');
+        expect(r.status, `${target} ${withCredential}`).toBeGreaterThanOrEqual(400);
+        expect(r.status, `${target} ${withCredential}`).toBeLessThan(500);
+      }
+      const plain = await raw(srv.port, `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${srv.port}\r\nConnection: close\r\n\r\n`);
+      expect(plain.status, target).toBeGreaterThanOrEqual(400);
+      expect(plain.status, target).toBeLessThan(500);
+    }
+    expect((await http('/')).status).toBe(200);
+  });
+
+  it('opens the API socket only with a credential in the subprotocol list, from its own origin', async () => {
+    await expect(openWs({})).rejects.toThrow(/403/);
+    await expect(openWs({ credential: 'not-a-credential' })).rejects.toThrow(/403/);
+    await expect(openWs({ credential, origin: 'http://evil.example' })).rejects.toThrow(/403/);
+    await expect(openWs({ credential, origin: `http://127.0.0.1:${srv.port + 1}` })).rejects.toThrow(/403/);
+    // The old cookie no longer opens anything.
+    await expect(openWs({ headers: { cookie: `ramforge_token_${srv.port}=${credential}` } })).rejects.toThrow(/403/);
+    const ws = await openWs({ credential });
+    expect(ws.protocol).toBe('ramforge.v1');
+    ws.close();
+  });
+
   it('speaks the WIRE.md protocol: state on connect, calls, errors with the reader message', async () => {
-    await expect(openWs({ origin: `http://127.0.0.1:${srv.port}` })).rejects.toThrow(/403/);
-    await expect(openWs({ origin: 'http://evil.example', cookie: cookie() })).rejects.toThrow(/403/);
-    const ws = await openWs({ origin: `http://127.0.0.1:${srv.port}`, cookie: cookie() });
+    const ws = await openWs({ credential });
     // Every message, including any that arrived with the handshake.
     const msgs = (ws as WebSocket & { early: { id?: number; result?: unknown; error?: { message: string }; event?: { type: string } }[] }).early;
     const call = (id: number, method: string, params: unknown[]): Promise<(typeof msgs)[number]> => {
@@ -118,10 +149,12 @@ describe('browser-mode server', () => {
     ws.close();
   });
 
-  it('stores uploads under a sanitised name, bounded in size', async () => {
+  it('stores uploads under a sanitised name, bounded in size, only with the credential', async () => {
     const put = (name: string, body: Buffer, headers: Record<string, string> = {}) =>
-      http(`/upload?name=${encodeURIComponent(name)}`, { method: 'PUT', body, headers: { cookie: cookie(), 'content-length': String(body.length), ...headers } });
+      http(`/upload?name=${encodeURIComponent(name)}`, { method: 'PUT', body, headers: { authorization: `Bearer ${credential}`, 'content-length': String(body.length), ...headers } });
     expect((await http('/upload?name=a', { method: 'PUT', body: Buffer.from('x'), headers: { 'content-length': '1' } })).status).toBe(403);
+    expect((await put('a', Buffer.from('x'), { authorization: 'Bearer wrong' })).status).toBe(403);
+    expect((await put('a', Buffer.from('x'), { origin: 'http://evil.example' })).status).toBe(403);
     const ok = await put('../../evil name.gguf', Buffer.from('GGUF-bytes'));
     expect(ok.status).toBe(200);
     const path = JSON.parse(ok.body).path as string;

@@ -1,6 +1,6 @@
 // The RamforgeApi over a WebSocket, in the wire format of src-renderer/WIRE.md:
 // request {id, method, params[]} → {id, result} | {id, error:{message, code?}}; events pushed as {event}.
-import type { WebSocket, WebSocketServer } from 'ws';
+import type { RawData, WebSocket, WebSocketServer } from 'ws';
 import type { AppService } from '../app/service.js';
 
 /** Methods a client may call; anything else is refused. */
@@ -61,8 +61,61 @@ export async function dispatch(service: AppService, method: string, params: unkn
   return (await fn.apply(service, params)) ?? null;
 }
 
-function send(ws: WebSocket, msg: unknown): void {
-  if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(msg));
+/** Requests one socket may have running at once (each may start a child process). */
+export const MAX_IN_FLIGHT = 32;
+/** Bytes queued for a client that does not read; past this it is cut off (it reconnects and gets the state). */
+const MAX_BUFFERED = 64 * 1024 * 1024;
+
+function messageOf(e: unknown): string {
+  try {
+    const m = (e as { message?: unknown } | null)?.message;
+    return typeof m === 'string' ? m : String(e);
+  } catch {
+    return 'request failed';
+  }
+}
+
+/** Sends one frame; never throws (a closed socket, an unencodable value, a client that does not read). */
+function send(ws: WebSocket, msg: { id?: number | null; [k: string]: unknown }): void {
+  if (ws.readyState !== ws.OPEN) return;
+  let text: string;
+  try {
+    text = JSON.stringify(msg);
+  } catch (e) {
+    // A value JSON cannot hold (a bug on our side): the caller still gets its one answer.
+    if (msg.id === undefined) return;
+    text = JSON.stringify({ id: msg.id, error: { message: `the answer could not be encoded: ${messageOf(e)}` } });
+  }
+  if (ws.bufferedAmount + text.length > MAX_BUFFERED) return void ws.terminate();
+  ws.send(text, (err) => {
+    if (err) ws.terminate();
+  });
+}
+
+function onRequest(ws: WebSocket, service: AppService, data: RawData, isBinary: boolean, inFlight: { n: number }): void {
+  if (isBinary) return send(ws, { id: null, error: { message: 'binary frames are not accepted', code: 'bad-request' } });
+  const req = parseRequest(rawText(data));
+  if ('bad' in req) return send(ws, { id: req.id, error: { message: req.bad, code: 'bad-request' } });
+  if (inFlight.n >= MAX_IN_FLIGHT) return send(ws, { id: req.id, error: { message: `more than ${MAX_IN_FLIGHT} requests at once`, code: 'busy' } });
+  inFlight.n++;
+  dispatch(service, req.method, req.params)
+    .then(
+      (result) => send(ws, { id: req.id, result }),
+      (e: unknown) => {
+        const error: { message: string; code?: string } = { message: messageOf(e) };
+        const code = (e as { code?: unknown } | null)?.code;
+        if (typeof code === 'string') error.code = code;
+        send(ws, { id: req.id, error });
+      },
+    )
+    .finally(() => inFlight.n--)
+    .catch(() => {});
+}
+
+function rawText(data: RawData): string {
+  if (Buffer.isBuffer(data)) return data.toString('utf8');
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.from(data).toString('utf8');
 }
 
 export function attachApi(wss: WebSocketServer, service: AppService): void {
@@ -71,19 +124,14 @@ export function attachApi(wss: WebSocketServer, service: AppService): void {
     ws.on('close', off);
     ws.on('error', off);
     send(ws, { event: { type: 'state', state: service.getStateSync() } });
+    const inFlight = { n: 0 };
     ws.on('message', (data, isBinary) => {
-      if (isBinary) return send(ws, { id: null, error: { message: 'binary frames are not accepted' } });
-      const req = parseRequest(data.toString());
-      if ('bad' in req) return send(ws, { id: req.id, error: { message: req.bad, code: 'bad-request' } });
-      dispatch(service, req.method, req.params).then(
-        (result) => send(ws, { id: req.id, result }),
-        (e: unknown) => {
-          const err = e as Error & { code?: unknown };
-          const error: { message: string; code?: string } = { message: err?.message ?? String(e) };
-          if (typeof err?.code === 'string') error.code = err.code;
-          send(ws, { id: req.id, error });
-        },
-      );
+      // A listener that throws would end the server: whatever a client sends is answered or dropped.
+      try {
+        onRequest(ws, service, data, isBinary, inFlight);
+      } catch (e) {
+        send(ws, { id: null, error: { message: messageOf(e), code: 'bad-request' } });
+      }
     });
   });
 }

@@ -2,6 +2,7 @@
 // local WebSocket, prints the URL, runs until interrupted.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { join, resolve } from 'node:path';
 import type { CommandSpec } from '../args.js';
 import { UsageError } from '../errors.js';
@@ -12,6 +13,14 @@ import { buildTurnReport } from '../../app/report.js';
 import { ensureDemoModel, modelsDir } from '../../app/demo-model.js';
 import { startServer } from '../../server/index.js';
 import { dataRoot, packageRoot } from '../../node/paths.js';
+
+/**
+ * The browser gets a URL with its own one-time code, valid for a minute: a command line is
+ * readable by every local user (/proc/PID/cmdline), and this code is worth nothing once the
+ * page has traded it for its credential. (Were another process to trade it first, the page
+ * says the address was already used, so a stolen login does not go unnoticed.)
+ */
+const OPEN_CODE_TTL_MS = 60_000;
 
 function openBrowser(url: string): void {
   const cmd = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
@@ -35,10 +44,12 @@ export const command: CommandSpec = {
     { name: 'open', type: 'boolean', description: 'open the URL in the default browser' },
     { name: 'renderer', type: 'string', valueName: 'DIR', description: 'folder of the built renderer (default: out/renderer in the package)' },
     { name: 'max-upload', type: 'size', description: 'largest model file accepted by drag and drop (default 64G)' },
+    { name: 'upload-quota', type: 'size', description: 'most bytes all dropped files together may hold in the uploads folder (default 256G)' },
   ],
   details: [
-    'The printed URL carries a random access token; the server answers only on 127.0.0.1 and',
-    'only to pages it served. Dropped model files are stored in the data folder (models/uploads).',
+    'The printed URL carries a one-time login code (valid for 5 minutes, for one browser tab;',
+    'press Enter in the terminal for a new one). The server answers only on 127.0.0.1 and only',
+    'to pages it served. Dropped model files are stored in the data folder (models/uploads).',
     '',
     'Examples:',
     '  ramforge serve --port 8080',
@@ -48,6 +59,7 @@ export const command: CommandSpec = {
     const port = args.flags.port as number;
     if (port < 0 || port > 65535) throw new UsageError(`--port must be between 0 and 65535, got ${port}`);
     const maxUpload = args.flags['max-upload'] as number | undefined;
+    const quota = args.flags['upload-quota'] as number | undefined;
     const rendererDir = resolve((args.flags.renderer as string | undefined) ?? join(packageRoot(), 'out', 'renderer'));
     if (!existsSync(join(rendererDir, 'index.html'))) {
       process.stderr.write(`ramforge serve: warning: ${rendererDir} has no index.html (build it with: npm run build:app)\n`);
@@ -71,10 +83,14 @@ export const command: CommandSpec = {
       rendererDir,
       uploadDir: join(modelsDir(), 'uploads'),
       port,
-      uploadLimits: maxUpload !== undefined ? { maxBytes: maxUpload } : {},
+      uploadLimits: { ...(maxUpload !== undefined ? { maxBytes: maxUpload } : {}), ...(quota !== undefined ? { quotaBytes: quota } : {}) },
     });
     process.stdout.write(`RAMforge is serving on ${server.url}\n`);
-    if (args.flags.open === true) openBrowser(server.url);
+    process.stdout.write('That address logs one browser tab in, once, within 5 minutes.' + (process.stdin.isTTY ? ' Press Enter here for a new one.\n' : '\n'));
+    if (args.flags.open === true) openBrowser(server.loginUrl(OPEN_CODE_TTL_MS));
+    // Enter prints a fresh login address (another tab, or the first one expired).
+    const input = process.stdin.isTTY ? createInterface({ input: process.stdin }) : null;
+    input?.on('line', () => process.stdout.write(`New login address: ${server.loginUrl()}\n`));
     if (model) {
       const m = model;
       service.load(m, defaultSettings()).then(
@@ -88,6 +104,7 @@ export const command: CommandSpec = {
       const stop = (): void => {
         if (stopping) return;
         stopping = true;
+        input?.close();
         void Promise.allSettled([service.close(), server.close()]).then(() => resolveExit(0));
       };
       process.once('SIGINT', stop);
