@@ -24,6 +24,7 @@ const good: unknown[] = [
   { type: 'progress', id: 1, fraction: 0.5 },
   { type: 'token', id: 2, token: { index: 0, tokenId: 7, text: 'hi', tMs: 3.5 } },
   { type: 'sample', sample },
+  { type: 'serve-step', step: { sequences: 2, tokens: 40, decoded: 2, ms: 12.5 } },
   { type: 'result', id: 3, ok: true, value: null },
   { type: 'result', id: 3, ok: false, error: { code: 'LOAD_FAILED', message: 'bad file' } },
 ];
@@ -60,6 +61,9 @@ describe('checkWorkerEvent', () => {
       { type: 'sample', sample: { ...sample, rssBytes: Infinity } },
       { type: 'sample', sample: { ...sample, events: [{ tMs: 1, kind: 'explode', layer: 0, bytes: 1 }] } },
       { type: 'sample', sample: { ...sample, events: [{ tMs: 1, kind: 'drop', layer: 0, bytes: 1, durMs: 'x' }] } },
+      { type: 'serve-step' },
+      { type: 'serve-step', step: { sequences: 2, tokens: 40, decoded: -1, ms: 1 } },
+      { type: 'serve-step', step: { sequences: '2', tokens: 40, decoded: 2, ms: 1 } },
       { type: 'result', ok: true, value: 1 },
       { type: 'result', id: 1, ok: true },
       { type: 'result', id: 1, ok: 'yes', value: 1 },
