@@ -80,6 +80,8 @@ let current: Promise<string | null> | null = null;
 
 /** This page's credential (logging in on first use); shows why when there is none. */
 export function browserCredential(): Promise<string | null> {
+  // Not a page (unit tests of the store under Node): nothing to log in with.
+  if (typeof location === 'undefined' || typeof sessionStorage === 'undefined') return Promise.resolve(null);
   current ??= login({ location, history, storage: sessionStorage, fetchFn: fetch.bind(globalThis) }).then((r) => {
     if (r.credential === null) showLoginNeeded(r.reason);
     return r.credential;
