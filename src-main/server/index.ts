@@ -3,7 +3,7 @@
 //
 // Every listener here (request, upgrade, WebSocket message) catches what it calls: one bad
 // request from anyone on the machine must never end the server.
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import type { AppService } from '../app/service.js';
@@ -38,6 +38,18 @@ export interface RunningServer {
 }
 
 const MAX_WS_MESSAGE = 16 * 1024 * 1024;
+
+/**
+ * After listen, a server 'error' (accept failing with EMFILE when a flood of connections has
+ * used up the fds) has no listener and would end the process: it is logged, a few times, and
+ * the server goes on accepting once fds are free again.
+ */
+export function keepServing(server: Server, log: (line: string) => void = (l) => void process.stderr.write(l + '\n')): void {
+  let logged = 0;
+  server.on('error', (e: Error) => {
+    if (logged++ < 5) log(`ramforge serve: ${e.message}`);
+  });
+}
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   let port = 0;
@@ -74,6 +86,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
   });
   port = (server.address() as AddressInfo).port;
+  keepServing(server);
   const loginUrl = (ttlMs?: number): string => `http://127.0.0.1:${port}/?${LOGIN_CODE_PARAM}=${keys.newCode(ttlMs)}`;
 
   return {

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import { AppService } from '../app/service.js';
 import { FakeHost } from '../app/fake-host.test-util.js';
-import { startServer, type RunningServer } from './index.js';
+import { createServer } from 'node:http';
+import { keepServing, startServer, type RunningServer } from './index.js';
 import { sanitizeUploadName } from './upload.js';
 import { resolveStatic } from './static-files.js';
 import { codeOf, exchange, http as httpTo, login, openWs as openWsTo, originOf, raw } from './test-client.test-util.js';
@@ -163,6 +164,14 @@ describe('browser-mode server', () => {
     const big = await put('big.gguf', Buffer.alloc(2048));
     expect(big.status).toBe(413);
     expect((await readdir(join(dir, 'uploads'))).sort()).toEqual(['evil_name.gguf']);
+  });
+
+  it('a server error after listen (accept failing with EMFILE) is logged a few times, never thrown', () => {
+    const s = createServer();
+    const lines: string[] = [];
+    keepServing(s, (l) => lines.push(l));
+    for (let i = 0; i < 20; i++) expect(() => s.emit('error', Object.assign(new Error('accept EMFILE'), { code: 'EMFILE' }))).not.toThrow();
+    expect(lines).toEqual(Array(5).fill('ramforge serve: accept EMFILE'));
   });
 
   it('sanitises names', () => {
