@@ -45,10 +45,20 @@ export interface Outcome {
   problem: string | null;
 }
 
-const WAIT_MS = 400;
+/**
+ * How long the first byte of an answer may take where one is due (generous: the machine may be
+ * busy), where the server may rightly wait for more (a body still to come), and how long a
+ * quiet connection is watched after the last byte.
+ */
+const ANSWER_DUE_MS = 5000;
+const ANSWER_MAYBE_MS = 600;
+const IDLE_MS = 400;
 
-/** Sends bytes and reads until the server closes, `done(text)` says the answer is complete, or WAIT_MS passes. */
-function exchangeRaw(port: number, chunks: (Buffer | string)[], done: (b: Buffer) => boolean = () => false): Promise<{ data: Buffer; closed: boolean }> {
+/**
+ * Sends bytes and reads until the server closes, `done(bytes)` says the answer is complete, no
+ * answer came in FIRST_ANSWER_MS, or the connection stayed quiet IDLE_MS after the last byte.
+ */
+function exchangeRaw(port: number, chunks: (Buffer | string)[], done: (b: Buffer) => boolean, firstMs: number): Promise<{ data: Buffer; closed: boolean }> {
   return new Promise((resolve) => {
     const s: Socket = connect(port, '127.0.0.1');
     const got: Buffer[] = [];
@@ -61,11 +71,13 @@ function exchangeRaw(port: number, chunks: (Buffer | string)[], done: (b: Buffer
       s.destroy();
       resolve({ data: Buffer.concat(got), closed });
     };
-    const timer = setTimeout(finish, WAIT_MS);
+    let timer = setTimeout(finish, firstMs);
     s.on('error', () => {});
     s.on('data', (c: Buffer) => {
       got.push(c);
-      if (done(Buffer.concat(got))) finish();
+      if (done(Buffer.concat(got))) return finish();
+      clearTimeout(timer);
+      timer = setTimeout(finish, IDLE_MS);
     });
     s.on('close', () => {
       closed = true;
@@ -157,7 +169,7 @@ async function httpCase(r: Rand, t: Target): Promise<Outcome> {
   const declared = headers.some((x) => /^(content-length|transfer-encoding):/i.test(x));
   const body = chance(r, declared ? 0.8 : 0.05) ? [bytes(r, int(r, 0, 2000))] : [];
   const lineEnd = chance(r, 0.05) ? head.replace(/\r\n/g, '\n') : head;
-  const { data, closed } = await exchangeRaw(t.port, [lineEnd, ...body], haveHead);
+  const { data, closed } = await exchangeRaw(t.port, [lineEnd, ...body], haveHead, ANSWER_MAYBE_MS);
   const status = statusOf(data);
   const detail = JSON.stringify(lineEnd.slice(0, 160));
   // A valid GET of the renderer may be a 200; nothing may ever be a 5xx or a non-HTTP answer.
@@ -191,7 +203,7 @@ async function upgradeCase(r: Rand, t: Target): Promise<Outcome> {
   const auth = good.credential ? `ramforge.auth.${t.credential}` : pick(r, ['ramforge.auth.wrong', 'ramforge.auth.', `ramforge.auth.${t.credential}x`, 'other']);
   const protos = [good.protocol ? 'ramforge.v1' : 'other.v1', auth].filter(() => true);
   lines.push(`Sec-WebSocket-Protocol: ${chance(r, 0.5) ? protos.join(', ') : protos.reverse().join(',')}`);
-  const { data, closed } = await exchangeRaw(t.port, [lines.join('\r\n') + '\r\n\r\n'], haveHead);
+  const { data, closed } = await exchangeRaw(t.port, [lines.join('\r\n') + '\r\n\r\n'], haveHead, ANSWER_DUE_MS);
   const status = statusOf(data);
   const shouldOpen = good.path && good.host && good.origin && good.credential && good.key && good.version && good.protocol;
   let problem: string | null = null;
@@ -256,7 +268,7 @@ async function frameCase(r: Rand, t: Target): Promise<Outcome> {
     const cut = int(r, 1, all.length - 1);
     parts.push(all.subarray(0, cut), all.subarray(cut));
   } else parts.push(all);
-  const { data, closed } = await exchangeRaw(t.port, [hs + '\r\n\r\n', ...parts]);
+  const { data, closed } = await exchangeRaw(t.port, [hs + '\r\n\r\n', ...parts], () => false, ANSWER_DUE_MS);
   const status = statusOf(data);
   const problem = status !== 101 ? `the handshake got ${status}` : null;
   return { kind: 'frame', detail: all.subarray(0, 24).toString('hex'), status, closed, problem };
