@@ -202,6 +202,8 @@ export class UploadStore {
       return final;
     } catch (e) {
       // The iterator's own error for a vanished client is a premature close; say what happened.
+      const code = (e as NodeJS.ErrnoException)?.code;
+      if (code === 'ENOSPC' || code === 'EDQUOT') throw new UploadError(507, `the disk filled up while writing ${name} in ${this.dir}`);
       throw gone() ?? e;
     } finally {
       if (fh) await fh.close().catch(() => {});
