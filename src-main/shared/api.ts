@@ -12,6 +12,7 @@ import type {
   WorkerExit,
 } from './worker-protocol.js';
 import type { ResidencySample } from './residency-types.js';
+import type { ServerStats } from './server-stats.js';
 
 export interface ModelRef {
   /** Absolute path on the machine running main (Electron) or the server (browser mode). */
@@ -51,7 +52,9 @@ export type ApiEvent =
   | { type: 'cgroup-sample'; tMs: number; usageBytes: number; limitBytes: number }
   /** A folder model discovery watches changed: call discoverModels again. */
   | { type: 'models-changed' }
-  | { type: 'pull-progress'; url: string; file: string; done: number; total: number | null; rate: number | null };
+  | { type: 'pull-progress'; url: string; file: string; done: number; total: number | null; rate: number | null }
+  /** The OpenAI-compatible API server's load (see ServerStats). */
+  | { type: 'server-stats'; stats: ServerStats };
 
 export interface RamforgeApi {
   /** Models known to the app: the demo model, recently opened ones. */

@@ -11,6 +11,8 @@ import { detectCgroup, dropFileCache } from '../../supervisor/index.js';
 import { startWorker } from '../../worker/start-worker.js';
 import { GREEDY } from '../../shared/settings/run-settings.js';
 import type { GenerationResult, ServeStep } from '../../shared/worker-protocol.js';
+import { formatBytes } from '../../shared/size.js';
+import type { WorkerResidency } from '../../shared/report/build-report.js';
 
 const PROMPTS = [
   'Once upon a time',
@@ -23,12 +25,20 @@ const PROMPTS = [
   'Every morning the baker',
 ];
 
+type Counters = NonNullable<WorkerResidency['counters']>;
+
 interface Row {
   clients: number;
   aggregateTokS: number;
   perRequestTokS: number[];
   tokensPerPass: number;
   msPerPass: number | null;
+  /** Per weight pass (prefill included): bytes streamed, ms compute waited for a read, ms reads were in flight. */
+  readPerPass: number | null;
+  stallMsPerPass: number | null;
+  ioBusyMsPerPass: number | null;
+  /** Times the cgroup limit was hit while the requests ran (after load). */
+  limitHits: number | null;
   identical: boolean[];
   results: GenerationResult[];
 }
@@ -62,7 +72,10 @@ export const command: CommandSpec = {
     const opened = await openModelInput(modelPath);
     const files = opened.shards.map((s) => s.path);
 
-    const runAt = async (n: number, prompts: string[]): Promise<{ results: GenerationResult[]; wallMs: number; steps: ServeStep[] }> => {
+    const runAt = async (
+      n: number,
+      prompts: string[],
+    ): Promise<{ results: GenerationResult[]; wallMs: number; steps: ServeStep[]; counters: Counters | null; limitHits: number | null }> => {
       const flags = { ...f, parallel: n, 'enforce-ram': true };
       const prepared = prepareRun(opened, flags);
       refuseBelowMinimum(opened, flags, prepared);
@@ -73,9 +86,14 @@ export const command: CommandSpec = {
       const w = await startWorker({ cap: { limitBytes: ram, timeoutS: f['enforce-timeout'] as number }, onServeStep: (s) => steps.push(s) });
       try {
         await w.host.load(load);
+        const hitsBefore = w.cgroup()?.max_events ?? null;
         const t0 = performance.now();
         const results = await Promise.all(prompts.map((prompt) => w.host.generate({ prompt, maxTokens: tokens, sampling: GREEDY }, () => undefined)));
-        return { results, wallMs: performance.now() - t0, steps };
+        const wallMs = performance.now() - t0;
+        // The engine's counters are cumulative: the request that finished last saw them all.
+        const counters = results.map((r) => (r as { residency?: WorkerResidency }).residency?.counters ?? null).reduce<Counters | null>((a, c) => (c && (!a || Number(c['prefetches']) >= Number(a['prefetches'])) ? c : a), null);
+        const hitsAfter = w.cgroup()?.max_events ?? null;
+        return { results, wallMs, steps, counters, limitHits: hitsBefore === null || hitsAfter === null ? null : hitsAfter - hitsBefore };
       } finally {
         await w.host.close();
         const outcome = await w.capped;
@@ -92,9 +110,12 @@ export const command: CommandSpec = {
     const rows: Row[] = [];
     for (const n of clients) {
       if (!f['json']) process.stderr.write(`ramforge bench-serve: ${n} concurrent client${n > 1 ? 's' : ''} …\n`);
-      const { results, wallMs, steps } = await runAt(n, PROMPTS.slice(0, n));
+      const { results, wallMs, steps, counters, limitHits } = await runAt(n, PROMPTS.slice(0, n));
       const decoded = results.reduce((s, r) => s + r.tokens.length, 0);
       const decodeSteps = steps.filter((s) => s.decoded > 0);
+      // Weight passes: the batch server reports each; one sequence makes one per token.
+      const passes = n > 1 ? steps.length : tokens;
+      const per = (c: Counters | null, key: string): number | null => (c && typeof c[key] === 'number' && passes > 0 ? (c[key] as number) / passes : null);
       rows.push({
         clients: n,
         aggregateTokS: (decoded * 1000) / wallMs,
@@ -102,6 +123,10 @@ export const command: CommandSpec = {
         // One sequence runs without the batch server: one token per pass by construction.
         tokensPerPass: decodeSteps.length ? decodeSteps.reduce((s, x) => s + x.decoded, 0) / decodeSteps.length : 1,
         msPerPass: decodeSteps.length ? decodeSteps.reduce((s, x) => s + x.ms, 0) / decodeSteps.length : null,
+        limitHits,
+        readPerPass: per(counters, 'prefetchBytes'),
+        stallMsPerPass: per(counters, 'stallMs'),
+        ioBusyMsPerPass: per(counters, 'ioBusyMs'),
         identical: results.map((r, i) => JSON.stringify(r.tokens) === JSON.stringify(solo[i])),
         results,
       });
@@ -121,6 +146,10 @@ export const command: CommandSpec = {
               per_request_tok_s: r.perRequestTokS,
               tokens_per_weight_pass: r.tokensPerPass,
               ms_per_weight_pass: r.msPerPass,
+              limit_hits: r.limitHits,
+              read_bytes_per_pass: r.readPerPass,
+              stall_ms_per_pass: r.stallMsPerPass,
+              io_busy_ms_per_pass: r.ioBusyMsPerPass,
               identical_to_solo: r.identical,
             })),
           },
@@ -129,7 +158,7 @@ export const command: CommandSpec = {
         ) + '\n',
       );
     } else {
-      const head = ['clients', 'aggregate tok/s', 'vs 1 client', 'per request tok/s (mean, min)', 'tokens per weight pass', 'ms per pass', 'same tokens as solo'];
+      const head = ['clients', 'aggregate tok/s', 'vs 1 client', 'per request tok/s (mean, min)', 'tokens per weight pass', 'ms per pass', 'read per pass', 'limit hits', 'same tokens as solo'];
       const body = rows.map((r) => [
         String(r.clients),
         r.aggregateTokS.toFixed(2),
@@ -137,6 +166,8 @@ export const command: CommandSpec = {
         `${(r.perRequestTokS.reduce((a, b) => a + b, 0) / r.perRequestTokS.length).toFixed(2)}, ${Math.min(...r.perRequestTokS).toFixed(2)}`,
         r.tokensPerPass.toFixed(2),
         r.msPerPass === null ? '—' : r.msPerPass.toFixed(0),
+        r.readPerPass === null ? '—' : formatBytes(r.readPerPass),
+        r.limitHits === null ? '—' : String(r.limitHits),
         r.identical.every(Boolean) ? 'yes' : `NO (${r.identical.filter((x) => !x).length} differ)`,
       ]);
       const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] as string).length)));
