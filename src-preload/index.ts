@@ -1,33 +1,11 @@
 // The preload: the one typed object the renderer sees (window.ramforge). It forwards calls over a
 // single IPC channel and never exposes ipcRenderer, Node or Electron objects themselves.
 import { contextBridge, ipcRenderer, webUtils, type IpcRendererEvent } from 'electron';
-import { IPC_CALL_CHANNEL, IPC_EVENT_CHANNEL, type ApiEvent, type RamforgeApi } from '../src-main/shared/api.js';
-
-function call<T>(method: keyof RamforgeApi, ...params: unknown[]): Promise<T> {
-  return ipcRenderer.invoke(IPC_CALL_CHANNEL, method, params) as Promise<T>;
-}
+import { IPC_CALL_CHANNEL, IPC_EVENT_CHANNEL, forwardingApi, type ApiEvent, type RamforgeApi } from '../src-main/shared/api.js';
 
 const api = {
-  listModels: () => call('listModels'),
-  inspect: (path) => call('inspect', path),
-  inspectUpload: (name, size, head) => call('inspectUpload', name, size, head),
-  plan: (path, settings) => call('plan', path, settings),
-  discoverModels: (ramBytes) => call('discoverModels', ramBytes),
-  setModelFolders: (paths) => call('setModelFolders', paths),
-  pullModel: (url, ramBytes) => call('pullModel', url, ramBytes),
-  cancelPull: (url) => call('cancelPull', url),
-  load: (path, settings) => call('load', path, settings),
-  unload: () => call('unload'),
-  generate: (requestId, messages, sampling, maxTokens) => call('generate', requestId, messages, sampling, maxTokens),
-  stop: () => call('stop'),
-  killWorker: () => call('killWorker'),
-  restart: () => call('restart'),
-  comparePolicies: (requestId, path, settings, policies, prompt, maxTokens) => call('comparePolicies', requestId, path, settings, policies, prompt, maxTokens),
-  getState: () => call('getState'),
-  listConversations: () => call('listConversations'),
-  saveConversation: (c) => call('saveConversation', c),
-  lastReport: () => call('lastReport'),
-  exportReport: (report) => call('exportReport', report),
+  // One forwarder per method of the API's one list; only the two local methods are written here.
+  ...forwardingApi((method, params) => ipcRenderer.invoke(IPC_CALL_CHANNEL, method, params) as Promise<unknown>),
   pathForFile: (file: File): string | null => {
     try {
       return webUtils.getPathForFile(file) || null;

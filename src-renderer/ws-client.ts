@@ -1,6 +1,6 @@
 // Browser-mode implementation of RamforgeApi over one WebSocket (wire format: WIRE.md).
 // Calls made while the socket is down wait for the reconnect, then fail after a timeout.
-import type { ApiEvent, RamforgeApi } from '../src-main/shared/api.js';
+import { forwardingApi, type ApiEvent, type RamforgeApi } from '../src-main/shared/api.js';
 import { wsProtocols } from '../src-main/shared/browser-auth.js';
 import { downloadJson, reportFileName } from './lib/download.js';
 
@@ -152,28 +152,10 @@ export class WsConnection {
 
 export function createWsClient(opts: WsClientOptions): RamforgeApi {
   const c = new WsConnection(opts);
-  const call = <T>(method: keyof RamforgeApi, ...params: unknown[]): Promise<T> => c.call<T>(method, params);
   return {
-    listModels: () => call('listModels'),
-    inspect: (path) => call('inspect', path),
-    inspectUpload: (name, size, head) => call('inspectUpload', name, size, toBase64(head)),
-    plan: (path, settings) => call('plan', path, settings),
-    discoverModels: (ramBytes) => call('discoverModels', ramBytes),
-    setModelFolders: (paths) => call('setModelFolders', paths),
-    pullModel: (url, ramBytes) => call('pullModel', url, ramBytes),
-    cancelPull: (url) => call('cancelPull', url),
-    load: (path, settings) => call('load', path, settings),
-    unload: () => call('unload'),
-    generate: (requestId, messages, sampling, maxTokens) => call('generate', requestId, messages, sampling, maxTokens),
-    stop: () => call('stop'),
-    killWorker: () => call('killWorker'),
-    restart: () => call('restart'),
-    comparePolicies: (requestId, path, settings, policies, prompt, maxTokens) =>
-      call('comparePolicies', requestId, path, settings, policies, prompt, maxTokens),
-    getState: () => call('getState'),
-    listConversations: () => call('listConversations'),
-    saveConversation: (conv) => call('saveConversation', conv),
-    lastReport: () => call('lastReport'),
+    // One forwarder per method of the API's one list; the two that differ in a browser follow.
+    ...forwardingApi((method, params) => c.call(method, params)),
+    inspectUpload: (name, size, head) => c.call('inspectUpload', [name, size, toBase64(head)]),
     exportReport: async (report) => {
       const name = reportFileName(modelNameOf(report));
       downloadJson(report, name);

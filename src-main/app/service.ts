@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import type { ApiEvent, Conversation, EngineState, ModelRef, RunSettings } from '../shared/api.js';
+import type { ApiEvent, Conversation, EngineState, ModelRef, RamforgeHostApi, RunSettings } from '../shared/api.js';
 import type { GenerateParams, GenerationResult, LoadParams, ModelInfo, PolicyName, SamplingParams, WorkerExit } from '../shared/worker-protocol.js';
 import { runCliJson } from './cli-tools.js';
 import { ConversationStore } from './conversations.js';
@@ -44,7 +44,8 @@ export interface AppServiceOptions {
 
 const GREEDY: SamplingParams = { temperature: 0, topK: 1, topP: 1, minP: 0, seed: 1, repeatPenalty: 1, repeatLastN: 64 };
 
-export class AppService {
+// `implements`: a method of the API's one list that the service lacks is a compile error.
+export class AppService implements RamforgeHostApi {
   private host: HostLike | null = null;
   private readonly closing = new WeakSet<HostLike>();
   private readonly dead = new WeakSet<HostLike>();

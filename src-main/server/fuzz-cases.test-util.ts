@@ -4,7 +4,7 @@
 // types and sizes. Loopback only. Every case records what came back; the tests assert on it.
 import { connect, type Socket } from 'node:net';
 import { WebSocket } from 'ws';
-import { WS_METHODS } from './ws-api.js';
+import { API_METHODS } from '../shared/api.js';
 
 /** mulberry32: small, seeded, good enough to pick cases reproducibly. */
 export function rng(seed: number): () => number {
@@ -321,7 +321,7 @@ function apiMessage(r: Rand, id: number, safeOnly: boolean): ApiMessage {
   if (k < 0.05) return { text: bytes(r, int(r, 0, 300)), binary: true, expectId: null };
   if (k < 0.12) return { text: pick(r, ['', '{', 'null', '1', '"x"', '[]', '{"id":"1"}', '{"id":0,"method":"getState"}', 'x'.repeat(10_000)]), binary: false, expectId: null };
   if (k < 0.16) return { text: JSON.stringify({ id, method: 'getState', params: {} }), binary: false, expectId: id };
-  const methods = [...WS_METHODS, 'onEvent', 'pathForFile', '__proto__', 'constructor', 'hasOwnProperty', 'close', 'emit', 'then', 'x'];
+  const methods = [...API_METHODS, 'onEvent', 'pathForFile', '__proto__', 'constructor', 'hasOwnProperty', 'close', 'emit', 'then', 'x'];
   const method = pick(r, methods);
   let params = Array.from({ length: int(r, 0, 6) }, () => junk(r));
   if (safeOnly && SPAWNING.has(method)) params = [{ notAPath: true }, ...params.slice(1)];

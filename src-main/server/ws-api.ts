@@ -1,32 +1,9 @@
-// The RamforgeApi over a WebSocket, in the wire format of src-renderer/WIRE.md:
+// The RamforgeApi over a WebSocket, in the wire format of src-renderer/WIRE.md (the methods
+// a client may call are the API's one list, API_METHODS; anything else is refused):
 // request {id, method, params[]} → {id, result} | {id, error:{message, code?}}; events pushed as {event}.
 import type { RawData, WebSocket, WebSocketServer } from 'ws';
+import { isApiMethod, type RamforgeHostApi } from '../shared/api.js';
 import type { AppService } from '../app/service.js';
-
-/** Methods a client may call; anything else is refused. */
-export const WS_METHODS = [
-  'listModels',
-  'inspect',
-  'inspectUpload',
-  'plan',
-  'discoverModels',
-  'setModelFolders',
-  'pullModel',
-  'cancelPull',
-  'load',
-  'unload',
-  'generate',
-  'stop',
-  'killWorker',
-  'restart',
-  'comparePolicies',
-  'exportReport',
-  'getState',
-  'listConversations',
-  'saveConversation',
-  'lastReport',
-] as const;
-export type WsMethod = (typeof WS_METHODS)[number];
 
 interface Request {
   id: number;
@@ -49,14 +26,15 @@ function parseRequest(text: string): Request | { id: number | null; bad: string 
   return { id, method: r.method, params: r.params ?? [] };
 }
 
-export async function dispatch(service: AppService, method: string, params: unknown[]): Promise<unknown> {
-  if (!(WS_METHODS as readonly string[]).includes(method)) throw Object.assign(new Error(`unknown method '${method}'`), { code: 'unknown-method' });
-  const m = method as WsMethod;
+export async function dispatch(service: RamforgeHostApi, method: string, params: unknown[]): Promise<unknown> {
+  if (!isApiMethod(method)) throw Object.assign(new Error(`unknown method '${method}'`), { code: 'unknown-method' });
+  const m = method;
   if (m === 'inspectUpload') {
     const [name, size, head] = params;
     if (typeof head !== 'string') throw new TypeError('inspectUpload: head must be a base64 string');
-    return service.inspectUpload(name, size, new Uint8Array(Buffer.from(head, 'base64')));
+    return (service.inspectUpload as (...a: unknown[]) => Promise<unknown>).call(service, name, size, new Uint8Array(Buffer.from(head, 'base64')));
   }
+  // The host checks each argument itself (they are untrusted shapes).
   const fn = service[m] as (...a: unknown[]) => Promise<unknown>;
   return (await fn.apply(service, params)) ?? null;
 }

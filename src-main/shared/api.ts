@@ -105,6 +105,63 @@ export interface RamforgeApiRendererExtras {
 // added by renderer
 export interface RamforgeApi extends RamforgeApiRendererExtras {}
 
+/**
+ * Every RamforgeApi method a host answers — the one list the IPC handler, the WebSocket server,
+ * the preload, the browser client and the test fakes are built from. `onEvent` (a subscription)
+ * and `pathForFile` (local to the preload) never cross the wire. The check below makes the
+ * compiler reject a list that misses or invents a method of the interface.
+ */
+export const API_METHODS = [
+  'listModels',
+  'inspect',
+  'inspectUpload',
+  'plan',
+  'discoverModels',
+  'setModelFolders',
+  'pullModel',
+  'cancelPull',
+  'load',
+  'unload',
+  'generate',
+  'stop',
+  'killWorker',
+  'restart',
+  'comparePolicies',
+  'exportReport',
+  'getState',
+  'listConversations',
+  'saveConversation',
+  'lastReport',
+] as const;
+export type ApiMethod = (typeof API_METHODS)[number];
+
+/** Methods of RamforgeApi that each side provides itself instead of calling the host. */
+export type LocalApiMethod = 'onEvent' | 'pathForFile';
+
+/** `true` when the names L are exactly the interface's called methods, else `false`. */
+export type MatchesApi<L> = [L] extends [Exclude<keyof RamforgeApi, LocalApiMethod>] ? ([Exclude<keyof RamforgeApi, LocalApiMethod>] extends [L] ? true : false) : false;
+// Fails to compile (true is not assignable to false) when API_METHODS and RamforgeApi disagree.
+const methodsMatchInterface: MatchesApi<ApiMethod> = true;
+void methodsMatchInterface;
+
+/** What a host implements (AppService): every called method plus the event subscription. */
+export type RamforgeHostApi = Pick<RamforgeApi, ApiMethod | 'onEvent'>;
+
+export function isApiMethod(name: unknown): name is ApiMethod {
+  return typeof name === 'string' && (API_METHODS as readonly string[]).includes(name);
+}
+
+/**
+ * An object with one forwarding function per API method: `send(method, params)` carries the
+ * call to the host (IPC invoke, a WebSocket frame). Sides that must change an argument or
+ * answer locally override single entries.
+ */
+export function forwardingApi(send: (method: ApiMethod, params: unknown[]) => Promise<unknown>): Pick<RamforgeApi, ApiMethod> {
+  const out: Record<string, (...params: unknown[]) => Promise<unknown>> = {};
+  for (const m of API_METHODS) out[m] = (...params: unknown[]) => send(m, params);
+  return out as unknown as Pick<RamforgeApi, ApiMethod>;
+}
+
 /** Electron IPC channels between the preload and main (the only two the preload uses). */
 export const IPC_CALL_CHANNEL = 'ramforge:call';
 export const IPC_EVENT_CHANNEL = 'ramforge:event';

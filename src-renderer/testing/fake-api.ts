@@ -1,13 +1,16 @@
 // Test helper (imported only by *.test.ts): a RamforgeApi whose methods are vitest mocks and
 // whose events are pushed by the test.
 import { vi } from 'vitest';
-import type { ApiEvent, RamforgeApi } from '../../src-main/shared/api.js';
+import type { ApiEvent, ApiMethod, LocalApiMethod, RamforgeApi } from '../../src-main/shared/api.js';
 
 export type FakeApi = { [K in keyof RamforgeApi]-?: ReturnType<typeof vi.fn> } & { emit(e: ApiEvent): void };
 
+type Mocks = { [K in ApiMethod | LocalApiMethod]: ReturnType<typeof vi.fn> };
+
 export function fakeApi(): FakeApi & RamforgeApi {
   const listeners = new Set<(e: ApiEvent) => void>();
-  const api = {
+  // Typed by the API's one list: a method added to RamforgeApi without a fake fails to compile.
+  const mocks: Mocks = {
     listModels: vi.fn(async () => []),
     inspect: vi.fn(async () => ({ name: 'm', architecture: 'llama', layers: [{ index: 0, bytes: 10 }] })),
     inspectUpload: vi.fn(async () => ({})),
@@ -33,7 +36,7 @@ export function fakeApi(): FakeApi & RamforgeApi {
       listeners.add(l);
       return () => listeners.delete(l);
     }),
-    emit: (e: ApiEvent) => listeners.forEach((l) => l(e)),
   };
+  const api = { ...mocks, emit: (e: ApiEvent) => listeners.forEach((l) => l(e)) };
   return api as unknown as FakeApi & RamforgeApi;
 }
