@@ -4,6 +4,11 @@
 // imports no Node built-in, no Electron, no React; the renderer imports only src-main/shared and
 // itself; nothing imports a layer above its own. Test files may also import test helpers.
 //
+// Test code follows one convention: tests are `*.test.ts(x)`, their helpers `*.test-util.ts(x)`
+// beside the tests that use them most, and programs or data files that tests run or read live
+// in a `fixtures/` folder. Production code imports none of them; a file named after another
+// scheme (test-support, testdata, test-helpers, test-fixtures) is reported.
+//
 //   node scripts/check-layers.mjs        prints each violation (file: import — why), exit 1 if any
 //
 // `checkLayers(files)` is pure: tests feed it deliberately wrong imports.
@@ -38,8 +43,11 @@ const FORBIDDEN_PACKAGES = {
   'src-main/cli': ['electron', 'react'],
 };
 
-const TEST_FILE = /\.(test|e2e\.test)\.(ts|tsx)$|\.test-util\.ts$|[/-]test-helpers?\.ts$|[/-]test-fixtures\.ts$/;
-const TEST_DIRS = ['src-main/test-support', 'src-main/shared/reference', 'src-main/shared/gguf/testdata', 'src-main/supervisor/fixtures'];
+const TEST_FILE = /\.test\.tsx?$|\.test-util\.tsx?$/;
+const FIXTURES = /(^|\/)fixtures\//;
+/** Names of the schemes test helpers used before the convention. */
+const OTHER_SCHEME = /(^|\/)(test-support|testdata|test-helpers?|test-fixtures)(\/|\.tsx?$)|-test-(helpers?|support|fixtures)\.tsx?$/;
+const isTestPath = (p) => TEST_FILE.test(p) || FIXTURES.test(p);
 
 function layerOf(path) {
   let best = null;
@@ -65,12 +73,13 @@ export function checkLayers(files) {
     const layer = layerOf(f.path);
     // Build configurations (vite, vitest) run in Node at build time, whatever folder holds them.
     if (!layer || /\.config\.ts$/.test(f.path)) continue;
-    const isTest = TEST_FILE.test(f.path) || TEST_DIRS.some((d) => f.path.startsWith(d + '/'));
+    const isTest = isTestPath(f.path);
+    if (OTHER_SCHEME.test(f.path)) violations.push({ file: f.path, import: '', why: 'a test helper is named *.test-util.ts (beside its users); fixtures live in a fixtures/ folder' });
     for (const spec of importsOf(f.source)) {
       if (spec.startsWith('.')) {
         const target = posix.normalize(posix.join(posix.dirname(f.path), spec));
         const tl = layerOf(target);
-        if (TEST_DIRS.some((d) => target.startsWith(d + '/')) || TEST_FILE.test(target.replace(/\.js$/, '.ts'))) {
+        if (isTestPath(target.replace(/\.js$/, '.ts'))) {
           if (!isTest) violations.push({ file: f.path, import: spec, why: 'production code imports a test helper' });
           continue;
         }
@@ -103,7 +112,7 @@ export function repoFiles(root) {
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..');
   const v = checkLayers(repoFiles(root));
-  for (const x of v) process.stderr.write(`${x.file}: import '${x.import}' — ${x.why}\n`);
+  for (const x of v) process.stderr.write(x.import ? `${x.file}: import '${x.import}' — ${x.why}\n` : `${x.file}: ${x.why}\n`);
   process.stderr.write(v.length ? `layers: ${v.length} violation(s)\n` : 'layers: ok\n');
   process.exit(v.length ? 1 : 0);
 }

@@ -23,7 +23,7 @@ if (!(iterations > 0) || !Number.isFinite(seed)) {
 
 const out = await build({
   absWorkingDir: root,
-  entryPoints: ['src-main/shared/gguf/testdata/fuzz.ts'],
+  entryPoints: ['src-main/shared/gguf/fuzz.test-util.ts'],
   bundle: true,
   format: 'esm',
   platform: 'node',

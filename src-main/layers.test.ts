@@ -22,6 +22,10 @@ describe('layers', () => {
       { path: 'src-main/supervisor/w.ts', source: "export { f } from './fixtures-helper.test-util.js';" },
       { path: 'src-main/cli/ok.ts', source: "import { x } from '../shared/size.js';\nimport { y } from '../worker/run-once.js';" },
       { path: 'src-main/node/ok.test.ts', source: "import { x } from '../cli/main.js';" },
+      { path: 'src-main/cli/z.ts', source: "import { run } from '../supervisor/fixtures/grow.mjs';" },
+      { path: 'src-main/app/test-support/helpers.ts', source: '' },
+      { path: 'src-main/app/cli-test-helpers.ts', source: '' },
+      { path: 'src-main/app/ok.test-util.ts', source: "import { x } from '../cli/main.js';" },
     ]);
     expect(v).toEqual([
       { file: 'src-main/shared/plan/x.ts', import: 'node:fs', why: 'src-main/shared may not import Node built-ins' },
@@ -30,6 +34,9 @@ describe('layers', () => {
       { file: 'src-renderer/z.tsx', import: 'electron', why: "src-renderer may not import 'electron'" },
       { file: 'src-renderer/z.tsx', import: '../src-main/app/service.js', why: 'src-renderer may not import src-main/app' },
       { file: 'src-main/supervisor/w.ts', import: './fixtures-helper.test-util.js', why: 'production code imports a test helper' },
+      { file: 'src-main/cli/z.ts', import: '../supervisor/fixtures/grow.mjs', why: 'production code imports a test helper' },
+      { file: 'src-main/app/test-support/helpers.ts', import: '', why: 'a test helper is named *.test-util.ts (beside its users); fixtures live in a fixtures/ folder' },
+      { file: 'src-main/app/cli-test-helpers.ts', import: '', why: 'a test helper is named *.test-util.ts (beside its users); fixtures live in a fixtures/ folder' },
     ]);
   });
 });

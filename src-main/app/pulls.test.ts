@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RangeServer } from '../test-support/range-server.js';
-import { cliPath } from '../test-support/cli.js';
-import { tinyModel } from '../shared/gguf/testdata/tiny-models.js';
+import { RangeServer } from '../node/remote/range-server.test-util.js';
+import { cliPath } from '../cli/built-cli.test-util.js';
+import { tinyModel } from '../shared/gguf/tiny-models.test-util.js';
 import { ModelPulls, type PullProgress } from './pulls.js';
 
 const server = new RangeServer();

@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../test-support/cli.js';
+import { runCli } from './built-cli.test-util.js';
 import { detectCgroup } from '../supervisor/index.js';
-import { validateReport } from '../test-support/report-schema.js';
+import { validateReport } from './report-schema.test-util.js';
 import { packageRoot } from '../node/paths.js';
 
 let dir = '';

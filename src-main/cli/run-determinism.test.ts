@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../test-support/cli.js';
+import { runCli } from './built-cli.test-util.js';
 
 let dir = '';
 beforeAll(() => {

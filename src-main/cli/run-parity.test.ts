@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { llamaTool, runCli } from '../test-support/cli.js';
+import { llamaTool, runCli } from './built-cli.test-util.js';
 import { loadAddon, type NativeModel } from '../native/addon.js';
 
 const PROMPT = 'Once upon a time';

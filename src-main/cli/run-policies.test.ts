@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../test-support/cli.js';
-import { validateReport } from '../test-support/report-schema.js';
+import { runCli } from './built-cli.test-util.js';
+import { validateReport } from './report-schema.test-util.js';
 import { POLICIES } from '../shared/worker-protocol.js';
 
 let dir = '';

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { openGgufModel, readGgufHeaderFile, FIRST_READ_BYTES } from './gguf-file.js';
 import { vocabDir } from './paths.js';
 import { GgufError } from '../shared/gguf/reader-errors.js';
-import { buildGguf } from '../shared/gguf/testdata/build-gguf.js';
-import { tinyModel, tinySpec } from '../shared/gguf/testdata/tiny-models.js';
-import { splitSpec } from '../shared/gguf/testdata/split-set.js';
+import { buildGguf } from '../shared/gguf/build-gguf.test-util.js';
+import { tinyModel, tinySpec } from '../shared/gguf/tiny-models.test-util.js';
+import { splitSpec } from '../shared/gguf/split-set.test-util.js';
 
 let dir = '';
 beforeAll(async () => {

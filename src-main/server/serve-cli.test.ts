@@ -8,7 +8,7 @@ import { chmod, mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cliPath } from '../test-support/cli.js';
+import { cliPath } from '../cli/built-cli.test-util.js';
 import { WebSocket } from 'ws';
 import { codeOf, exchange, http, login } from './test-client.test-util.js';
 import { fuzz, summary } from './fuzz-cases.test-util.js';

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { V1_MEMORY_STAT, V1_OOM_CONTROL_AFTER_KILL, V1_OOM_CONTROL_OLD, V2_MEMORY_EVENTS_OOM, V2_MEMORY_STAT } from '../shared/cgroup/test-fixtures.js';
+import { V1_MEMORY_STAT, V1_OOM_CONTROL_AFTER_KILL, V1_OOM_CONTROL_OLD, V2_MEMORY_EVENTS_OOM, V2_MEMORY_STAT } from '../shared/cgroup/fixtures.test-util.js';
 import { MEMSW_SLACK, v1Group } from './v1-group.js';
 import { v2Group } from './v2-group.js';
 

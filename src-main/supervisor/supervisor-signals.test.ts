@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cgroupFor, FIXTURES, gone, pidAlive, waitFor } from './test-support.js';
+import { cgroupFor, FIXTURES, gone, pidAlive, waitFor } from './support.test-util.js';
 
 const v1 = cgroupFor(1, true);
 const v2 = cgroupFor(2, true);

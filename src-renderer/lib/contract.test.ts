@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { inspectReport } from '../../src-main/shared/gguf/inspect-report.js';
 import { buildModelView, type GgufShard } from '../../src-main/shared/gguf/model-view.js';
 import { parseGgufHeader } from '../../src-main/shared/gguf/reader.js';
-import { tinyModel } from '../../src-main/shared/gguf/testdata/tiny-models.js';
+import { tinyModel } from '../../src-main/shared/gguf/tiny-models.test-util.js';
 import { planMemory } from '../../src-main/shared/plan/plan.js';
 import { normalizeInspect } from './inspect-model.js';
 import { normalizePlan, tierTotals } from './plan-model.js';

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { command as inspect } from './inspect.js';
 import { command as plan } from './plan.js';
 import { UsageError } from '../errors.js';
-import { runCommand } from './cli-test-helpers.js';
-import { malformedCorpus } from '../../shared/gguf/testdata/malformed-corpus.js';
+import { runCommand } from './run-command.test-util.js';
+import { malformedCorpus } from '../../shared/gguf/malformed-corpus.test-util.js';
 import { packageRoot } from '../../node/paths.js';
 
 let dir = '';

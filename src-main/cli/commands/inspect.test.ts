@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import Ajv from 'ajv';
 import { command as inspect } from './inspect.js';
 import { UsageError } from '../errors.js';
-import { runCommand } from './cli-test-helpers.js';
+import { runCommand } from './run-command.test-util.js';
 import { INSPECT_JSON_SCHEMA } from '../../shared/gguf/inspect-schema.js';
-import { buildGguf } from '../../shared/gguf/testdata/build-gguf.js';
-import { tinySpec } from '../../shared/gguf/testdata/tiny-models.js';
+import { buildGguf } from '../../shared/gguf/build-gguf.test-util.js';
+import { tinySpec } from '../../shared/gguf/tiny-models.test-util.js';
 import type { InspectReport } from '../../shared/gguf/inspect-report.js';
 
 let dir = '';

@@ -7,13 +7,13 @@ import { join } from 'node:path';
 import { command as plan } from './plan.js';
 import { command as inspect } from './inspect.js';
 import { CliError, UsageError } from '../errors.js';
-import { runCommand, writeSparseModel } from './cli-test-helpers.js';
-import { RangeServer } from '../../test-support/range-server.js';
+import { runCommand, writeSparseModel } from './run-command.test-util.js';
+import { RangeServer } from '../../node/remote/range-server.test-util.js';
 import { parseGgufHeader } from '../../shared/gguf/reader.js';
 import { RANGE_STEP_BYTES } from '../../node/remote/remote-gguf.js';
 import { directIoWorks } from '../../node/direct-io.js';
-import { splitSpec } from '../../shared/gguf/testdata/split-set.js';
-import { tinySpec } from '../../shared/gguf/testdata/tiny-models.js';
+import { splitSpec } from '../../shared/gguf/split-set.test-util.js';
+import { tinySpec } from '../../shared/gguf/tiny-models.test-util.js';
 import type { MemoryPlan } from '../../shared/plan/plan-types.js';
 
 const server = new RangeServer();

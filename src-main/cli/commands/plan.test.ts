@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Ajv from 'ajv';
 import { command as plan } from './plan.js';
 import { UsageError } from '../errors.js';
-import { runCommand, writeSparseModel } from './cli-test-helpers.js';
+import { runCommand, writeSparseModel } from './run-command.test-util.js';
 import { PLAN_JSON_SCHEMA } from '../../shared/plan/plan-schema.js';
 import type { MemoryPlan } from '../../shared/plan/plan.js';
 

@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { command as pull } from './pull.js';
 import { CliError, UsageError } from '../errors.js';
-import { runCommand } from './cli-test-helpers.js';
-import { RangeServer } from '../../test-support/range-server.js';
-import { tinyModel, tinySpec } from '../../shared/gguf/testdata/tiny-models.js';
-import { splitSpec } from '../../shared/gguf/testdata/split-set.js';
+import { runCommand } from './run-command.test-util.js';
+import { RangeServer } from '../../node/remote/range-server.test-util.js';
+import { tinyModel, tinySpec } from '../../shared/gguf/tiny-models.test-util.js';
+import { splitSpec } from '../../shared/gguf/split-set.test-util.js';
 import { parseGgufHeader } from '../../shared/gguf/reader.js';
 
 const server = new RangeServer();

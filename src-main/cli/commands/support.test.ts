@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { command as support } from './support.js';
-import { runCommand } from './cli-test-helpers.js';
+import { runCommand } from './run-command.test-util.js';
 import { GGML_TYPES } from '../../shared/gguf/ggml-types.js';
 import type { ArchCapability, TensorTypeCapability } from '../../shared/capabilities.js';
 

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RangeServer } from '../../test-support/range-server.js';
+import { RangeServer } from './range-server.test-util.js';
 import { download, DownloadError } from './download.js';
 
 const server = new RangeServer();

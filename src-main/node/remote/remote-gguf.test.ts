@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { RangeServer } from '../../test-support/range-server.js';
-import { tinyModel, tinySpec } from '../../shared/gguf/testdata/tiny-models.js';
-import { splitSpec } from '../../shared/gguf/testdata/split-set.js';
+import { RangeServer } from './range-server.test-util.js';
+import { tinyModel, tinySpec } from '../../shared/gguf/tiny-models.test-util.js';
+import { splitSpec } from '../../shared/gguf/split-set.test-util.js';
 import { parseGgufHeader, GgufError } from '../../shared/gguf/reader.js';
 import { openRemoteModel, readRemoteHeader, RANGE_STEP_BYTES } from './remote-gguf.js';
 import { HttpError } from './http-get.js';

@@ -18,7 +18,7 @@ import {
   V2_MEMORY_EVENTS_OLD,
   V2_MEMORY_EVENTS_OOM,
   V2_MEMORY_STAT,
-} from './test-fixtures.js';
+} from './fixtures.test-util.js';
 
 describe('single-value files', () => {
   it('parses counts (memory.usage_in_bytes, memory.current, memory.peak, memory.failcnt)', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseFlatKeyed } from './control-files.js';
-import { V1_MEMORY_STAT, V2_MEMORY_STAT, V2_MEMORY_STAT_5_4 } from './test-fixtures.js';
+import { V1_MEMORY_STAT, V2_MEMORY_STAT, V2_MEMORY_STAT_5_4 } from './fixtures.test-util.js';
 import { selectStat } from './memory-stat.js';
 
 describe('selectStat', () => {

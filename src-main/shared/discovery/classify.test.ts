@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { parseGgufHeader } from '../gguf/reader.js';
 import { buildModelView } from '../gguf/model-view.js';
 import { GgufValueType as V } from '../gguf/ggml-types.js';
-import { buildGguf } from '../gguf/testdata/build-gguf.js';
-import { tinyModel } from '../gguf/testdata/tiny-models.js';
-import { loraGguf, projectorGguf, vocabOnlyGguf } from '../../test-support/fake-home.js';
+import { buildGguf } from '../gguf/build-gguf.test-util.js';
+import { tinyModel } from '../gguf/tiny-models.test-util.js';
+import { loraGguf, projectorGguf, vocabOnlyGguf } from '../../node/discovery/fake-home.test-util.js';
 import { classifyModel, mainQuantization } from './classify.js';
 
 function classify(bytes: Uint8Array) {

@@ -4,8 +4,8 @@ import { GgufError, type GgufErrorCode } from './reader-errors.js';
 import { buildModelView, checkModelView, layerOf, type GgufShard } from './model-view.js';
 import { validateSplitSet, parseSplitName, splitFileName } from './split.js';
 import { GgufValueType as V } from './ggml-types.js';
-import { tinyModel, tinySpec, type TinyOptions } from './testdata/tiny-models.js';
-import { splitSpec } from './testdata/split-set.js';
+import { tinyModel, tinySpec, type TinyOptions } from './tiny-models.test-util.js';
+import { splitSpec } from './split-set.test-util.js';
 
 const shard = (bytes: Uint8Array, path = 'm.gguf'): GgufShard => ({ path, header: parseGgufHeader(bytes, bytes.length) });
 const view = (o: TinyOptions) => {
@@ -165,7 +165,7 @@ describe('split sets', () => {
   });
 });
 
-import { buildGguf, type GgufSpec } from './testdata/build-gguf.js';
+import { buildGguf, type GgufSpec } from './build-gguf.test-util.js';
 function buildBytes(spec: GgufSpec): Uint8Array {
   return buildGguf(spec).bytes;
 }

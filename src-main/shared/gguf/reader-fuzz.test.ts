@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runFuzz } from './testdata/fuzz.js';
+import { runFuzz } from './fuzz.test-util.js';
 
 describe('GGUF reader fuzz (quick; scripts/fuzz-gguf.mjs runs ≥ 100 000)', () => {
   it('2 000 mutated headers: only GgufError is ever thrown, and every parse is fast', () => {

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { parseGgufHeader } from './reader.js';
 import { GgufError, type GgufErrorCode } from './reader-errors.js';
 import { GgufValueType as V } from './ggml-types.js';
-import { ByteWriter, buildGguf, type GgufSpec, type TensorSpec } from './testdata/build-gguf.js';
-import { tinyModel } from './testdata/tiny-models.js';
+import { ByteWriter, buildGguf, type GgufSpec, type TensorSpec } from './build-gguf.test-util.js';
+import { tinyModel } from './tiny-models.test-util.js';
 
 function rejects(bytes: Uint8Array, code: GgufErrorCode, offset: number | null, message: RegExp): GgufError {
   let err: unknown;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseGgufHeader, GgufNeedMoreBytes } from './reader.js';
 import { GgufValueType as V } from './ggml-types.js';
-import { buildGguf } from './testdata/build-gguf.js';
-import { tinyModel, tinySpec } from './testdata/tiny-models.js';
+import { buildGguf } from './build-gguf.test-util.js';
+import { tinyModel, tinySpec } from './tiny-models.test-util.js';
 import type { GgufArray } from './reader-types.js';
 
 describe('parseGgufHeader on valid files', () => {

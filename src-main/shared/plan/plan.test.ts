@@ -3,8 +3,8 @@ import { planMemory, PlanInputError, weightsReadPerToken, type MemoryPlan } from
 import { headroomBytes } from './stream-select.js';
 import { parseGgufHeader } from '../gguf/reader.js';
 import { buildModelView, type ModelView } from '../gguf/model-view.js';
-import { buildGguf, tensorBytes } from '../gguf/testdata/build-gguf.js';
-import { tinySpec, type TinyOptions } from '../gguf/testdata/tiny-models.js';
+import { buildGguf, tensorBytes } from '../gguf/build-gguf.test-util.js';
+import { tinySpec, type TinyOptions } from '../gguf/tiny-models.test-util.js';
 import { GgufValueType as V } from '../gguf/ggml-types.js';
 
 const GiB = 1024 ** 3;

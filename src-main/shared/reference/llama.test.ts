@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { llamaForward, type LlamaRefModel } from './llama.js';
+import { llamaForward, type LlamaRefModel } from './llama.test-util.js';
 
 const ones = (n: number) => new Float32Array(n).fill(1);
 

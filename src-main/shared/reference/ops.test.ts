@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { argmax, cosineSimilarity, matVec, rmsNorm, ropeInPlace, silu, softmaxInPlace } from './ops.js';
-import { decodeF16, roundToF16 } from './f16.js';
+import { argmax, cosineSimilarity, matVec, rmsNorm, ropeInPlace, silu, softmaxInPlace } from './ops.test-util.js';
+import { decodeF16, roundToF16 } from './f16.test-util.js';
 
 describe('reference ops', () => {
   it('RMSNorm divides by the root mean square and scales by the weight', () => {

@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { loadAddon } from '../../native/addon.js';
 import { parseGgufHeader } from '../gguf/reader.js';
 import { synthesize } from '../../synth/synthesize.js';
-import { llamaRefModelFromGguf } from './from-gguf.js';
-import { llamaForward } from './llama.js';
-import { argmax, cosineSimilarity } from './ops.js';
+import { llamaRefModelFromGguf } from './from-gguf.test-util.js';
+import { llamaForward } from './llama.test-util.js';
+import { argmax, cosineSimilarity } from './ops.test-util.js';
 
 // "<s> The quick brown fox jumps over the lazy dog" in llama-spm ids, plus a few more.
 const TOKENS = [1, 450, 4996, 17354, 1701, 29916, 432, 17204, 975, 278, 17366, 11203, 29889, 13, 3112];

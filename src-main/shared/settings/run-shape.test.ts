@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseGgufHeader } from '../gguf/reader.js';
 import { buildModelView, type ModelView } from '../gguf/model-view.js';
-import { buildGguf, tensorBytes } from '../gguf/testdata/build-gguf.js';
-import { tinySpec, type TinyOptions } from '../gguf/testdata/tiny-models.js';
+import { buildGguf, tensorBytes } from '../gguf/build-gguf.test-util.js';
+import { tinySpec, type TinyOptions } from '../gguf/tiny-models.test-util.js';
 import { chooseRunShape } from './run-shape.js';
 import { DEFAULT_RUN_SETTINGS, type RunSettings } from './run-settings.js';
 import { planMemory } from '../plan/plan.js';

@@ -4,8 +4,8 @@
 // RMSNorm -> SwiGLU FFN -> residual, then output RMSNorm and the head (token_embd when tied).
 // Computed in float64; with `f16Attention` Q, K and V are rounded to binary16 as llama.cpp's
 // default F16 KV cache (and its flash-attention kernel) does.
-import { matVec, rmsNorm, ropeInPlace, silu, softmaxInPlace } from './ops.js';
-import { roundToF16 } from './f16.js';
+import { matVec, rmsNorm, ropeInPlace, silu, softmaxInPlace } from './ops.test-util.js';
+import { roundToF16 } from './f16.test-util.js';
 
 export interface LlamaRefLayer {
   readonly attnNorm: Float32Array;

@@ -2,8 +2,8 @@
 import { vi } from 'vitest';
 import { open, writeFile } from 'node:fs/promises';
 import { parseArgs, type CommandSpec } from '../args.js';
-import { buildGguf, tensorBytes } from '../../shared/gguf/testdata/build-gguf.js';
-import { tinySpec, type TinyOptions } from '../../shared/gguf/testdata/tiny-models.js';
+import { buildGguf, tensorBytes } from '../../shared/gguf/build-gguf.test-util.js';
+import { tinySpec, type TinyOptions } from '../../shared/gguf/tiny-models.test-util.js';
 
 export async function runCommand(cmd: CommandSpec, argv: string[]): Promise<{ code: number; stdout: string }> {
   let stdout = '';

@@ -1,7 +1,7 @@
 // A tiny, deliberately permissive GGUF writer for tests: it writes whatever it is told
 // (invalid types, wrong counts, misaligned offsets), so each malformed-file class can be
 // handcrafted in memory. Independent of the project's real writer on purpose.
-import { GgufValueType, ggmlTypeById } from '../ggml-types.js';
+import { GgufValueType, ggmlTypeById } from './ggml-types.js';
 
 export interface ArrayValue {
   elementType: number;

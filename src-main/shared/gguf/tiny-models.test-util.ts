@@ -1,7 +1,7 @@
 // Valid little model headers of the three architectures we have evidence for, built with the
 // test writer: a few F32/Q8_0 tensors per layer, real key names, a small vocab.
-import { GgufValueType as V } from '../ggml-types.js';
-import { buildGguf, type GgufSpec, type KvSpec, type TensorSpec } from './build-gguf.js';
+import { GgufValueType as V } from './ggml-types.js';
+import { buildGguf, type GgufSpec, type KvSpec, type TensorSpec } from './build-gguf.test-util.js';
 
 export type TinyArch = 'llama' | 'qwen2' | 'gptneox';
 

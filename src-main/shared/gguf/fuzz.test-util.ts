@@ -1,10 +1,10 @@
 // Mutation fuzzing of GGUF headers, shared by the quick fuzz test and scripts/fuzz-gguf.mjs.
 // A run passes when every mutated file either parses (and its model view builds) or is
 // rejected with a GgufError — never another exception — and no parse is slow.
-import { parseGgufHeader } from '../reader.js';
-import { GgufError } from '../reader-errors.js';
-import { buildModelView, checkModelView } from '../model-view.js';
-import { tinyModel } from './tiny-models.js';
+import { parseGgufHeader } from './reader.js';
+import { GgufError } from './reader-errors.js';
+import { buildModelView, checkModelView } from './model-view.js';
+import { tinyModel } from './tiny-models.test-util.js';
 
 export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;

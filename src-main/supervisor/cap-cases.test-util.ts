@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { startCapped, type UsageSample } from './start-capped.js';
 import { sweepStaleGroups } from './sweep.js';
 import { dropFileCache } from './cold-start.js';
-import { cgroupFor, deadPid, FIXTURES, gone, MiB, pidAlive, waitFor } from './test-support.js';
+import { cgroupFor, deadPid, FIXTURES, gone, MiB, pidAlive, waitFor } from './support.test-util.js';
 
 export function defineCapTests(version: 1 | 2): void {
   const { found, why, skip } = cgroupFor(version);

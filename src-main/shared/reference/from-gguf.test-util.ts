@@ -1,8 +1,8 @@
 // Builds a LlamaRefModel from a parsed GGUF header and the file's bytes (F32 and F16 tensors).
 import { GgufValueType } from '../gguf/ggml-types.js';
 import type { GgufHeader, GgufTensorInfo } from '../gguf/reader-types.js';
-import { decodeF16 } from './f16.js';
-import type { LlamaRefLayer, LlamaRefModel } from './llama.js';
+import { decodeF16 } from './f16.test-util.js';
+import type { LlamaRefLayer, LlamaRefModel } from './llama.test-util.js';
 
 function num(h: GgufHeader, key: string, fallback?: number): number {
   const e = h.kvByKey.get(key);

@@ -1,9 +1,9 @@
 // A corpus of malformed GGUF files, one per failure class, for end-to-end tests of the CLI
 // (every one must exit 2 with a message naming the problem and its offset).
-import { GgufValueType as V } from '../ggml-types.js';
-import { ByteWriter, buildGguf, type GgufSpec } from './build-gguf.js';
-import { tinySpec } from './tiny-models.js';
-import type { GgufErrorCode } from '../reader-errors.js';
+import { GgufValueType as V } from './ggml-types.js';
+import { ByteWriter, buildGguf, type GgufSpec } from './build-gguf.test-util.js';
+import { tinySpec } from './tiny-models.test-util.js';
+import type { GgufErrorCode } from './reader-errors.js';
 
 export interface CorpusEntry {
   readonly name: string;

@@ -6,11 +6,11 @@
 import { createHash } from 'node:crypto';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { GgufValueType as V } from '../shared/gguf/ggml-types.js';
-import { buildGguf } from '../shared/gguf/testdata/build-gguf.js';
-import { tinyModel, tinySpec } from '../shared/gguf/testdata/tiny-models.js';
-import { splitSpec } from '../shared/gguf/testdata/split-set.js';
-import type { DiscoverySource, ModelKind } from '../shared/discovery/types.js';
+import { GgufValueType as V } from '../../shared/gguf/ggml-types.js';
+import { buildGguf } from '../../shared/gguf/build-gguf.test-util.js';
+import { tinyModel, tinySpec } from '../../shared/gguf/tiny-models.test-util.js';
+import { splitSpec } from '../../shared/gguf/split-set.test-util.js';
+import type { DiscoverySource, ModelKind } from '../../shared/discovery/types.js';
 
 export interface Expected {
   source: DiscoverySource;

@@ -1,7 +1,7 @@
 // Splits a tiny model spec into N shard specs the way llama.cpp's gguf-split does: shard 1
 // keeps all metadata, every shard gets split.no / split.count / split.tensors.count.
-import { GgufValueType as V } from '../ggml-types.js';
-import { buildGguf, type GgufSpec, type KvSpec } from './build-gguf.js';
+import { GgufValueType as V } from './ggml-types.js';
+import { buildGguf, type GgufSpec, type KvSpec } from './build-gguf.test-util.js';
 
 export function splitSpec(spec: GgufSpec, n: number, tweak?: (i: number, kv: KvSpec[]) => KvSpec[]): Uint8Array[] {
   const tensors = spec.tensors ?? [];
