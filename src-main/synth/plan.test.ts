@@ -104,6 +104,16 @@ describe('planSynth: tensors exactly as llama.cpp loads them', () => {
     expect(kv.get('tokenizer.chat_template')).toMatchObject({ type: 8 });
   });
 
+  it('chatTemplate: false writes no chat template, neither the vocab\'s own nor a fallback (a base model)', () => {
+    const withOwn: VocabKvs = { ...VOCAB, kv: [{ key: 'tokenizer.chat_template', raw: new Uint8Array(12) }], hasChatTemplate: true };
+    for (const vocab of [VOCAB, withOwn]) {
+      const base = planSynth({ arch: 'llama', preset: 'tiny', type: 'Q4_0', seed: 1, chatTemplate: false }, vocab);
+      expect(base.kv.some((k) => k.key === 'tokenizer.chat_template')).toBe(false);
+      const chat = planSynth({ arch: 'llama', preset: 'tiny', type: 'Q4_0', seed: 1 }, vocab);
+      expect(chat.kv.filter((k) => k.key === 'tokenizer.chat_template')).toHaveLength(1);
+    }
+  });
+
   it('applies overrides and rejects shapes that cannot exist', () => {
     const s = resolveShape('llama', 'small', { nLayer: 3, nEmbd: 512, nFf: 1024 });
     expect(s).toMatchObject({ nLayer: 3, nEmbd: 512, nFf: 1024, nHead: 8, nHeadKv: 2, ropeDim: 64 });

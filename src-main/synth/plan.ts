@@ -30,6 +30,8 @@ export interface PlanInput {
   readonly seed: number;
   readonly overrides?: ShapeOverrides;
   readonly name?: string;
+  /** false: no tokenizer.chat_template at all, as most base models ship (default true). */
+  readonly chatTemplate?: boolean;
 }
 
 /** llama_ftype of a file whose matrices are all of one type. */
@@ -168,8 +170,8 @@ export function planSynth(input: PlanInput, vocab: VocabKvs): SynthPlan {
     str('ramforge.synth.preset', preset),
     { key: 'ramforge.synth.seed', type: GgufValueType.UINT64, value: BigInt(input.seed) },
     str('ramforge.synth.vocab', vocab.name),
-    ...vocab.kv,
+    ...(input.chatTemplate === false ? vocab.kv.filter((k) => k.key !== 'tokenizer.chat_template') : vocab.kv),
   ];
-  if (!vocab.hasChatTemplate) kv.push(str('tokenizer.chat_template', fallbackChatTemplate(vocab.name)));
+  if (input.chatTemplate !== false && !vocab.hasChatTemplate) kv.push(str('tokenizer.chat_template', fallbackChatTemplate(vocab.name)));
   return { arch, shape, nVocab, kv, tensors, params };
 }

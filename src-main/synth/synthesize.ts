@@ -25,6 +25,8 @@ export interface SynthOptions {
   /** Folder of the vocab files; default the pinned llama.cpp source's models/. */
   readonly vocabDir?: string;
   readonly name?: string;
+  /** false: write no chat template (a base model); default true. */
+  readonly chatTemplate?: boolean;
 }
 
 export interface SynthTensor extends TensorPlacement {
@@ -53,7 +55,7 @@ export async function synthesize(opts: SynthOptions, onProgress?: (written: numb
   const preset = checkPreset(opts.preset);
   const vocabName = opts.vocab ?? defaultVocab(arch, preset);
   const vocab = await readVocab(opts.vocabDir ?? vocabDir(), vocabName);
-  const plan = planSynth({ arch, preset, type: opts.type, seed: opts.seed, overrides: opts.overrides, name: opts.name }, vocab);
+  const plan = planSynth({ arch, preset, type: opts.type, seed: opts.seed, overrides: opts.overrides, name: opts.name, chatTemplate: opts.chatTemplate }, vocab);
   const layout = buildGgufLayout(plan.kv, plan.tensors);
 
   const out = resolve(opts.out);

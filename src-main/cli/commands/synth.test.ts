@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from '../args.js';
 import { UsageError } from '../errors.js';
 import { vocabDir } from '../../node/paths.js';
+import { parseGgufHeader } from '../../shared/gguf/reader.js';
 import { command } from './synth.js';
 
 const haveVocabs = existsSync(vocabDir());
@@ -56,5 +57,19 @@ describe('ramforge synth', () => {
     expect(lines[0]).toContain(out);
     expect(lines[0]).toContain(`${size} bytes`);
     expect(lines[0]).toMatch(/params, 1 layers/);
+  });
+
+  it.skipIf(!haveVocabs)('--no-chat-template writes a base model: no tokenizer.chat_template', async () => {
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      for (const [flag, has] of [['--no-chat-template', false], ['--chat-template', true]] as const) {
+        const out = join(dir, `base${flag}.gguf`);
+        expect(await run(['--preset', 'tiny', '--layers', '1', '--quiet', flag, '--out', out])).toBe(0);
+        const bytes = await readFile(out);
+        expect(parseGgufHeader(bytes, bytes.length).kvByKey.has('tokenizer.chat_template'), flag).toBe(has);
+      }
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

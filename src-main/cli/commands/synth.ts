@@ -40,6 +40,7 @@ export const command: CommandSpec = {
     { name: 'tie-embeddings', type: 'boolean', description: 'no output.weight: the head reuses token_embd (llama, qwen2; --no-tie-embeddings forces a separate head)' },
     { name: 'vocab', type: 'string', valueName: 'NAME', description: 'tokenizer from models/ggml-vocab-NAME.gguf (default per arch and preset)' },
     { name: 'name', type: 'string', description: 'general.name written to the file' },
+    { name: 'chat-template', type: 'boolean', description: 'write a chat template (from the vocab, else the usual one of its family); --no-chat-template writes none, as base models ship' },
     { name: 'quiet', short: 'q', type: 'boolean', description: 'no progress bar' },
   ],
   details: [
@@ -78,6 +79,7 @@ export const command: CommandSpec = {
           overrides,
           vocab: args.flags.vocab as string | undefined,
           name: args.flags.name as string | undefined,
+          chatTemplate: args.flags['chat-template'] as boolean | undefined,
         },
         bar ? (w, t) => bar.update(w, t) : undefined,
       );
