@@ -2,7 +2,7 @@
 // A seam so the service is tested with a fake worker and Electron can pass its own spawner.
 import type { GenerateParams, GenerationResult, LoadParams, ModelInfo, ServeStep, TokenEvent, WorkerExit } from '../shared/worker-protocol.js';
 import type { ResidencySample } from '../shared/residency-types.js';
-import type { CgroupReport } from '../shared/cgroup/report.js';
+import type { CgroupReport, UsageSample } from '../shared/cgroup/report.js';
 
 export interface HostLike {
   load(params: LoadParams, onProgress?: (fraction: number) => void): Promise<ModelInfo>;
@@ -17,17 +17,11 @@ export interface HostLike {
   cgroupReport(): CgroupReport | null;
 }
 
-export interface CgroupSample {
-  tMs: number;
-  usageBytes: number;
-  limitBytes: number;
-}
-
 export interface HostStartOptions {
   ramBytes?: number;
   enforceRam?: boolean;
   onSample: (s: ResidencySample) => void;
-  onCgroupSample: (s: CgroupSample) => void;
+  onCgroupSample: (s: UsageSample) => void;
   /** Each weight pass of the batch server (a load with parallel > 1). */
   onServeStep?: (s: ServeStep) => void;
 }

@@ -19,7 +19,7 @@ import { checkSettings, loadFromPlan, planArgs } from './settings.js';
 import { writeJsonAtomic } from './atomic-write.js';
 import type { TurnRecord } from './report.js';
 import type { MemoryPlan } from '../shared/plan/plan-types.js';
-import type { CgroupSample } from './host-like.js';
+import type { UsageSample } from '../shared/cgroup/report.js';
 import type { ResidencySample } from '../shared/residency-types.js';
 import { checkMaxTokens, checkMessages, checkPolicies, checkSampling, checkString } from './validate.js';
 import { ModelDiscovery } from './discovery.js';
@@ -55,7 +55,7 @@ export class AppService implements RamforgeHostApi {
   /** What the current worker was loaded with, for reports. */
   private loaded: { path: string; params: LoadParams; plan: MemoryPlan | null; info: ModelInfo } | null = null;
   private samples: ResidencySample[] = [];
-  private cgroupSamples: CgroupSample[] = [];
+  private cgroupSamples: UsageSample[] = [];
   private activeRequest: string | null = null;
   private report: unknown | null = null;
   private readonly conversations: ConversationStore;

@@ -21,12 +21,6 @@ import type {
 } from '../shared/worker-protocol.js';
 import { checkWorkerEvent } from '../shared/worker-message-check.js';
 
-export interface CgroupUsageSample {
-  tMs: number;
-  usageBytes: number;
-  limitBytes: number;
-}
-
 /** How a caller starts the worker process; the default forks plain Node. */
 export interface WorkerProcess {
   send(msg: WorkerRequest): void;
