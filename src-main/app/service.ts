@@ -25,6 +25,9 @@ import { checkMaxTokens, checkMessages, checkPolicies, checkSampling, checkStrin
 import { ModelDiscovery } from './discovery.js';
 import { ModelPulls } from './pulls.js';
 import { isModelUrl } from '../shared/remote/model-url.js';
+import type { ApiServerState } from '../shared/api-server-state.js';
+import { validateApiServerOptions } from '../shared/api-server-state.js';
+import { readApiSetting, writeApiSetting } from './api-setting.js';
 
 export interface AppServiceOptions {
   hostFactory: HostFactory;
@@ -358,6 +361,22 @@ export class AppService implements RamforgeHostApi {
 
   async lastReport(): Promise<unknown | null> {
     return this.report;
+  }
+
+  private apiSettingFile(): string {
+    return join(this.opts.dataDir, 'api-server.json');
+  }
+
+  async getApiServer(): Promise<ApiServerState> {
+    const s = await readApiSetting(this.apiSettingFile());
+    return { enabled: s.enabled, url: null, port: s.port, hasKey: s.apiKey !== null, error: s.enabled ? 'the API server is not part of this build yet' : null };
+  }
+
+  async setApiServer(opts: unknown): Promise<ApiServerState> {
+    const o = validateApiServerOptions(opts);
+    const before = await readApiSetting(this.apiSettingFile());
+    await writeApiSetting(this.apiSettingFile(), { enabled: o.enabled, port: o.port, apiKey: o.apiKey === undefined ? before.apiKey : o.apiKey });
+    return this.getApiServer();
   }
 
   /** Browser mode / CLI host: save into <dataDir>/reports and return the path. */

@@ -13,6 +13,9 @@ import type {
 } from './worker-protocol.js';
 import type { ResidencySample } from './residency-types.js';
 import type { ServerStats } from './server-stats.js';
+import type { ApiServerOptions, ApiServerState } from './api-server-state.js';
+
+export type { ApiServerOptions, ApiServerState } from './api-server-state.js';
 
 export interface ModelRef {
   /** Absolute path on the machine running main (Electron) or the server (browser mode). */
@@ -92,6 +95,10 @@ export interface RamforgeApi {
   saveConversation(c: Conversation): Promise<void>;
   /** The JSON report of the last finished generation (schema_version 1). */
   lastReport(): Promise<unknown | null>;
+  /** The OpenAI-compatible API server: on or off, where it listens, whether it needs a key. */
+  getApiServer(): Promise<ApiServerState>;
+  /** Turns the API server on or off (kept with the app's settings); resolves once it listens or failed to (`error`). */
+  setApiServer(opts: ApiServerOptions): Promise<ApiServerState>;
   onEvent(listener: (e: ApiEvent) => void): () => void;
 }
 
@@ -132,6 +139,8 @@ export const API_METHODS = [
   'listConversations',
   'saveConversation',
   'lastReport',
+  'getApiServer',
+  'setApiServer',
 ] as const;
 export type ApiMethod = (typeof API_METHODS)[number];
 

@@ -1,0 +1,27 @@
+// The API server setting, kept in <dataRoot>/api-server.json (owner-only: it may hold the key).
+// A missing or damaged file means the default: off, on llama-server's port, no key.
+import { readFile } from 'node:fs/promises';
+import { DEFAULT_API_PORT, validateApiServerOptions } from '../shared/api-server-state.js';
+import { writeFileAtomic } from './atomic-write.js';
+
+export interface ApiSetting {
+  enabled: boolean;
+  port: number;
+  apiKey: string | null;
+}
+
+export const DEFAULT_API_SETTING: ApiSetting = { enabled: false, port: DEFAULT_API_PORT, apiKey: null };
+
+export async function readApiSetting(file: string): Promise<ApiSetting> {
+  try {
+    const o = validateApiServerOptions(JSON.parse(await readFile(file, 'utf8')));
+    return { enabled: o.enabled, port: o.port, apiKey: o.apiKey ?? null };
+  } catch {
+    return { ...DEFAULT_API_SETTING };
+  }
+}
+
+export async function writeApiSetting(file: string, s: ApiSetting): Promise<void> {
+  // writeFileAtomic creates the file 0600.
+  await writeFileAtomic(file, JSON.stringify(s, null, 2) + '\n');
+}

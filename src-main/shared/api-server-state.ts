@@ -1,0 +1,53 @@
+// The OpenAI-compatible API server as the app's setting: what the renderer asks for
+// (setApiServer) and what it is told (getApiServer). The key itself never goes back to the
+// renderer: it only learns whether one is set. Pure.
+
+/** llama-server's default port, so clients configured for it work unchanged. */
+export const DEFAULT_API_PORT = 8080;
+
+export interface ApiServerState {
+  /** The user turned the API on (it may still have failed to start: see `error`). */
+  enabled: boolean;
+  /** Where clients send requests (http://127.0.0.1:PORT/v1); null while it is not listening. */
+  url: string | null;
+  port: number;
+  /** Requests must carry `Authorization: Bearer KEY`. */
+  hasKey: boolean;
+  /** Why an enabled server is not listening (the port is taken, …); null otherwise. */
+  error: string | null;
+}
+
+export interface ApiServerOptions {
+  enabled: boolean;
+  port: number;
+  /** null: no key (anyone on this machine may call the API). Omitted: keep the key set before. */
+  apiKey?: string | null;
+}
+
+export class ApiServerOptionsError extends TypeError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ApiServerOptionsError';
+  }
+}
+
+/** What a key may hold: printable ASCII without spaces, as an HTTP header carries it unchanged. */
+const KEY_RE = /^[\x21-\x7e]{1,256}$/;
+
+/** Options that crossed a process boundary (untrusted shape), checked field by field. */
+export function validateApiServerOptions(v: unknown): ApiServerOptions {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new ApiServerOptionsError('API server options must be an object');
+  const o = v as Record<string, unknown>;
+  if (typeof o.enabled !== 'boolean') throw new ApiServerOptionsError('enabled must be true or false');
+  if (typeof o.port !== 'number' || !Number.isInteger(o.port) || o.port < 1 || o.port > 65535) {
+    throw new ApiServerOptionsError(`port must be an integer 1..65535 (got ${String(o.port)})`);
+  }
+  const out: ApiServerOptions = { enabled: o.enabled, port: o.port };
+  if (o.apiKey !== undefined) {
+    if (o.apiKey !== null && (typeof o.apiKey !== 'string' || !KEY_RE.test(o.apiKey))) {
+      throw new ApiServerOptionsError('apiKey must be null or 1..256 printable characters without spaces');
+    }
+    out.apiKey = o.apiKey;
+  }
+  return out;
+}
