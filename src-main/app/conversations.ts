@@ -16,6 +16,8 @@ export function isConversation(v: unknown): v is Conversation {
     typeof c.modelPath === 'string' &&
     typeof c.system === 'string' &&
     typeof c.updatedAt === 'string' &&
+    (c.mode === undefined || c.mode === 'chat' || c.mode === 'completion') &&
+    (c.modeAuto === undefined || typeof c.modeAuto === 'boolean') &&
     Array.isArray(c.messages) &&
     c.messages.every((m) => typeof m === 'object' && m !== null && ['system', 'user', 'assistant'].includes(m.role) && typeof m.content === 'string')
   );

@@ -137,6 +137,39 @@ describe('AppService', () => {
     await svc2.close();
   });
 
+  it('complete() continues raw text: the worker gets the prompt alone (no chat turns), tokens, end and report as for generate', async () => {
+    const built: { generate: unknown }[] = [];
+    const svc2 = new AppService({
+      dataDir: dir,
+      hostFactory: async (o) => {
+        const h = new FakeHost(o);
+        h.makesReports = false;
+        return h;
+      },
+      planModel: async () => ({}),
+      buildReport: async (t) => (built.push(t), { schema_version: 1 }),
+    });
+    const got: ApiEvent[] = [];
+    svc2.onEvent((e) => got.push(e));
+    await svc2.load('/m/base.gguf', defaultSettings());
+    await svc2.complete('c1', 'Once upon a time', DEFAULT_SAMPLING, 4);
+    await waitFor(() => got.some((e) => e.type === 'generation-done'));
+    expect(got.filter((e) => e.type === 'token' && e.requestId === 'c1')).toHaveLength(4);
+    expect(built[0]?.generate).toEqual({ prompt: 'Once upon a time', sampling: DEFAULT_SAMPLING, maxTokens: 4 });
+    expect(await svc2.lastReport()).toEqual({ schema_version: 1 });
+    expect((await svc2.getState()).status).toBe('ready');
+    // Checked before anything runs, like generate's arguments.
+    await expect(svc2.complete('c2', '', DEFAULT_SAMPLING, 4)).rejects.toThrow(/text must be a non-empty string/);
+    await expect(svc2.complete('c2', 'x', DEFAULT_SAMPLING, 0)).rejects.toThrow(/maxTokens/);
+    await svc2.close();
+  });
+
+  it('complete() with no model loaded ends in a generation-error, like generate', async () => {
+    await svc.complete('c1', 'text', DEFAULT_SAMPLING, 4);
+    await waitFor(() => events.some((e) => e.type === 'generation-error'));
+    expect(events.find((e) => e.type === 'generation-error')).toMatchObject({ requestId: 'c1', message: 'no model is loaded' });
+  });
+
   it('a load error leaves the service idle with the message, not crashed', async () => {
     await expect(svc.load('/m/bad.gguf', defaultSettings())).rejects.toThrow(/bad magic/);
     const s = await svc.getState();
@@ -198,5 +231,12 @@ describe('AppService', () => {
     // no temp files left behind
     expect((await readdir(join(dir, 'conversations'))).sort()).toEqual(['a.json', 'b.json']);
     await expect(svc.saveConversation({ ...base, id: '../evil', updatedAt: 'x' })).rejects.toThrow(/invalid id/);
+  });
+
+  it('keeps a conversation\'s mode (completion chosen automatically) and refuses an unknown one', async () => {
+    const base = { title: 't', modelPath: '/m', system: '', messages: [{ role: 'user' as const, content: 'Once' }], updatedAt: '2026-01-01T00:00:00Z' };
+    await svc.saveConversation({ ...base, id: 'doc', mode: 'completion', modeAuto: true });
+    expect((await svc.listConversations())[0]).toMatchObject({ id: 'doc', mode: 'completion', modeAuto: true });
+    await expect(svc.saveConversation({ ...base, id: 'x', mode: 'poem' as never })).rejects.toThrow(/not a conversation/);
   });
 });

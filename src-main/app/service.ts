@@ -45,6 +45,9 @@ export interface AppServiceOptions {
   cliEntry?: string;
 }
 
+/** Characters a completion's text may have: more than any context holds, less than a socket message. */
+const MAX_COMPLETION_TEXT = 1_000_000;
+
 const GREEDY: SamplingParams = { temperature: 0, topK: 1, topP: 1, minP: 0, seed: 1, repeatPenalty: 1, repeatLastN: 64 };
 
 // `implements`: a method of the API's one list that the service lacks is a compile error.
@@ -262,6 +265,15 @@ export class AppService implements RamforgeHostApi {
   async generate(requestId: unknown, messages: unknown, sampling: unknown, maxTokens: unknown): Promise<void> {
     const id = checkString(requestId, 'requestId', 200);
     const params: GenerateParams = { messages: checkMessages(messages), sampling: checkSampling(sampling), maxTokens: checkMaxTokens(maxTokens) };
+    this.runGeneration(id, params).catch(() => {
+      // Reported through a generation-error event.
+    });
+  }
+
+  /** Continues raw text with no chat template (completion mode); events as for generate. */
+  async complete(requestId: unknown, text: unknown, sampling: unknown, maxTokens: unknown): Promise<void> {
+    const id = checkString(requestId, 'requestId', 200);
+    const params: GenerateParams = { prompt: checkString(text, 'text', MAX_COMPLETION_TEXT), sampling: checkSampling(sampling), maxTokens: checkMaxTokens(maxTokens) };
     this.runGeneration(id, params).catch(() => {
       // Reported through a generation-error event.
     });

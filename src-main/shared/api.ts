@@ -27,6 +27,13 @@ export interface ModelRef {
 export type { RunSettings } from './settings/run-settings.js';
 export { DEFAULT_RUN_SETTINGS } from './settings/run-settings.js';
 
+/**
+ * How a conversation talks to the model. 'chat': turns rendered with the model's chat template.
+ * 'completion': raw text continuation, no template (base models): the user's messages and the
+ * model's replies are one running text, each reply continuing everything before it.
+ */
+export type ChatMode = 'chat' | 'completion';
+
 export interface Conversation {
   id: string;
   title: string;
@@ -34,6 +41,10 @@ export interface Conversation {
   system: string;
   messages: (ChatMessage & { stats?: { ttftMs: number; decodeTokS: number; tokens: number } })[];
   updatedAt: string;
+  /** Absent: not chosen yet (completion when the loaded model has no chat template, else chat). */
+  mode?: ChatMode;
+  /** The mode was chosen from the model (no chat template), not by the user. */
+  modeAuto?: boolean;
 }
 
 export interface EngineState {
@@ -79,6 +90,8 @@ export interface RamforgeApi {
   load(path: string, settings: RunSettings): Promise<ModelInfo>;
   unload(): Promise<void>;
   generate(requestId: string, messages: ChatMessage[], sampling: SamplingParams, maxTokens: number): Promise<void>;
+  /** Continues raw text, no chat template (completion mode, base models); tokens and the end arrive as events, as for generate. */
+  complete(requestId: string, text: string, sampling: SamplingParams, maxTokens: number): Promise<void>;
   stop(): Promise<void>;
   /** Kill the worker as a crash would (for the user's "force stop" and for tests). */
   killWorker(): Promise<void>;
@@ -130,6 +143,7 @@ export const API_METHODS = [
   'load',
   'unload',
   'generate',
+  'complete',
   'stop',
   'killWorker',
   'restart',

@@ -27,6 +27,7 @@ export function createMockApi(): RamforgeApi {
     load: async () => model,
     unload: async () => {},
     generate: async () => {},
+    complete: async () => {},
     stop: async () => {},
     killWorker: async () => {
       state = { ...state, status: 'crashed', lastExit: { reason: 'oom', code: null, signal: 'SIGKILL', message: 'killed by the memory cap' }, message: 'The worker was killed by the kernel OOM killer (cgroup cap 11.0 GiB).' };

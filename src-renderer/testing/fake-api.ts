@@ -22,6 +22,7 @@ export function fakeApi(): FakeApi & RamforgeApi {
     load: vi.fn(async () => ({})),
     unload: vi.fn(async () => {}),
     generate: vi.fn(async () => {}),
+    complete: vi.fn(async () => {}),
     stop: vi.fn(async () => {}),
     killWorker: vi.fn(async () => {}),
     restart: vi.fn(async () => ({ status: 'idle', model: null, settings: null, lastExit: null, message: null })),
