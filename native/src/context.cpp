@@ -345,7 +345,7 @@ Context::Context(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Context>(inf
     return;
   }
   model_ref_ = Napi::Persistent(info[0].As<Napi::Object>());
-  model_->live_contexts++;
+  weights_ = model_->share();
 }
 
 Context::~Context() { Release(); }
@@ -359,7 +359,8 @@ void Context::Release() {
     llama_free(ctx_);
     ctx_ = nullptr;
     residency_.reset();
-    if (model_) model_->live_contexts--;
+    // Only after llama_free: the context reads the weights until then.
+    weights_.reset();
     model_ref_.Reset();
   }
 }

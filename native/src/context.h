@@ -60,6 +60,7 @@ class Context : public Napi::ObjectWrap<Context> {
   llama_context* ctx_ = nullptr;
   Model* model_ = nullptr;
   Napi::ObjectReference model_ref_;
+  std::shared_ptr<llama_model> weights_;  // this context's share of the model's weights
   std::vector<llama_token> cached_;  // tokens whose KV entries are in sequence 0, in order
   std::atomic<bool> cancel_{false};
   std::atomic<bool> busy_{false};

@@ -42,11 +42,12 @@ Model::Model(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Model>(info) {
     return;
   }
   model_ = info[0].As<Napi::External<llama_model>>().Data();
+  owner_ = std::shared_ptr<llama_model>(model_, llama_model_free);
 }
 
-Model::~Model() {
-  if (model_) llama_model_free(model_);
-}
+// Drops this handle's share only: a context that outlives its model wrapper (finalizers run in
+// any order) still holds the weights, and the last one to go frees them.
+Model::~Model() = default;
 
 bool Model::CheckAlive(Napi::Env env) const {
   if (model_) return true;
@@ -238,14 +239,12 @@ Napi::Value Model::Tensors(const Napi::CallbackInfo& info) {
 
 Napi::Value Model::Free(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (live_contexts > 0) {
-    ThrowError(env, "BUSY", "free the model's contexts first");
+  if (long n = live_contexts(); n > 0) {
+    ThrowError(env, "BUSY", "the model has " + std::to_string(n) + " live context" + (n == 1 ? "" : "s") + "; free " + (n == 1 ? "it" : "them") + " first");
     return env.Undefined();
   }
-  if (model_) {
-    llama_model_free(model_);
-    model_ = nullptr;
-  }
+  owner_.reset();
+  model_ = nullptr;
   return env.Undefined();
 }
 

@@ -1,7 +1,10 @@
-// Model handle: owns one llama_model. Explicit free(); contexts keep their model alive.
+// Model handle: shares ownership of one llama_model with the contexts made from it. Explicit
+// free() is refused while a context lives; the weights themselves go when the last owner lets
+// go, so no order of finalization (GC, environment teardown) frees memory a context still uses.
 #pragma once
 #include <napi.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,7 +23,10 @@ class Model : public Napi::ObjectWrap<Model> {
   llama_model* get() const { return model_; }
   const llama_vocab* vocab() const { return llama_model_get_vocab(model_); }
   const std::vector<std::string>& paths() const { return paths_; }
-  int live_contexts = 0;
+  // A context's share of the weights (taken when it is created, dropped after llama_free).
+  std::shared_ptr<llama_model> share() const { return owner_; }
+  // Contexts holding a share: every owner but this handle.
+  long live_contexts() const { return owner_ ? owner_.use_count() - 1 : 0; }
 
   // Throws a JS error (and returns false) when the model has been freed.
   bool CheckAlive(Napi::Env env) const;
@@ -38,7 +44,8 @@ class Model : public Napi::ObjectWrap<Model> {
   Napi::Value Tensors(const Napi::CallbackInfo& info);
   Napi::Value Free(const Napi::CallbackInfo& info);
 
-  llama_model* model_ = nullptr;
+  llama_model* model_ = nullptr;  // == owner_.get() until free()
+  std::shared_ptr<llama_model> owner_;
   std::vector<std::string> paths_;
   double load_ms_ = 0;
 };
