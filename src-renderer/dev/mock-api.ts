@@ -10,7 +10,7 @@ export function createMockApi(): RamforgeApi {
   const model = { path: '/models/synthetic-13b.gguf', name: 'synthetic-13b.gguf', arch: 'llama', description: '', nParams: 13e9, sizeBytes: 13.8e9, nLayers: 32, nCtxTrain: 4096, nVocab: 32000, nCtx: 2048, chatTemplate: null, metadata: {}, loadMs: 1200, schedule: mockSchedule() };
   let state: EngineState = { status: 'ready', model, settings: null, lastExit: null, message: null };
   const convs: Conversation[] = [
-    { id: 'c1', title: 'Explain page reclaim', modelPath: model.path, system: 'You are terse.', messages: [{ role: 'user', content: 'Why does LRU fail on a cyclic scan?' }, { role: 'assistant', content: 'Because it evicts exactly the pages needed next.', stats: { ttftMs: 2870, decodeTokS: 0.44, tokens: 12 } }], updatedAt: new Date().toISOString() },
+    { id: 'c1', title: 'Explain page reclaim', modelPath: model.path, system: 'You are terse.', mode: 'chat', modeAuto: false, messages: [{ role: 'user', content: 'Why does LRU fail on a cyclic scan?' }, { role: 'assistant', content: 'Because it evicts exactly the pages needed next.', stats: { ttftMs: 2870, decodeTokS: 0.44, tokens: 12 } }], updatedAt: new Date().toISOString() },
   ];
   return {
     listModels: async () => [{ path: model.path, name: model.name, sizeBytes: model.sizeBytes }, { path: '/models/tiny-qwen2.gguf', name: 'tiny-qwen2.gguf', sizeBytes: 41e6 }],

@@ -1,8 +1,11 @@
-// Conversations: the current one, the saved list, streaming of the assistant's reply.
-import type { Conversation } from '../../src-main/shared/api.js';
+// Conversations: the current one, the saved list, streaming of the assistant's reply. A
+// conversation in completion mode (base models) is one running text: the user's parts and the
+// model's continuations, each continuation generated from everything before it.
+import type { ChatMode, Conversation } from '../../src-main/shared/api.js';
 import type { ChatMessage, GenerationResult, TokenEvent } from '../../src-main/shared/worker-protocol.js';
 import { DEFAULT_SAMPLING } from '../../src-main/shared/settings/run-settings.js';
 import { getApi } from '../api.js';
+import { chooseMode, completionText } from '../lib/chat-mode.js';
 import { errorText, newId, type Slice } from './types.js';
 
 export interface ChatSlice {
@@ -14,9 +17,12 @@ export interface ChatSlice {
   chatError: string | null;
   setSystem(text: string): void;
   setMaxTokens(n: number): void;
+  /** The user's choice of mode for the current conversation (remembered with it). */
+  setMode(mode: ChatMode): void;
   newConversation(): void;
   selectConversation(id: string): void;
   refreshConversations(): Promise<void>;
+  /** Chat: send a message. Completion: append the text (may be empty to continue) and continue it. */
   send(text: string): Promise<void>;
   stop(): Promise<void>;
   onToken(requestId: string, token: TokenEvent): void;
@@ -58,6 +64,11 @@ export const createChatSlice: Slice<ChatSlice> = (set, get) => {
     chatError: null,
     setSystem: (system) => patchCurrent((c) => ({ ...c, system })),
     setMaxTokens: (maxTokens) => set({ maxTokens: Number.isFinite(maxTokens) && maxTokens > 0 ? Math.floor(maxTokens) : 1 }),
+    setMode: (mode) => {
+      if (get().streaming) return;
+      patchCurrent((c) => ({ ...c, mode, modeAuto: false }));
+      if (get().current.messages.length > 0) void save();
+    },
     newConversation: () => set({ current: emptyConversation(get().engine.model?.path ?? ''), chatError: null }),
     selectConversation: (id) => {
       const c = get().conversations.find((x) => x.id === id);
@@ -72,24 +83,31 @@ export const createChatSlice: Slice<ChatSlice> = (set, get) => {
       }
     },
     send: async (text) => {
-      if (get().streaming || !text.trim()) return;
-      const requestId = newId('gen');
+      if (get().streaming) return;
       const before = get().current;
+      const choice = chooseMode(before, get().engine.model);
+      const completion = choice.mode === 'completion';
+      // A completion may continue the text as it stands (nothing typed); whitespace is text there.
+      if (completion ? text === '' && completionText(before) === '' : !text.trim()) return;
+      const requestId = newId('gen');
       const convo: Conversation = {
         ...before,
-        title: before.messages.length ? before.title : titleOf(text),
+        title: before.messages.length || !text.trim() ? before.title : titleOf(text),
         modelPath: get().engine.model?.path ?? before.modelPath,
-        messages: [...before.messages, { role: 'user', content: text }],
+        messages: text === '' ? before.messages : [...before.messages, { role: 'user', content: text }],
         updatedAt: new Date().toISOString(),
+        // Remembered from the first message on, so the conversation keeps its mode whatever model is loaded later.
+        mode: choice.mode,
+        modeAuto: choice.auto,
       };
-      const turns = turnsOf(convo);
       set({
         current: { ...convo, messages: [...convo.messages, { role: 'assistant', content: '' }] },
         streaming: { requestId, index: convo.messages.length },
         chatError: null,
       });
       try {
-        await getApi().generate(requestId, turns, DEFAULT_SAMPLING, get().maxTokens);
+        if (completion) await getApi().complete(requestId, completionText(convo), DEFAULT_SAMPLING, get().maxTokens);
+        else await getApi().generate(requestId, turnsOf(convo), DEFAULT_SAMPLING, get().maxTokens);
       } catch (e) {
         get().onGenerationError(requestId, errorText(e));
       }
