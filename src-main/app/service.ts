@@ -232,12 +232,6 @@ export class AppService implements RamforgeHostApi {
     this.loaded = null;
     this.samples = [];
     this.cgroupSamples = [];
-    let planJson: unknown = null;
-    try {
-      planJson = await (this.opts.planModel ?? defaultPlan)(p, s);
-    } catch {
-      // No plan (the planner refused the file): load with the settings alone; the worker observes only.
-    }
     const { params, plan } = loadFromPlan(p, s, planJson);
     try {
       const info = await h.load(params, (fraction) => this.emit({ type: 'load-progress', fraction }));
@@ -255,6 +249,19 @@ export class AppService implements RamforgeHostApi {
     }
   }
 
+    // The plan runs out of process with the hardened reader: a file or settings it refuses are
+    // refused here, before any worker starts. A plan that failed for another reason (the CLI
+    // could not run) leaves the check to the worker, which makes it again before llama.cpp loads.
+    let planJson: unknown = null;
+    try {
+      planJson = await (this.opts.planModel ?? defaultPlan)(p, s);
+    } catch (e) {
+      if ((e as { code?: unknown }).code === 'bad-input') {
+        await this.stopHost();
+        this.setState({ status: 'idle', message: (e as Error).message });
+        throw e;
+      }
+    }
   async unload(): Promise<void> {
     if (this.state.status === 'generating') throw new Error('busy: stop the generation first');
     await this.stopHost();

@@ -23,6 +23,8 @@ export interface RunOnceResult {
 export function runExitCode(r: RunOnceResult): number {
   if (r.capped?.status === 'oom') return 137;
   if (r.capped?.status === 'timeout') return 124;
+  // The worker's own check refused the model (bad input, as when the CLI's check refuses it).
+  if (r.error?.code === 'BAD_MODEL') return 2;
   if (r.error || (r.capped && r.capped.status !== 'ok')) return 1;
   return 0;
 }

@@ -8,7 +8,7 @@ import type {
   TokenEvent,
 } from '../shared/worker-protocol.js';
 import { loadAddon, type NativeContext, type NativeModel, type NativeServeEvent } from '../native/addon.js';
-import { resolveModelFiles } from '../node/gguf-file.js';
+import { ModelRefusedError, openModelForLoad } from '../node/model-check.js';
 import { ResidencyRuntime } from './residency-runtime.js';
 import { basename } from 'node:path';
 
@@ -35,7 +35,14 @@ export class Engine {
 
   async load(params: LoadParams, onProgress: (f: number) => void): Promise<ModelInfo> {
     await this.unload();
-    const files = await resolveModelFiles(params.modelPath);
+    // Our hardened reader sees the file before llama.cpp does, whoever asked for the load.
+    let files: string[];
+    try {
+      files = (await openModelForLoad(params.modelPath)).shards.map((s) => s.path);
+    } catch (e) {
+      if (e instanceof ModelRefusedError) throw new EngineError(e.code, e.message);
+      throw e;
+    }
     // Read by our llama.cpp patch (native/patches/0001-optional-mmap-prefault.patch).
     if (params.prefault === false) process.env.RAMFORGE_NO_PREFAULT = '1';
     else delete process.env.RAMFORGE_NO_PREFAULT;
