@@ -2,6 +2,7 @@ import { ConversationsSection } from './ConversationsSection.js';
 import { DiscoveredModels } from './DiscoveredModels.js';
 import { ModelsSection } from './ModelsSection.js';
 import { SettingsPanel } from './SettingsPanel.js';
+import { ApiServerSection } from './server/ApiServerSection.js';
 
 export function Sidebar() {
   return (
@@ -14,6 +15,7 @@ export function Sidebar() {
       <ModelsSection />
       <DiscoveredModels />
       <SettingsPanel />
+      <ApiServerSection />
       <ConversationsSection />
     </aside>
   );

@@ -41,5 +41,8 @@ export function handleEvent(s: Store, e: ApiEvent, tokens = 1): void {
     case 'cgroup-sample':
       s.pushCgroupTick({ tMs: e.tMs, usageBytes: e.usageBytes, limitBytes: e.limitBytes });
       break;
+    case 'server-stats':
+      s.onServerStats(e.stats);
+      break;
   }
 }

@@ -11,6 +11,7 @@ import { createTelemetrySlice } from './telemetry-slice.js';
 import type { Store } from './types.js';
 import { createUiSlice } from './ui-slice.js';
 import { createDiscoverySlice } from './discovery-slice.js';
+import { createServerSlice } from './server-slice.js';
 
 export type { Store } from './types.js';
 
@@ -22,6 +23,7 @@ export const useStore = create<Store>()((...a) => ({
   ...createReportSlice(...a),
   ...createUiSlice(...a),
   ...createDiscoverySlice(...a),
+  ...createServerSlice(...a),
 }));
 
 /**
@@ -36,5 +38,6 @@ export function startStore(opts: { schedule?: (flush: () => void) => void } = {}
   void s.refreshModels();
   void s.refreshConversations();
   void s.fetchLastReport();
+  void s.refreshApiServer();
   return off;
 }

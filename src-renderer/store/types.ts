@@ -7,8 +7,9 @@ import type { ReportSlice } from './report-slice.js';
 import type { TelemetrySlice } from './telemetry-slice.js';
 import type { UiSlice } from './ui-slice.js';
 import type { DiscoverySlice } from './discovery-slice.js';
+import type { ServerSlice } from './server-slice.js';
 
-export type Store = EngineSlice & InspectSlice & ChatSlice & TelemetrySlice & ReportSlice & UiSlice & DiscoverySlice;
+export type Store = EngineSlice & InspectSlice & ChatSlice & TelemetrySlice & ReportSlice & UiSlice & DiscoverySlice & ServerSlice;
 
 export type Slice<T> = StateCreator<Store, [], [], T>;
 

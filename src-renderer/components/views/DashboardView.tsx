@@ -1,6 +1,7 @@
 // Live memory dashboard (or a saved report's): residency heatmap, eviction/prefetch
 // timeline, the stream schedule and how decode ran under the cap (limit hits, locked-weight
-// residency, read rate, bytes per token against the floor), cgroup usage, tok/s, ledger.
+// residency, read rate, bytes per token against the floor), cgroup usage, tok/s, the API
+// server's load (live only), ledger.
 import { useMemo } from 'react';
 import { formatBytes, formatBytesPerTok, formatCount, formatMs, formatPct, formatRate, formatTokS } from '../../lib/format.js';
 import { bytesPerTokenSeries, peakOf, tokSSeries } from '../../lib/series.js';
@@ -16,6 +17,7 @@ import { ReadRateChart } from '../charts/ReadRateChart.js';
 import { ResidencyHeatmap } from '../charts/ResidencyHeatmap.js';
 import { TokSChart } from '../charts/TokSChart.js';
 import { Kpi } from '../Kpi.js';
+import { ServerPanel } from '../server/ServerPanel.js';
 import { ReportActions, SourceSelect } from '../ReportActions.js';
 import { useDashboardData } from '../use-dashboard.js';
 import { ReportSummary } from './ReportSummary.js';
@@ -93,6 +95,7 @@ export function DashboardView() {
           <LimitHitsChart points={hits} total={f.limitHits} />
         </div>
       </div>
+      {live && <ServerPanel />}
       <div className="panel">
         <h4>Memory ledger</h4>
         <LedgerTable rows={data.ledger} reconciliation={data.reconciliation} actions={data.actions} />

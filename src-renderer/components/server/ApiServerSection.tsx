@@ -1,0 +1,69 @@
+// Sidebar setting for the OpenAI-compatible API: on/off, port, optional key. The key is
+// write-only: the host only says whether one is set.
+import { useEffect, useState } from 'react';
+import { DEFAULT_API_PORT } from '../../../src-main/shared/api-server-state.js';
+import { apiServerRequest } from '../../lib/server-model.js';
+import { useStore } from '../../store/index.js';
+import './server.css';
+
+export function ApiServerSection() {
+  const state = useStore((s) => s.apiServer);
+  const busy = useStore((s) => s.apiServerBusy);
+  const callError = useStore((s) => s.apiServerError);
+  const apply = useStore((s) => s.applyApiServer);
+  const [portText, setPortText] = useState(String(DEFAULT_API_PORT));
+  const [keyText, setKeyText] = useState('');
+  const [formError, setFormError] = useState<string | null>(null);
+  // The host's port is the form's starting point (and after every change it answers).
+  useEffect(() => {
+    if (state) setPortText(String(state.port));
+  }, [state?.port]);
+  const submit = (enabled: boolean, clearKey = false) => {
+    const r = apiServerRequest({ enabled, portText, keyText, clearKey });
+    if ('error' in r) return setFormError(r.error);
+    setFormError(null);
+    setKeyText('');
+    void apply(r.ok);
+  };
+  const enabled = state?.enabled ?? false;
+  const error = formError ?? callError ?? (enabled ? state?.error : null) ?? null;
+  return (
+    <div className="section" data-testid="api-server-section">
+      <h3>OpenAI-compatible API</h3>
+      <div className="form">
+        <div className="checks">
+          <label className="check" title="Serve /v1/chat/completions, /v1/completions and /v1/models on 127.0.0.1 for editors, agents and scripts">
+            <input type="checkbox" data-testid="api-enabled" checked={enabled} disabled={busy || state === null} onChange={(e) => submit(e.currentTarget.checked)} />
+            Serve the loaded model
+          </label>
+        </div>
+        <label className="field">
+          <span>Port</span>
+          <input type="text" inputMode="numeric" data-testid="api-port" value={portText} disabled={busy} onChange={(e) => setPortText(e.currentTarget.value)} />
+        </label>
+        <label className="field">
+          <span>API key</span>
+          <input type="password" autoComplete="off" data-testid="api-key" placeholder={state?.hasKey ? 'set (type to replace)' : 'none'} value={keyText} disabled={busy} onChange={(e) => setKeyText(e.currentTarget.value)} />
+        </label>
+        <div className="row wrap api-actions">
+          <button className="btn small" data-testid="api-apply" disabled={busy || state === null} onClick={() => submit(enabled)}>
+            Apply
+          </button>
+          {state?.hasKey && (
+            <button className="btn small" data-testid="api-clear-key" disabled={busy} onClick={() => submit(enabled, true)}>
+              Remove key
+            </button>
+          )}
+        </div>
+      </div>
+      <div className="faint" data-testid="api-url">
+        {enabled && state?.url ? `${state.url}${state.hasKey ? ' · Bearer key required' : ''}` : 'off'}
+      </div>
+      {error && (
+        <div className="err-text" data-testid="api-error">
+          {error}
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import type { ServerStats } from '../../src-main/shared/server-stats.js';
+import { apiServerRequest, appendServerPoint, MAX_SERVER_POINTS, serverUrl } from './server-model.js';
+
+const stats = (p: Partial<ServerStats> = {}): ServerStats => ({ url: 'http://127.0.0.1:8080/v1', activeRequests: 2, sequences: 4, queued: 1, refused: 0, aggregateTokS: 12, tokensPerPass: 2, completed: 5, ...p });
+const on = { enabled: true, url: 'http://127.0.0.1:9000/v1', port: 9000, hasKey: false, error: null };
+
+describe('server model', () => {
+  it('keeps a bounded series of throughput points', () => {
+    let s = appendServerPoint([], stats(), 0);
+    expect(s).toEqual([{ tS: 0, aggregateTokS: 12, tokensPerPass: 2 }]);
+    for (let i = 1; i <= MAX_SERVER_POINTS + 5; i++) s = appendServerPoint(s, stats({ aggregateTokS: null }), i);
+    expect(s).toHaveLength(MAX_SERVER_POINTS);
+    expect(s.at(-1)).toEqual({ tS: MAX_SERVER_POINTS + 5, aggregateTokS: null, tokensPerPass: 2 });
+  });
+
+  it('the URL: the server\'s own stats first, else the setting', () => {
+    expect(serverUrl(on, null)).toBe('http://127.0.0.1:9000/v1');
+    expect(serverUrl(on, stats())).toBe('http://127.0.0.1:8080/v1');
+    expect(serverUrl({ ...on, enabled: false, url: null }, stats())).toBe('http://127.0.0.1:8080/v1');
+    expect(serverUrl(on, stats({ url: null }))).toBeNull();
+    expect(serverUrl({ ...on, enabled: false }, null)).toBeNull();
+    expect(serverUrl(null, null)).toBeNull();
+    expect(serverUrl({ ...on, url: null, error: 'port 9000 is in use' }, null)).toBeNull();
+  });
+
+  it('turns the form into a setApiServer request, as the host checks it', () => {
+    expect(apiServerRequest({ enabled: true, portText: ' 8081 ', keyText: '', clearKey: false })).toEqual({ ok: { enabled: true, port: 8081 } });
+    expect(apiServerRequest({ enabled: true, portText: '8081', keyText: 'sk-1', clearKey: false })).toEqual({ ok: { enabled: true, port: 8081, apiKey: 'sk-1' } });
+    expect(apiServerRequest({ enabled: false, portText: '8081', keyText: 'ignored', clearKey: true })).toEqual({ ok: { enabled: false, port: 8081, apiKey: null } });
+    for (const portText of ['', '0', '65536', '80.5', 'abc', '-1']) expect(apiServerRequest({ enabled: true, portText, keyText: '', clearKey: false }), portText).toHaveProperty('error');
+    expect(apiServerRequest({ enabled: true, portText: '1', keyText: 'has space', clearKey: false })).toEqual({ error: expect.stringMatching(/without spaces/) });
+  });
+});
