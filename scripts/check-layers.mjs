@@ -24,10 +24,12 @@ export const LAYERS = {
   'src-main/supervisor': ['src-main/shared', 'src-main/node'],
   'src-main/synth': ['src-main/shared', 'src-main/node'],
   'src-main/worker': ['src-main/shared', 'src-main/node', 'src-main/native', 'src-main/supervisor', 'src-main/synth'],
-  'src-main/app': ['src-main/shared', 'src-main/node', 'src-main/supervisor', 'src-main/worker'],
+  // The OpenAI-compatible HTTP API: its own validation and shaping, a backend interface the app implements.
+  'src-main/api': ['src-main/shared', 'src-main/node'],
+  'src-main/app': ['src-main/shared', 'src-main/node', 'src-main/supervisor', 'src-main/worker', 'src-main/api'],
   'src-main/server': ['src-main/shared', 'src-main/node', 'src-main/app'],
-  'src-main/cli': ['src-main/shared', 'src-main/node', 'src-main/supervisor', 'src-main/synth', 'src-main/worker', 'src-main/app', 'src-main/server'],
-  'src-main/electron': ['src-main/shared', 'src-main/node', 'src-main/worker', 'src-main/app', 'src-main/server'],
+  'src-main/cli': ['src-main/shared', 'src-main/node', 'src-main/supervisor', 'src-main/synth', 'src-main/worker', 'src-main/app', 'src-main/server', 'src-main/api'],
+  'src-main/electron': ['src-main/shared', 'src-main/node', 'src-main/worker', 'src-main/app', 'src-main/server', 'src-main/api'],
   'src-preload': ['src-main/shared'],
   'src-renderer': ['src-main/shared'],
 };
@@ -41,6 +43,7 @@ const FORBIDDEN_PACKAGES = {
   'src-main/supervisor': ['electron', 'react'],
   'src-main/worker': ['react'],
   'src-main/cli': ['electron', 'react'],
+  'src-main/api': ['electron', 'react'],
 };
 
 const TEST_FILE = /\.test\.tsx?$|\.test-util\.tsx?$/;

@@ -1,0 +1,37 @@
+// What the HTTP API needs from whoever owns the worker (the app service): the model it serves
+// and a way to run one generation on it. A seam, so the server is tested without a worker.
+import type { GenerateParams, GenerationResult, TokenEvent } from '../shared/worker-protocol.js';
+import type { ApiError } from './errors.js';
+import type { RamforgeExtras } from './response-shape.js';
+
+export interface ServedModel {
+  /** The id GET /v1/models lists and requests name (the file name without .gguf). */
+  id: string;
+  /** Other names a request's `model` may use for it: the file name, the model's own name. */
+  aliases: string[];
+  /** Unix seconds: when it was loaded. */
+  created: number;
+  arch: string;
+  hasChatTemplate: boolean;
+  /** Tokens of context each sequence has: a request's prompt and answer together. */
+  ctxPerSequence: number;
+  sequences: number;
+  policy: string | null;
+}
+
+export interface BackendRun {
+  result: GenerationResult;
+  extras: RamforgeExtras;
+}
+
+export interface ApiBackend {
+  /** The model being served, or the 503 that says why there is none. */
+  model(): ServedModel | ApiError;
+  /**
+   * One generation on the served model: waits for a free sequence (a 429 ApiError when the
+   * queue is full), then runs; `signal` ends it early (the client left, a stop string appeared)
+   * and it then resolves with what was generated. Failures are ApiErrors (503 model unloaded,
+   * 500 worker crashed, 400 prompt too long, …).
+   */
+  generate(params: GenerateParams, onToken: (t: TokenEvent) => void, signal: AbortSignal): Promise<BackendRun>;
+}

@@ -1,0 +1,25 @@
+// A chat or text completion request after validation: only what the server acts on, in the
+// worker's terms. Pure types.
+import type { ChatMessage, SamplingParams } from '../shared/worker-protocol.js';
+
+export type ApiKind = 'chat' | 'completion';
+
+export interface ApiGeneration {
+  kind: ApiKind;
+  /** The model the client named (checked against the loaded one by the handler). */
+  model: string;
+  /** chat: the turns, rendered with the model's own chat template. */
+  messages?: ChatMessage[];
+  /** completion: raw text the model continues. */
+  prompt?: string;
+  /** null: until the sequence's context is full. */
+  maxTokens: number | null;
+  sampling: SamplingParams;
+  /** Generation ends (and the text is cut) where one of these first appears. */
+  stop: string[];
+  stream: boolean;
+  /** stream_options.include_usage: one more chunk with the token counts before [DONE]. */
+  includeUsage: boolean;
+  /** completion: the answer starts with the prompt. */
+  echo: boolean;
+}

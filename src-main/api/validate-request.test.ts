@@ -1,0 +1,151 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError } from './errors.js';
+import { RANDOM_SEED, validateChatRequest, validateCompletionRequest } from './validate-request.js';
+
+const chat = (extra: Record<string, unknown> = {}) => ({ model: 'm', messages: [{ role: 'user', content: 'hi' }], ...extra });
+const text = (extra: Record<string, unknown> = {}) => ({ model: 'm', prompt: 'Once', ...extra });
+
+function refusal(f: () => unknown): ApiError {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof ApiError) return e;
+    throw e;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('validateChatRequest', () => {
+  it('turns a minimal request into OpenAI defaults in the worker\'s terms', () => {
+    const r = validateChatRequest(chat());
+    expect(r).toMatchObject({ kind: 'chat', model: 'm', messages: [{ role: 'user', content: 'hi' }], maxTokens: null, stop: [], stream: false, includeUsage: false, echo: false });
+    expect(r.sampling).toEqual({ temperature: 1, topP: 1, topK: 0, minP: 0, repeatPenalty: 1, repeatLastN: 64, seed: RANDOM_SEED });
+  });
+
+  it('honours max_tokens, max_completion_tokens first, temperature, top_p, seed, stop, stream options and llama.cpp samplers', () => {
+    const r = validateChatRequest(
+      chat({ max_tokens: 9, max_completion_tokens: 7, temperature: 0, top_p: 0.5, seed: 42, stop: 'END', stream: true, stream_options: { include_usage: true }, top_k: 40, min_p: 0.05, repeat_penalty: 1.1 }),
+    );
+    expect(r.maxTokens).toBe(7);
+    expect(r.sampling).toMatchObject({ temperature: 0, topP: 0.5, seed: 42, topK: 40, minP: 0.05, repeatPenalty: 1.1 });
+    expect(r.stop).toEqual(['END']);
+    expect(r).toMatchObject({ stream: true, includeUsage: true });
+    expect(validateChatRequest(chat({ max_tokens: 5 })).maxTokens).toBe(5);
+    expect(validateChatRequest(chat({ seed: -1 })).sampling.seed).toBe(RANDOM_SEED);
+  });
+
+  it('null means not given, as in OpenAI\'s API', () => {
+    const r = validateChatRequest(chat({ max_tokens: null, temperature: null, stop: null, n: null, stream: null, stream_options: null, user: null, logit_bias: null }));
+    expect(r.maxTokens).toBeNull();
+    expect(r.sampling.temperature).toBe(1);
+  });
+
+  it('reads text parts, maps developer to system, and accepts parameters that do not change the text', () => {
+    const r = validateChatRequest(
+      chat({
+        messages: [
+          { role: 'developer', content: 'be brief' },
+          { role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }], name: 'x' },
+          { role: 'assistant', content: 'ok', refusal: null, tool_calls: [] },
+        ],
+        frequency_penalty: 0.5,
+        presence_penalty: -1,
+        user: 'u',
+        n: 1,
+        logprobs: false,
+        tools: [],
+        tool_choice: 'none',
+        response_format: { type: 'text' },
+        store: false,
+        metadata: { a: 'b' },
+        parallel_tool_calls: true,
+      }),
+    );
+    expect(r.messages).toEqual([
+      { role: 'system', content: 'be brief' },
+      { role: 'user', content: 'a\nb' },
+      { role: 'assistant', content: 'ok' },
+    ]);
+  });
+
+  it.each([
+    [{ model: 'm' }, 'messages', 'missing_required_parameter'],
+    [{ messages: [{ role: 'user', content: 'x' }] }, 'model', 'missing_required_parameter'],
+    [chat({ model: 3 }), 'model', 'invalid_type'],
+    [chat({ messages: 'hi' }), 'messages', 'invalid_type'],
+    [chat({ messages: [] }), 'messages', 'invalid_value'],
+    [chat({ messages: [null] }), 'messages[0]', 'invalid_type'],
+    [chat({ messages: [{ role: 'wizard', content: 'x' }] }), 'messages[0].role', 'invalid_value'],
+    [chat({ messages: [{ role: 'tool', content: 'x' }] }), 'messages[0].role', 'unsupported_role'],
+    [chat({ messages: [{ role: 'user' }] }), 'messages[0].content', 'missing_required_parameter'],
+    [chat({ messages: [{ role: 'user', content: 5 }] }), 'messages[0].content', 'invalid_type'],
+    [chat({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: {} }] }] }), 'messages[0].content[0]', 'unsupported_content'],
+    [chat({ messages: [{ role: 'user', content: 'x', colour: 'red' }] }), 'messages[0].colour', 'unknown_parameter'],
+    [chat({ max_tokens: -1 }), 'max_tokens', 'invalid_value'],
+    [chat({ max_tokens: 0 }), 'max_tokens', 'invalid_value'],
+    [chat({ max_tokens: 1.5 }), 'max_tokens', 'invalid_type'],
+    [chat({ max_tokens: '10' }), 'max_tokens', 'invalid_type'],
+    [chat({ max_completion_tokens: 1e12 }), 'max_completion_tokens', 'invalid_value'],
+    [chat({ temperature: 3 }), 'temperature', 'invalid_value'],
+    [chat({ temperature: 'hot' }), 'temperature', 'invalid_type'],
+    [chat({ top_p: 1.5 }), 'top_p', 'invalid_value'],
+    [chat({ seed: 2 ** 40 }), 'seed', 'invalid_value'],
+    [chat({ seed: 'x' }), 'seed', 'invalid_type'],
+    [chat({ stop: 5 }), 'stop', 'invalid_type'],
+    [chat({ stop: [''] }), 'stop', 'invalid_value'],
+    [chat({ stop: Array(17).fill('x') }), 'stop', 'invalid_value'],
+    [chat({ n: 2 }), 'n', 'invalid_value'],
+    [chat({ stream: 'yes' }), 'stream', 'invalid_type'],
+    [chat({ stream_options: { include_usage: true } }), 'stream_options', 'invalid_value'],
+    [chat({ stream: true, stream_options: { colour: 1 } }), 'stream_options.colour', 'unknown_parameter'],
+    [chat({ logprobs: true }), 'logprobs', 'unsupported_parameter'],
+    [chat({ tools: [{ type: 'function' }] }), 'tools', 'unsupported_parameter'],
+    [chat({ response_format: { type: 'json_object' } }), 'response_format', 'unsupported_parameter'],
+    [chat({ logit_bias: { '50256': -100 } }), 'logit_bias', 'unsupported_parameter'],
+    [chat({ frequency_penalty: 5 }), 'frequency_penalty', 'invalid_value'],
+    [chat({ max_token: 4 }), 'max_token', 'unknown_parameter'],
+    [chat({ __proto__x: 1 }), '__proto__x', 'unknown_parameter'],
+  ])('refuses %j: 400 on %s (%s)', (body, param, code) => {
+    const e = refusal(() => validateChatRequest(body));
+    expect(e.status).toBe(400);
+    expect(e.type).toBe('invalid_request_error');
+    expect(e.param).toBe(param);
+    expect(e.code).toBe(code);
+  });
+
+  it('says a misspelt parameter is unrecognised, as OpenAI does', () => {
+    expect(refusal(() => validateChatRequest(chat({ temprature: 0 }))).message).toBe('Unrecognized request argument supplied: temprature');
+  });
+
+  it('refuses a body that is not an object', () => {
+    for (const b of [null, [], 'x', 3, true]) expect(refusal(() => validateChatRequest(b)).code).toBe('invalid_body');
+  });
+
+  it('a JSON "__proto__" key is an unknown parameter, not a prototype', () => {
+    const e = refusal(() => validateChatRequest(JSON.parse('{"model":"m","messages":[{"role":"user","content":"x"}],"__proto__":{"stream":true}}')));
+    expect(e.code).toBe('unknown_parameter');
+  });
+});
+
+describe('validateCompletionRequest', () => {
+  it('takes a prompt string, or an array of one string, and echo', () => {
+    expect(validateCompletionRequest(text())).toMatchObject({ kind: 'completion', prompt: 'Once', echo: false });
+    expect(validateCompletionRequest(text({ prompt: ['Twice'], echo: true }))).toMatchObject({ prompt: 'Twice', echo: true });
+    expect(validateCompletionRequest(text({ suffix: '', best_of: 1, logprobs: 0 })).prompt).toBe('Once');
+  });
+
+  it.each([
+    [{ model: 'm' }, 'prompt', 'missing_required_parameter'],
+    [text({ prompt: 5 }), 'prompt', 'invalid_type'],
+    [text({ prompt: ['a', 'b'] }), 'prompt', 'invalid_value'],
+    [text({ prompt: [1, 2, 3] }), 'prompt', 'unsupported_value'],
+    [text({ suffix: 'end' }), 'suffix', 'unsupported_parameter'],
+    [text({ best_of: 3 }), 'best_of', 'unsupported_parameter'],
+    [text({ logprobs: 5 }), 'logprobs', 'unsupported_parameter'],
+    [text({ messages: [] }), 'messages', 'unknown_parameter'],
+    [text({ max_completion_tokens: 3 }), 'max_completion_tokens', 'unknown_parameter'],
+  ])('refuses %j: 400 on %s (%s)', (body, param, code) => {
+    const e = refusal(() => validateCompletionRequest(body));
+    expect([e.status, e.param, e.code]).toEqual([400, param, code]);
+  });
+});

@@ -1,0 +1,224 @@
+// Validation of /v1/chat/completions and /v1/completions bodies. Every parameter of OpenAI's
+// API is known here: the ones the server honours are checked and used; the ones it cannot honour
+// are accepted only at their neutral value (a client then gets exactly what it asked for, or a
+// 400 saying why not); a few that change nothing about the text (penalties, user, metadata) are
+// type-checked and ignored. A parameter OpenAI does not have is refused with a 400, as OpenAI
+// itself answers ("Unrecognized request argument supplied"): a misspelt `max_token` must not
+// silently fall back to a default. Pure.
+import type { ChatMessage, SamplingParams } from '../shared/worker-protocol.js';
+import { LIMITS } from '../shared/settings/run-settings.js';
+import { badRequest } from './errors.js';
+import { given, onlyNeutral, optBool, optInt, optNumber, optObject, optString, type Body } from './check-value.js';
+import type { ApiGeneration, ApiKind } from './request-types.js';
+
+/** Stop strings a request may give (OpenAI allows 4; llama-server more). */
+export const MAX_STOP_STRINGS = 16;
+export const MAX_STOP_LENGTH = 1000;
+export const MAX_MESSAGES = 10_000;
+/** The worker's "random seed". */
+export const RANDOM_SEED = 0xffffffff;
+
+/** llama.cpp sampling extensions that llama-server accepts beside OpenAI's own. */
+const EXTENSIONS = ['top_k', 'min_p', 'repeat_penalty'];
+
+const COMMON = ['model', 'max_tokens', 'temperature', 'top_p', 'seed', 'stop', 'n', 'stream', 'stream_options', 'frequency_penalty', 'presence_penalty', 'logit_bias', 'logprobs', 'user', ...EXTENSIONS];
+
+export const CHAT_PARAMS = new Set([
+  ...COMMON,
+  'messages',
+  'max_completion_tokens',
+  'top_logprobs',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'functions',
+  'function_call',
+  'response_format',
+  'modalities',
+  'audio',
+  'prediction',
+  'web_search_options',
+  'store',
+  'metadata',
+  'service_tier',
+  'reasoning_effort',
+  'verbosity',
+  'prompt_cache_key',
+  'safety_identifier',
+]);
+
+export const COMPLETION_PARAMS = new Set([...COMMON, 'prompt', 'echo', 'suffix', 'best_of']);
+
+const isEmptyArray = (v: unknown) => Array.isArray(v) && v.length === 0;
+const isEmptyObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0;
+
+function checkKnown(b: Body, known: Set<string>): void {
+  for (const k of Object.keys(b)) {
+    if (!known.has(k)) throw badRequest(`Unrecognized request argument supplied: ${k.length > 60 ? `${k.slice(0, 60)}…` : k}`, k, 'unknown_parameter');
+  }
+}
+
+function checkModel(b: Body): string {
+  const m = optString(b, 'model', 1024);
+  if (m === null || m === '') throw badRequest("'model' is required: the id GET /v1/models lists", 'model', 'missing_required_parameter');
+  return m;
+}
+
+function checkStop(b: Body): string[] {
+  const v = b.stop;
+  if (!given(v)) return [];
+  const list = typeof v === 'string' ? [v] : v;
+  if (!Array.isArray(list)) throw badRequest("'stop' must be a string or an array of strings", 'stop', 'invalid_type');
+  if (list.length > MAX_STOP_STRINGS) throw badRequest(`'stop' may hold at most ${MAX_STOP_STRINGS} strings, got ${list.length}`, 'stop', 'invalid_value');
+  return list.map((s) => {
+    if (typeof s !== 'string') throw badRequest("'stop' must be a string or an array of strings", 'stop', 'invalid_type');
+    if (s.length === 0 || s.length > MAX_STOP_LENGTH) throw badRequest(`each stop string must have 1 to ${MAX_STOP_LENGTH} characters`, 'stop', 'invalid_value');
+    return s;
+  });
+}
+
+function checkSeed(b: Body): number {
+  const v = b.seed;
+  if (!given(v)) return RANDOM_SEED;
+  if (typeof v !== 'number' || !Number.isInteger(v)) throw badRequest("'seed' must be an integer", 'seed', 'invalid_type');
+  // -1 is llama-server's "random"; 0xffffffff is the worker's.
+  if (v === -1) return RANDOM_SEED;
+  if (v < 0 || v >= RANDOM_SEED) throw badRequest(`'seed' must be -1 (random) or an integer from 0 to ${RANDOM_SEED - 1}, got ${v}`, 'seed', 'invalid_value');
+  return v;
+}
+
+function checkSampling(b: Body): SamplingParams {
+  return {
+    // OpenAI's defaults: temperature 1, top_p 1; llama.cpp's extra samplers off unless asked for.
+    temperature: optNumber(b, 'temperature', 0, 2) ?? 1,
+    topP: optNumber(b, 'top_p', 0, 1) ?? 1,
+    topK: optInt(b, 'top_k', LIMITS.topK.min, LIMITS.topK.max) ?? 0,
+    minP: optNumber(b, 'min_p', 0, 1) ?? 0,
+    repeatPenalty: optNumber(b, 'repeat_penalty', 0, 10) ?? 1,
+    repeatLastN: 64,
+    seed: checkSeed(b),
+  };
+}
+
+function checkStreamOptions(b: Body, stream: boolean): boolean {
+  const o = optObject(b, 'stream_options');
+  if (o === null) return false;
+  if (!stream) throw badRequest("'stream_options' is only allowed when 'stream' is true", 'stream_options', 'invalid_value');
+  for (const k of Object.keys(o)) {
+    if (k !== 'include_usage' && k !== 'include_obfuscation') throw badRequest(`Unrecognized request argument supplied: stream_options.${k.slice(0, 60)}`, `stream_options.${k.slice(0, 60)}`, 'unknown_parameter');
+  }
+  return optBool(o, 'include_usage') ?? false;
+}
+
+/** What both endpoints share. */
+function checkCommon(b: Body, kind: ApiKind, maxTokensParam: string | null): Omit<ApiGeneration, 'messages' | 'prompt' | 'echo'> {
+  const model = checkModel(b);
+  const max = (p: string) => optInt(b, p, 1, LIMITS.maxTokens.max);
+  // max_completion_tokens replaces max_tokens in OpenAI's chat API; either is honoured.
+  const maxTokens = (maxTokensParam ? max(maxTokensParam) : null) ?? max('max_tokens');
+  const n = optInt(b, 'n', 1, 128);
+  if (n !== null && n !== 1) throw badRequest("'n' must be 1: this server gives one choice per request (send several requests instead)", 'n', 'invalid_value');
+  optNumber(b, 'frequency_penalty', -2, 2);
+  optNumber(b, 'presence_penalty', -2, 2);
+  optString(b, 'user', 1024);
+  onlyNeutral(b, 'logit_bias', isEmptyObject, 'token biases are not applied');
+  const stream = optBool(b, 'stream') ?? false;
+  const includeUsage = checkStreamOptions(b, stream);
+  return { kind, model, maxTokens, sampling: checkSampling(b), stop: checkStop(b), stream, includeUsage };
+}
+
+function textOfContent(v: unknown, param: string): string {
+  if (typeof v === 'string') return v;
+  if (!Array.isArray(v)) throw badRequest(`'${param}' must be a string or an array of text parts`, param, 'invalid_type');
+  return v
+    .map((part: unknown, i) => {
+      const p = part as { type?: unknown; text?: unknown } | null;
+      if (p === null || typeof p !== 'object' || Array.isArray(p)) throw badRequest(`'${param}[${i}]' must be a content part object`, `${param}[${i}]`, 'invalid_type');
+      if (p.type !== 'text') throw badRequest(`'${param}[${i}]': only text parts are supported (got type ${JSON.stringify(p.type)})`, `${param}[${i}]`, 'unsupported_content');
+      if (typeof p.text !== 'string') throw badRequest(`'${param}[${i}].text' must be a string`, `${param}[${i}].text`, 'invalid_type');
+      return p.text;
+    })
+    .join('\n');
+}
+
+const MESSAGE_FIELDS = new Set(['role', 'content', 'name', 'refusal', 'tool_calls', 'annotations', 'audio', 'function_call']);
+
+function checkMessages(b: Body): ChatMessage[] {
+  const v = b.messages;
+  if (!given(v)) throw badRequest("'messages' is required", 'messages', 'missing_required_parameter');
+  if (!Array.isArray(v)) throw badRequest("'messages' must be an array of messages", 'messages', 'invalid_type');
+  if (v.length === 0) throw badRequest("'messages' must hold at least one message", 'messages', 'invalid_value');
+  if (v.length > MAX_MESSAGES) throw badRequest(`'messages' may hold at most ${MAX_MESSAGES} messages`, 'messages', 'invalid_value');
+  return v.map((m: unknown, i): ChatMessage => {
+    const at = `messages[${i}]`;
+    if (m === null || typeof m !== 'object' || Array.isArray(m)) throw badRequest(`'${at}' must be an object`, at, 'invalid_type');
+    const o = m as Body;
+    for (const k of Object.keys(o)) if (!MESSAGE_FIELDS.has(k)) throw badRequest(`Unrecognized request argument supplied: ${at}.${k.slice(0, 60)}`, `${at}.${k.slice(0, 60)}`, 'unknown_parameter');
+    optString(o, 'name', 256);
+    onlyNeutral(o, 'tool_calls', isEmptyArray, 'tool calls are not supported');
+    onlyNeutral(o, 'function_call', () => false, 'function calls are not supported');
+    onlyNeutral(o, 'audio', () => false, 'audio is not supported');
+    const role = o.role;
+    if (role === 'tool' || role === 'function') throw badRequest(`'${at}.role' ${role} is not supported: this server has no tool calling`, `${at}.role`, 'unsupported_role');
+    if (role !== 'system' && role !== 'developer' && role !== 'user' && role !== 'assistant') {
+      throw badRequest(`'${at}.role' must be system, developer, user or assistant`, `${at}.role`, 'invalid_value');
+    }
+    if (!given(o.content)) throw badRequest(`'${at}.content' is required`, `${at}.content`, 'missing_required_parameter');
+    // The chat templates know system, not OpenAI's newer name for it.
+    return { role: role === 'developer' ? 'system' : role, content: textOfContent(o.content, `${at}.content`) };
+  });
+}
+
+export function validateChatRequest(body: unknown): ApiGeneration {
+  const b = asBody(body);
+  checkKnown(b, CHAT_PARAMS);
+  const common = checkCommon(b, 'chat', 'max_completion_tokens');
+  const messages = checkMessages(b);
+  onlyNeutral(b, 'logprobs', (v) => v === false, 'log probabilities are not returned');
+  onlyNeutral(b, 'top_logprobs', (v) => v === 0, 'log probabilities are not returned');
+  onlyNeutral(b, 'tools', isEmptyArray, 'this server has no tool calling');
+  onlyNeutral(b, 'functions', isEmptyArray, 'this server has no function calling');
+  onlyNeutral(b, 'tool_choice', (v) => v === 'none', 'this server has no tool calling');
+  onlyNeutral(b, 'function_call', (v) => v === 'none', 'this server has no function calling');
+  optBool(b, 'parallel_tool_calls');
+  onlyNeutral(b, 'response_format', (v) => (v as { type?: unknown } | null)?.type === 'text', 'only plain text answers (response_format {"type":"text"})');
+  onlyNeutral(b, 'modalities', (v) => Array.isArray(v) && v.length === 1 && v[0] === 'text', 'only text output');
+  onlyNeutral(b, 'audio', () => false, 'only text output');
+  onlyNeutral(b, 'prediction', () => false, 'predicted outputs are not used');
+  onlyNeutral(b, 'web_search_options', () => false, 'this server does not search the web');
+  optBool(b, 'store');
+  optObject(b, 'metadata');
+  for (const p of ['service_tier', 'reasoning_effort', 'verbosity', 'prompt_cache_key', 'safety_identifier']) optString(b, p, 1024);
+  return { ...common, messages, echo: false };
+}
+
+function checkPrompt(b: Body): string {
+  const v = b.prompt;
+  if (!given(v)) throw badRequest("'prompt' is required", 'prompt', 'missing_required_parameter');
+  if (typeof v === 'string') return v;
+  if (Array.isArray(v)) {
+    if (v.length === 1 && typeof v[0] === 'string') return v[0];
+    if (v.length > 0 && v.every((x) => typeof x === 'number' || Array.isArray(x))) {
+      throw badRequest("'prompt' as token ids is not supported: send the text", 'prompt', 'unsupported_value');
+    }
+    throw badRequest("'prompt' must be a string (or an array of exactly one string: one choice per request)", 'prompt', 'invalid_value');
+  }
+  throw badRequest("'prompt' must be a string", 'prompt', 'invalid_type');
+}
+
+export function validateCompletionRequest(body: unknown): ApiGeneration {
+  const b = asBody(body);
+  checkKnown(b, COMPLETION_PARAMS);
+  const common = checkCommon(b, 'completion', null);
+  const prompt = checkPrompt(b);
+  const echo = optBool(b, 'echo') ?? false;
+  onlyNeutral(b, 'logprobs', (v) => v === 0, 'log probabilities are not returned');
+  onlyNeutral(b, 'suffix', (v) => v === '', 'insertion (a suffix) is not supported');
+  onlyNeutral(b, 'best_of', (v) => v === 1, 'one candidate per request');
+  return { ...common, prompt, echo };
+}
+
+function asBody(v: unknown): Body {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw badRequest('the request body must be a JSON object', null, 'invalid_body');
+  return v as Body;
+}

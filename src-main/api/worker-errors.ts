@@ -1,0 +1,32 @@
+// A failed generation, as the HTTP status a client should see: its own mistake (400), no model
+// or a model that went away (503), or the worker dying under it (500). Pure.
+import { ApiError, badRequest, serverError, unavailable } from './errors.js';
+
+/** The native layer's words for a prompt longer than a sequence's context. */
+const PROMPT_TOO_LONG = /^prompt has \d+ tokens; (each sequence|the context) holds \d+/;
+
+/**
+ * @param code the worker error's code (WorkerError/EngineError), or undefined
+ * @param crashed the worker ended on its own while this ran (not closed by an unload or a new load)
+ */
+export function apiErrorOfWorker(code: string | undefined, message: string, crashed: boolean): ApiError {
+  if (PROMPT_TOO_LONG.test(message)) {
+    return badRequest(`${message}: shorten the prompt (or load the model with a larger --ctx)`, 'messages', 'context_length_exceeded');
+  }
+  switch (code) {
+    case 'WORKER_EXITED':
+      return crashed ? serverError(`the inference worker ended during the request: ${message}`, 'worker_crashed') : unavailable('the model was unloaded during the request', 'model_unloaded');
+    case 'NO_MODEL':
+      return unavailable('no model is loaded', 'model_not_loaded');
+    case 'CHAT_TEMPLATE':
+      return badRequest(`the model's chat template failed on these messages: ${message}`, 'messages', 'chat_template_failed');
+    case 'EMPTY_PROMPT':
+      return badRequest('the prompt is empty', 'prompt', 'empty_prompt');
+    case 'BAD_ARGUMENT':
+      return badRequest(message, null, 'invalid_value');
+    case 'BUSY':
+      return unavailable(`the worker is busy: ${message}`, 'busy');
+    default:
+      return serverError(`the generation failed: ${message}`, code ? code.toLowerCase() : 'generation_failed');
+  }
+}
