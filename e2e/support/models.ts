@@ -16,6 +16,16 @@ export function synthModel(preset: 'tiny' | 'small', type = 'Q4_0'): string {
   return out;
 }
 
+/** A base model: the tiny preset with no chat template (tokenizer.chat_template absent), as most base models ship. */
+export function synthBaseModel(): string {
+  mkdirSync(CACHE, { recursive: true });
+  const out = join(CACHE, 'e2e-llama-tiny-base-q4_0.gguf');
+  if (existsSync(out)) return out;
+  const r = spawnSync(process.execPath, [CLI, 'synth', '--arch', 'llama', '--preset', 'tiny', '--type', 'Q4_0', '--seed', '7', '--no-chat-template', '--name', 'e2e-base-model', '--out', out], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`ramforge synth failed (${r.status}): ${r.stderr}`);
+  return out;
+}
+
 /** A file that is not a GGUF model at all. */
 export function malformedModel(): string {
   mkdirSync(CACHE, { recursive: true });
