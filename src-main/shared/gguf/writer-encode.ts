@@ -5,7 +5,10 @@ import type { WriterArray, WriterKv, WriterValue } from './writer-types.js';
 
 const utf8 = new TextEncoder();
 
-/** Grows by doubling; every write is bounds-safe. */
+/**
+ * Grows by doubling; every write is bounds-safe. Each write reserves before it touches the
+ * view: `this.view.set…(this.reserve(n))` would evaluate the old view before growing it.
+ */
 export class ByteSink {
   private buf: Uint8Array;
   private view: DataView;
@@ -31,34 +34,44 @@ export class ByteSink {
   }
 
   u8(v: number): void {
-    this.view.setUint8(this.reserve(1), v);
+    const at = this.reserve(1);
+    this.view.setUint8(at, v);
   }
   i8(v: number): void {
-    this.view.setInt8(this.reserve(1), v);
+    const at = this.reserve(1);
+    this.view.setInt8(at, v);
   }
   u16(v: number): void {
-    this.view.setUint16(this.reserve(2), v, true);
+    const at = this.reserve(2);
+    this.view.setUint16(at, v, true);
   }
   i16(v: number): void {
-    this.view.setInt16(this.reserve(2), v, true);
+    const at = this.reserve(2);
+    this.view.setInt16(at, v, true);
   }
   u32(v: number): void {
-    this.view.setUint32(this.reserve(4), v, true);
+    const at = this.reserve(4);
+    this.view.setUint32(at, v, true);
   }
   i32(v: number): void {
-    this.view.setInt32(this.reserve(4), v, true);
+    const at = this.reserve(4);
+    this.view.setInt32(at, v, true);
   }
   f32(v: number): void {
-    this.view.setFloat32(this.reserve(4), v, true);
+    const at = this.reserve(4);
+    this.view.setFloat32(at, v, true);
   }
   f64(v: number): void {
-    this.view.setFloat64(this.reserve(8), v, true);
+    const at = this.reserve(8);
+    this.view.setFloat64(at, v, true);
   }
   u64(v: number | bigint): void {
-    this.view.setBigUint64(this.reserve(8), BigInt(v), true);
+    const at = this.reserve(8);
+    this.view.setBigUint64(at, BigInt(v), true);
   }
   i64(v: number | bigint): void {
-    this.view.setBigInt64(this.reserve(8), BigInt(v), true);
+    const at = this.reserve(8);
+    this.view.setBigInt64(at, BigInt(v), true);
   }
   bytes(b: Uint8Array): void {
     const at = this.reserve(b.length);

@@ -1,3 +1,4 @@
+import { ByteSink } from './writer-encode.js';
 import { describe, expect, it } from 'vitest';
 import { GgufValueType } from './ggml-types.js';
 import { parseGgufHeader } from './reader.js';
@@ -137,5 +138,22 @@ describe('buildGgufLayout', () => {
     expect(() => buildGgufLayout([{ key: 'k', type: GgufValueType.UINT8, value: 256 }], [])).toThrow(/does not fit/);
     expect(() => buildGgufLayout([{ key: 'k', type: GgufValueType.STRING, value: 3 }], [])).toThrow(/needs a string/);
     expect(() => buildGgufLayout([], [{ name: 'x'.repeat(64), dims: [8], typeId: 0 }])).toThrow(/63 bytes/);
+  });
+});
+
+describe('ByteSink growth', () => {
+  it('grows on a number write as on a byte write (the view is taken after reserving)', () => {
+    const sink = new ByteSink(4);
+    sink.u32(7);
+    sink.u64(0x0102030405060708n);
+    sink.f64(1.5);
+    sink.i16(-2);
+    const out = sink.result();
+    const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
+    expect(out.length).toBe(22);
+    expect(view.getUint32(0, true)).toBe(7);
+    expect(view.getBigUint64(4, true)).toBe(0x0102030405060708n);
+    expect(view.getFloat64(12, true)).toBe(1.5);
+    expect(view.getInt16(20, true)).toBe(-2);
   });
 });
