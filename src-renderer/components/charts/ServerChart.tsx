@@ -14,7 +14,7 @@ export function ServerChart({ points = [] }: { points?: ServerPoint[] }) {
           <ResponsiveContainer width="100%" height="100%">
             <LineChart data={points} margin={{ top: 6, right: 8, bottom: 0, left: 0 }}>
               <CartesianGrid strokeDasharray="2 4" />
-              <XAxis dataKey="tS" type="number" domain={['dataMin', 'dataMax']} tickFormatter={(v: number) => `${v.toFixed(0)}s`} />
+              <XAxis dataKey="tS" type="number" domain={['dataMin', 'dataMax']} tickFormatter={(v: number) => `${v < 10 ? v.toFixed(1) : v.toFixed(0)}s`} />
               <YAxis yAxisId="toks" width={44} />
               <YAxis yAxisId="pass" orientation="right" width={32} allowDecimals={false} />
               <Tooltip labelFormatter={(v) => `${Number(v).toFixed(0)} s`} formatter={(v) => (v === null || v === undefined ? '—' : Number(v).toFixed(2))} />

@@ -8,6 +8,7 @@ import { serverUrl, type ServerPoint } from '../../lib/server-model.js';
 import { useStore } from '../../store/index.js';
 import { ServerChart } from '../charts/ServerChart.js';
 import { Kpi } from '../Kpi.js';
+import './server.css';
 
 export function ServerPanel() {
   const state = useStore((s) => s.apiServer);
@@ -24,7 +25,7 @@ export function ServerPanelView({ state, stats, points = [] }: { state: ApiServe
     <div className="panel" data-testid="server-panel" data-state={url === null ? 'off' : 'on'}>
       <h4>
         OpenAI-compatible API server<span className="spacer" />
-        <span className="faint" data-testid="server-url">
+        <span className="faint server-url" data-testid="server-url">
           {url ?? 'off'}
         </span>
       </h4>
