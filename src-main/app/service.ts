@@ -222,6 +222,27 @@ export class AppService implements RamforgeHostApi {
     if (isModelUrl(p)) throw new Error('a model URL can be planned but not loaded: download it first (ramforge pull URL)');
     if (this.state.status === 'loading' || this.state.status === 'generating') throw new Error(`busy: the engine is ${this.state.status}`);
     this.setState({ status: 'loading', model: null, settings: s, message: null });
+    // The plan runs out of process with the hardened reader: a file or settings it refuses are
+    // refused here, before any worker starts. A plan that failed for another reason (the CLI
+    // could not run) leaves the check to the worker, which makes it again before llama.cpp loads.
+    const refuse = async (e: unknown): Promise<never> => {
+      await this.stopHost();
+      this.setState({ status: 'idle', message: (e as Error).message });
+      throw e;
+    };
+    let planJson: unknown = null;
+    try {
+      planJson = await (this.opts.planModel ?? defaultPlan)(p, s);
+    } catch (e) {
+      if ((e as { code?: unknown }).code === 'bad-input') await refuse(e);
+    }
+    let made: ReturnType<typeof loadFromPlan> | null = null;
+    try {
+      made = loadFromPlan(p, s, planJson);
+    } catch (e) {
+      await refuse(e);
+    }
+    const { params, plan } = made as ReturnType<typeof loadFromPlan>;
     let h: HostLike;
     try {
       h = await this.startHost(s);
@@ -232,7 +253,6 @@ export class AppService implements RamforgeHostApi {
     this.loaded = null;
     this.samples = [];
     this.cgroupSamples = [];
-    const { params, plan } = loadFromPlan(p, s, planJson);
     try {
       const info = await h.load(params, (fraction) => this.emit({ type: 'load-progress', fraction }));
       this.lastLoad = { path: p, settings: s };
@@ -249,19 +269,6 @@ export class AppService implements RamforgeHostApi {
     }
   }
 
-    // The plan runs out of process with the hardened reader: a file or settings it refuses are
-    // refused here, before any worker starts. A plan that failed for another reason (the CLI
-    // could not run) leaves the check to the worker, which makes it again before llama.cpp loads.
-    let planJson: unknown = null;
-    try {
-      planJson = await (this.opts.planModel ?? defaultPlan)(p, s);
-    } catch (e) {
-      if ((e as { code?: unknown }).code === 'bad-input') {
-        await this.stopHost();
-        this.setState({ status: 'idle', message: (e as Error).message });
-        throw e;
-      }
-    }
   async unload(): Promise<void> {
     if (this.state.status === 'generating') throw new Error('busy: stop the generation first');
     await this.stopHost();

@@ -1,7 +1,8 @@
 // The app's side of the shared settings module: the `ramforge plan` it asks for (out of
 // process: the GGUF header is parsed there, never in main) and the load made from its answer.
 import { totalmem } from 'node:os';
-import { DEFAULT_RUN_SETTINGS, validateRunSettings, type RunSettings } from '../shared/settings/run-settings.js';
+import { DEFAULT_RUN_SETTINGS, SettingsError, validateRunSettings, type RunSettings } from '../shared/settings/run-settings.js';
+import { machineFitError } from '../shared/settings/machine-fit.js';
 import { toLoadParams } from '../shared/settings/load-params.js';
 import type { MemoryPlan } from '../shared/plan/plan-types.js';
 import type { LoadParams } from '../shared/worker-protocol.js';
@@ -37,10 +38,13 @@ export function asPlan(v: unknown): MemoryPlan | null {
 /**
  * The load for these settings and the plan `ramforge plan` made for them (its shape — ctx,
  * micro-batch, threads — is the one the CLI would pick). Without a budget the plan only
- * supplies the shape.
+ * supplies the shape. A shape whose KV cache and compute buffer exceed the machine's RAM is a
+ * SettingsError, as in the CLI.
  */
-export function loadFromPlan(modelPath: string, s: RunSettings, planJson: unknown): { params: LoadParams; plan: MemoryPlan | null } {
+export function loadFromPlan(modelPath: string, s: RunSettings, planJson: unknown, machineBytes = totalmem()): { params: LoadParams; plan: MemoryPlan | null } {
   const p = asPlan(planJson);
+  const why = p && machineFitError(p, machineBytes);
+  if (why) throw new SettingsError('ctx', why);
   const shape = {
     ctx: s.ctx ?? p?.input.ctx ?? 2048,
     batch: s.batch ?? p?.input.ubatch ?? 512,

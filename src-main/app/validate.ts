@@ -1,6 +1,6 @@
 // Arguments that arrive over IPC or the WebSocket are untrusted shapes: check them here.
 import { POLICIES, type ChatMessage, type PolicyName, type SamplingParams } from '../shared/worker-protocol.js';
-import { validateSampling } from '../shared/settings/run-settings.js';
+import { SettingsError, validateMaxTokens, validateSampling } from '../shared/settings/run-settings.js';
 
 export function checkString(v: unknown, name: string, max = 4096): string {
   if (typeof v !== 'string' || v.length === 0 || v.length > max) throw new TypeError(`${name} must be a non-empty string (at most ${max} characters)`);
@@ -22,9 +22,11 @@ export function checkSampling(v: unknown): SamplingParams {
   return validateSampling(v);
 }
 
+/** The settings module's bound, and at least one token: a turn that generates nothing is a mistake. */
 export function checkMaxTokens(v: unknown): number {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 1_000_000) throw new TypeError('maxTokens must be an integer between 1 and 1000000');
-  return v;
+  const n = validateMaxTokens(v);
+  if (n < 1) throw new SettingsError('maxTokens', 'must be at least 1');
+  return n;
 }
 
 export function checkPolicies(v: unknown): PolicyName[] {

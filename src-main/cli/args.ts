@@ -2,6 +2,7 @@
 // and an unknown flag is a usage error (exit 2) instead of being silently ignored.
 import { UsageError } from './errors.js';
 import { parseSize } from '../shared/size.js';
+import type { Limit } from '../shared/settings/run-settings.js';
 
 export type FlagType = 'string' | 'int' | 'number' | 'boolean' | 'size' | 'list';
 
@@ -14,6 +15,8 @@ export interface FlagSpec {
   readonly default?: string | number | boolean;
   /** May be given more than once; values are collected in order. */
   readonly repeatable?: boolean;
+  /** Bounds of an int, number or size value (the settings module's LIMITS): outside is exit 2. */
+  readonly range?: Limit;
 }
 
 export interface PositionalSpec {
@@ -41,6 +44,13 @@ export interface CommandSpec {
 }
 
 function convert(spec: FlagSpec, raw: string): FlagValue {
+  const v = convertType(spec, raw);
+  const r = spec.range;
+  if (r && typeof v === 'number' && !(v >= r.min && v <= r.max)) throw new UsageError(`--${spec.name} must be ${r.min}..${r.max} (got ${raw})`);
+  return v;
+}
+
+function convertType(spec: FlagSpec, raw: string): FlagValue {
   switch (spec.type) {
     case 'string':
       return raw;

@@ -4,10 +4,12 @@
 import type { ParsedArgs } from './args.js';
 import { UsageError } from './errors.js';
 import type { OpenedModel } from '../node/gguf-file.js';
-import { planMemory, type MemoryPlan } from '../shared/plan/plan.js';
+import { planMemory, PlanInputError, type MemoryPlan } from '../shared/plan/plan.js';
 import { givenDiskBandwidth, planForView } from './make-plan.js';
 import { formatBytes } from '../shared/size.js';
 import { physicalCores } from '../node/machine.js';
+import { totalmem } from 'node:os';
+import { machineFitError } from '../shared/settings/machine-fit.js';
 import { cachedDiskBandwidth } from '../node/disk-bw.js';
 import { directIoWorks } from '../node/direct-io.js';
 import { DEFAULT_READAHEAD_BYTES } from '../shared/plan/stream-select.js';
@@ -65,11 +67,39 @@ export interface PreparedRun {
   plan: MemoryPlan | null;
 }
 
-/** Settings, the shape chosen for what the user left open, and the plan for the budget. */
+/**
+ * Settings, the shape chosen for what the user left open, and the plan for the budget. Whatever
+ * cannot run on this model or this machine is a UsageError here, before a worker starts.
+ */
 export function prepareRun(opened: OpenedModel, f: ParsedArgs['flags']): PreparedRun {
   const settings = settingsFromFlags(f);
+  checkLayerFlags(opened, f);
   const shape = chooseRunShape({ view: opened.view, settings, physicalCores: physicalCores() });
-  return { settings, shape, plan: makePlan(opened, f, settings, shape) };
+  const plan = makePlan(opened, f, settings, shape);
+  const forMachine = plan ?? planForMachine(opened, settings, shape);
+  const why = forMachine && machineFitError(forMachine, totalmem());
+  if (why) throw new UsageError(`--ctx ${shape.ctx}: ${why}`);
+  return { settings, shape, plan };
+}
+
+/** Without a budget there is no plan to ask: one for the machine's RAM (a pure computation). */
+function planForMachine(opened: OpenedModel, settings: RunSettings, shape: RunShape): MemoryPlan | null {
+  try {
+    return planMemory(opened.view, { ramBytes: totalmem(), ctx: shape.ctx, ubatch: Math.min(shape.batch, shape.ctx), parallel: settings.parallel, prefetchDepth: settings.prefetchDepth, diskBandwidthBytesPerS: ASSUMED_DISK_BW });
+  } catch (e) {
+    if (e instanceof PlanInputError) return null;
+    throw e;
+  }
+}
+
+/** Layers named by --release-layer and --inspect-layer exist in this model. */
+function checkLayerFlags(opened: OpenedModel, f: ParsedArgs['flags']): void {
+  const n = opened.view.layers.length;
+  const named: [string, number][] = [
+    ...((f['release-layer'] as string[] | undefined) ?? []).map((l): [string, number] => ['release-layer', Number(l)]),
+    ...(f['inspect-layer'] !== undefined ? [['inspect-layer', f['inspect-layer'] as number] as [string, number]] : []),
+  ];
+  for (const [flag, layer] of named) if (!(layer >= 0 && layer < n)) throw new UsageError(`--${flag} ${layer}: the model has layers 0–${n - 1}`);
 }
 
 export function makePlan(opened: OpenedModel, f: ParsedArgs['flags'], settings: RunSettings, shape: RunShape): MemoryPlan | null {
@@ -152,7 +182,6 @@ export function capFrom(f: ParsedArgs['flags']): { limitBytes: number; timeoutS:
   if (!f['enforce-ram']) return undefined;
   const ram = f['ram'] as number | undefined;
   if (ram === undefined) throw new UsageError('--enforce-ram needs --ram SIZE');
-  const t = f['enforce-timeout'] as number;
-  if (!(t > 0)) throw new UsageError('--enforce-timeout must be a positive number of seconds');
-  return { limitBytes: ram, timeoutS: t };
+  // Its range (LIMITS.timeoutS) was checked with the flag.
+  return { limitBytes: ram, timeoutS: f['enforce-timeout'] as number };
 }

@@ -9,6 +9,7 @@ import { openModelInput } from '../model-input.js';
 import { runOnce } from '../../worker/run-once.js';
 import { packageRoot } from '../../node/paths.js';
 import { percentile } from '../../shared/stats.js';
+import { LIMITS } from '../../shared/settings/run-settings.js';
 
 function llamaBench(): string {
   const root = packageRoot();
@@ -27,9 +28,9 @@ export const command: CommandSpec = {
   summary: "Compare `ramforge run` decode tok/s with llama.cpp's llama-bench on the same model and threads.",
   positionals: [{ name: 'model', description: 'GGUF file', required: true }],
   flags: [
-    { name: 'tokens', type: 'int', default: 64, description: 'tokens decoded per run' },
-    { name: 'threads', short: 't', type: 'int', default: 2, description: 'CPU threads for both' },
-    { name: 'reps', type: 'int', default: 5, description: 'runs of each, alternating; medians are compared' },
+    { name: 'tokens', type: 'int', default: 64, range: LIMITS.maxTokens, description: 'tokens decoded per run' },
+    { name: 'threads', short: 't', type: 'int', default: 2, range: LIMITS.threads, description: 'CPU threads for both' },
+    { name: 'reps', type: 'int', default: 5, range: LIMITS.reps, description: 'runs of each, alternating; medians are compared' },
     { name: 'json', type: 'boolean', description: 'print JSON' },
   ],
   async run(args: ParsedArgs): Promise<number> {

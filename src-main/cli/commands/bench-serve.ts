@@ -9,7 +9,7 @@ import { loadParams, prepareRun, refuseBelowMinimum, shapeNote } from '../run-co
 import { LOAD_FLAGS, MEMORY_FLAGS } from '../run-flags.js';
 import { detectCgroup, dropFileCache } from '../../supervisor/index.js';
 import { startWorker } from '../../worker/start-worker.js';
-import { GREEDY } from '../../shared/settings/run-settings.js';
+import { GREEDY, LIMITS } from '../../shared/settings/run-settings.js';
 import type { GenerationResult, ServeStep } from '../../shared/worker-protocol.js';
 import { formatBytes } from '../../shared/size.js';
 import type { WorkerResidency } from '../../shared/report/build-report.js';
@@ -49,7 +49,7 @@ export const command: CommandSpec = {
   positionals: [{ name: 'model', description: 'GGUF file, split shard, or directory', required: true }],
   flags: [
     { name: 'clients', type: 'list', default: '1,2,4,8', valueName: 'LIST', description: 'client counts; each sends one request at once' },
-    { name: 'tokens', type: 'int', default: 16, description: 'tokens each request decodes (greedy)' },
+    { name: 'tokens', type: 'int', default: 16, range: LIMITS.maxTokens, description: 'tokens each request decodes (greedy)' },
     { name: 'json', type: 'boolean', description: 'print one JSON object instead of the table' },
     ...LOAD_FLAGS.filter((f) => f.name !== 'parallel'),
     ...MEMORY_FLAGS.filter((f) => !['enforce-ram'].includes(f.name)),

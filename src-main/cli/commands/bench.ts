@@ -9,6 +9,7 @@ import { benchAtCap } from '../bench-runner.js';
 import { LOAD_FLAGS, MEMORY_FLAGS } from '../run-flags.js';
 import { detectCgroup } from '../../supervisor/index.js';
 import { POLICIES, type PolicyName } from '../../shared/worker-protocol.js';
+import { LIMITS } from '../../shared/settings/run-settings.js';
 
 export const command: CommandSpec = {
   name: 'bench',
@@ -16,9 +17,9 @@ export const command: CommandSpec = {
   positionals: [{ name: 'model', description: 'GGUF file, split shard, or directory', required: true }],
   flags: [
     { name: 'policies', type: 'list', default: 'off,stream', valueName: 'LIST', description: `comma-separated, from ${POLICIES.join('|')}` },
-    { name: 'tokens', type: 'int', default: 24, description: 'tokens to decode per run (greedy)' },
+    { name: 'tokens', type: 'int', default: 24, range: LIMITS.maxTokens, description: 'tokens to decode per run (greedy)' },
     { name: 'prompt', short: 'p', type: 'string', default: 'Once upon a time', description: 'the prompt' },
-    { name: 'reps', type: 'int', default: 1, description: 'repetitions, policies alternating; the table shows the run with the median decode tok/s' },
+    { name: 'reps', type: 'int', default: 1, range: LIMITS.reps, description: 'repetitions, policies alternating; the table shows the run with the median decode tok/s' },
     { name: 'json', type: 'boolean', description: 'print one JSON object instead of the table' },
     { name: 'report-dir', type: 'string', valueName: 'DIR', description: 'also write each run’s full report (schema v1) into DIR' },
     ...LOAD_FLAGS,

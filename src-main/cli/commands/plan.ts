@@ -6,7 +6,7 @@ import { formatPlan } from '../../shared/plan/plan-format.js';
 import { diskBandwidthFor } from '../../node/disk-bw.js';
 import { measureInWorker } from '../disk-probe.js';
 import { openModelOrExit2 } from './inspect.js';
-import { DEFAULT_PREFETCH_DEPTH } from '../../shared/settings/run-settings.js';
+import { DEFAULT_PREFETCH_DEPTH, LIMITS } from '../../shared/settings/run-settings.js';
 import { shapeNote } from '../run-config.js';
 import { directIoWorks } from '../../node/direct-io.js';
 import { DEFAULT_READAHEAD_BYTES } from '../../shared/plan/stream-select.js';
@@ -22,12 +22,12 @@ export const command: CommandSpec = {
   flags: [
     { name: 'ram', type: 'size', description: 'RAM budget (8G, 8GiB, 8192M, 512MiB, 1.5G; KB/MB/GB are decimal)', valueName: 'SIZE' },
     { name: 'vram', type: 'size', description: 'VRAM budget; the last layers go there', valueName: 'SIZE' },
-    { name: 'ctx', short: 'c', type: 'int', description: "context length (default: the model's, at most 4096, shrunk to fit the cap; at least 2048 where the cap allows)" },
-    { name: 'prefetch-depth', type: 'int', description: 'streamed units read ahead of the one in use', default: DEFAULT_PREFETCH_DEPTH },
-    { name: 'batch', short: 'b', type: 'int', description: 'micro-batch the run will use (sizes the compute buffer; default: chosen for the cap)' },
-    { name: 'threads', short: 't', type: 'int', description: "compute threads (default: the machine's physical cores)" },
-    { name: 'parallel', short: 'np', type: 'int', description: 'requests decoded together, each with a KV cache of --ctx tokens (default 1)' },
-    { name: 'kv-bytes', type: 'number', description: 'bytes per KV-cache element (f16 = 2, q8_0 ≈ 1.0625)', default: 2 },
+    { name: 'ctx', short: 'c', type: 'int', range: LIMITS.ctx, description: "context length (default: the model's, at most 4096, shrunk to fit the cap; at least 2048 where the cap allows)" },
+    { name: 'prefetch-depth', type: 'int', range: LIMITS.prefetchDepth, description: 'streamed units read ahead of the one in use', default: DEFAULT_PREFETCH_DEPTH },
+    { name: 'batch', short: 'b', type: 'int', range: LIMITS.batch, description: 'micro-batch the run will use (sizes the compute buffer; default: chosen for the cap)' },
+    { name: 'threads', short: 't', type: 'int', range: LIMITS.threads, description: "compute threads (default: the machine's physical cores)" },
+    { name: 'parallel', short: 'np', type: 'int', range: LIMITS.parallel, description: 'requests decoded together, each with a KV cache of --ctx tokens (default 1)' },
+    { name: 'kv-bytes', type: 'number', range: LIMITS.kvElementBytes, description: 'bytes per KV-cache element (f16 = 2, q8_0 ≈ 1.0625)', default: 2 },
     { name: 'disk-bw', type: 'string', description: 'storage read bandwidth, e.g. 2G or 500MB/s (default: measured once on this device and cached)', valueName: 'SIZE/s' },
     { name: 'json', type: 'boolean', description: 'print the plan as JSON (docs/cli-json.md, "plan")' },
   ],

@@ -43,7 +43,6 @@ export const command: CommandSpec = {
     const prompt = f['prompt'] as string | undefined;
     if (prompt === undefined) throw new UsageError('--prompt is required');
     const maxTokens = f['max-tokens'] as number;
-    if (maxTokens < 0) throw new UsageError('--max-tokens must be ≥ 0');
     parsePolicy(f['policy']);
     const cap = capFrom(f);
     const quiet = Boolean(f['quiet']);

@@ -13,6 +13,7 @@ import { detectCgroup } from '../../supervisor/index.js';
 import { parseSize } from '../../shared/size.js';
 import { sweepMarkdown, sweepSvg, type SweepPoint } from '../../shared/report/sweep.js';
 import type { PolicyName } from '../../shared/worker-protocol.js';
+import { LIMITS } from '../../shared/settings/run-settings.js';
 
 export const command: CommandSpec = {
   name: 'sweep',
@@ -21,9 +22,9 @@ export const command: CommandSpec = {
   flags: [
     { name: 'caps', type: 'list', default: '40%,50%,60%,75%,90%,100%,120%', valueName: 'LIST', description: 'caps: a percentage of the model file or a size (8G)' },
     { name: 'policies', type: 'list', default: 'off,stream', valueName: 'LIST', description: 'policies compared at each cap' },
-    { name: 'tokens', type: 'int', default: 16, description: 'tokens to decode per run (greedy)' },
+    { name: 'tokens', type: 'int', default: 16, range: LIMITS.maxTokens, description: 'tokens to decode per run (greedy)' },
     { name: 'prompt', short: 'p', type: 'string', default: 'Once upon a time', description: 'the prompt' },
-    { name: 'reps', type: 'int', default: 3, description: 'repetitions per cap, policies alternating; the median run is kept' },
+    { name: 'reps', type: 'int', default: 3, range: LIMITS.reps, description: 'repetitions per cap, policies alternating; the median run is kept' },
     { name: 'out', type: 'string', default: 'sweep', valueName: 'DIR', description: 'writes DIR/sweep.md, DIR/sweep.json and DIR/sweep.svg' },
     ...LOAD_FLAGS,
     ...MEMORY_FLAGS.filter((f) => !['policy', 'enforce-ram', 'ram'].includes(f.name)),

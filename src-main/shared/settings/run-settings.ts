@@ -29,7 +29,12 @@ export interface RunSettings {
   graphTrace: boolean;
 }
 
-/** Bounds every path enforces (CLI flags, API, worker). */
+/**
+ * Bounds every path enforces before anything is allocated: the CLI's flags (declared with
+ * these ranges), the app's and the API's settings (validateRunSettings, validateSampling), and
+ * again the native edge for what reaches it. A value outside is a usage error, never a worker
+ * that tries and dies.
+ */
 export const LIMITS = {
   ctx: { min: 16, max: 1 << 20 },
   batch: { min: 1, max: 8192 },
@@ -37,10 +42,28 @@ export const LIMITS = {
   parallel: { min: 1, max: 64 },
   prefetchDepth: { min: 0, max: 16 },
   maxTokens: { min: 0, max: 1 << 20 },
-  repeatLastN: { min: -1, max: 1 << 20 },
+  temperature: { min: 0, max: 100 },
   topK: { min: 0, max: 1 << 20 },
+  topP: { min: 0, max: 1 },
+  minP: { min: 0, max: 1 },
   seed: { min: 0, max: 0xffffffff },
+  repeatPenalty: { min: 0, max: 100 },
+  repeatLastN: { min: -1, max: 1 << 20 },
+  /** Layers offloaded to a GPU backend (more than the model has means all of them). */
+  gpuLayers: { min: 0, max: 1 << 16 },
+  /** A layer index named on the command line (checked against the model before it loads). */
+  layer: { min: 0, max: (1 << 16) - 1 },
+  /** Scheduler nodes one graph trace may capture (the native edge's own bound). */
+  graphTraceEvents: { min: 1, max: 10_000_000 },
+  /** Seconds before an enforced run is killed: the longest a timer can wait (2^31 - 1 ms). */
+  timeoutS: { min: 1, max: 2_147_483 },
+  /** Repetitions of a benchmark run. */
+  reps: { min: 1, max: 1000 },
+  /** Bytes per KV cache element the plan assumes (q4_0 ≈ 0.56 … f32 = 4). */
+  kvElementBytes: { min: 0.25, max: 8 },
 } as const;
+
+export type Limit = { readonly min: number; readonly max: number };
 
 /** Units read ahead of the one in use: one keeps the device busy while compute uses the other. */
 export const DEFAULT_PREFETCH_DEPTH = 1;
@@ -146,12 +169,12 @@ export function validateSampling(s: unknown): SamplingParams {
   if (typeof s !== 'object' || Array.isArray(s)) throw new SettingsError('sampling', 'must be an object');
   const v = { ...DEFAULT_SAMPLING, ...(s as Partial<SamplingParams>) };
   return {
-    temperature: num(v.temperature, 'temperature', 0, 100),
+    temperature: num(v.temperature, 'temperature', LIMITS.temperature.min, LIMITS.temperature.max),
     topK: int(v.topK, 'topK', LIMITS.topK.min, LIMITS.topK.max),
-    topP: num(v.topP, 'topP', 0, 1),
-    minP: num(v.minP, 'minP', 0, 1),
+    topP: num(v.topP, 'topP', LIMITS.topP.min, LIMITS.topP.max),
+    minP: num(v.minP, 'minP', LIMITS.minP.min, LIMITS.minP.max),
     seed: int(v.seed, 'seed', LIMITS.seed.min, LIMITS.seed.max),
-    repeatPenalty: num(v.repeatPenalty, 'repeatPenalty', 0, 100),
+    repeatPenalty: num(v.repeatPenalty, 'repeatPenalty', LIMITS.repeatPenalty.min, LIMITS.repeatPenalty.max),
     repeatLastN: int(v.repeatLastN, 'repeatLastN', LIMITS.repeatLastN.min, LIMITS.repeatLastN.max),
   };
 }
