@@ -26,8 +26,12 @@ import { ModelDiscovery } from './discovery.js';
 import { ModelPulls } from './pulls.js';
 import { isModelUrl } from '../shared/remote/model-url.js';
 import type { ApiServerState } from '../shared/api-server-state.js';
-import { validateApiServerOptions } from '../shared/api-server-state.js';
-import { readApiSetting, writeApiSetting } from './api-setting.js';
+import { DEFAULT_MAX_QUEUE, GenerationGate } from '../api/gate.js';
+import { Throughput } from '../api/throughput.js';
+import { ServerStatsFeed } from '../api/stats-feed.js';
+import type { RunningApiServer } from '../api/http-server.js';
+import { AppApiBackend } from './api-backend.js';
+import { ApiServerControl, type ListenOptions } from './api-control.js';
 
 export interface AppServiceOptions {
   hostFactory: HostFactory;
@@ -43,6 +47,8 @@ export interface AppServiceOptions {
   discover?: (args: string[]) => Promise<unknown>;
   /** The CLI entry `pullModel` runs (the package's by default). */
   cliEntry?: string;
+  /** API requests that may wait for a sequence before more are refused (429). */
+  apiQueue?: number;
 }
 
 /** Characters a completion's text may have: more than any context holds, less than a socket message. */
@@ -59,10 +65,19 @@ export class AppService implements RamforgeHostApi {
   private readonly listeners = new Set<(e: ApiEvent) => void>();
   private lastLoad: { path: string; settings: RunSettings } | null = null;
   /** What the current worker was loaded with, for reports. */
-  private loaded: { path: string; params: LoadParams; plan: MemoryPlan | null; info: ModelInfo } | null = null;
+  private loaded: { path: string; params: LoadParams; plan: MemoryPlan | null; info: ModelInfo; loadedAt: number } | null = null;
   private samples: ResidencySample[] = [];
   private cgroupSamples: UsageSample[] = [];
   private activeRequest: string | null = null;
+  /** Stops the app's own running generation (and only it: API requests may share the worker). */
+  private uiAbort: AbortController | null = null;
+  /** The worker's sequences, shared by the app's chat and API requests. */
+  private gate: GenerationGate;
+  private readonly throughput = new Throughput();
+  private readonly statsFeed: ServerStatsFeed;
+  private readonly apiBackend: AppApiBackend;
+  private readonly apiControl: ApiServerControl;
+  private lastReadBytes: number | null = null;
   private report: unknown | null = null;
   private readonly conversations: ConversationStore;
   private readonly recent: RecentModels;
@@ -70,6 +85,20 @@ export class AppService implements RamforgeHostApi {
   private readonly pulls: ModelPulls;
 
   constructor(private readonly opts: AppServiceOptions) {
+    this.statsFeed = new ServerStatsFeed(() => this.gate, this.throughput, (stats) => this.emit({ type: 'server-stats', stats }));
+    this.gate = new GenerationGate(1, opts.apiQueue ?? DEFAULT_MAX_QUEUE, () => this.statsFeed.changed());
+    this.apiBackend = new AppApiBackend(
+      {
+        host: () => this.host,
+        loaded: () => this.loaded,
+        status: () => this.state.status,
+        ended: async (h) => ({ ended: await this.diedDuring(h), crashed: this.dead.has(h) && !this.closing.has(h) }),
+        readBytes: () => this.lastReadBytes,
+      },
+      () => this.gate,
+      this.throughput,
+    );
+    this.apiControl = new ApiServerControl(this.apiBackend, this.statsFeed, join(opts.dataDir, 'api-server.json'));
     this.conversations = new ConversationStore(join(opts.dataDir, 'conversations'));
     this.recent = new RecentModels(join(opts.dataDir, 'recent-models.json'));
     this.discovery = new ModelDiscovery({ dataDir: opts.dataDir, ...(opts.discover ? { run: opts.discover } : {}), onChange: () => this.emit({ type: 'models-changed' }) });
@@ -171,6 +200,7 @@ export class AppService implements RamforgeHostApi {
       enforceRam: s.enforceRam,
       onSample: (sample) => {
         if (this.host !== host) return;
+        if (sample.readBytes !== null) this.lastReadBytes = sample.readBytes;
         if (this.samples.length < 100_000) this.samples.push(sample);
         this.emit({ type: 'sample', sample });
       },
@@ -178,6 +208,9 @@ export class AppService implements RamforgeHostApi {
         if (this.host !== host) return;
         if (this.cgroupSamples.length < 100_000) this.cgroupSamples.push(c);
         this.emit({ type: 'cgroup-sample', ...c });
+      },
+      onServeStep: () => {
+        if (this.host === host) this.throughput.pass();
       },
     };
     if (s.ramBytes !== null) opts.ramBytes = s.ramBytes;
@@ -256,7 +289,9 @@ export class AppService implements RamforgeHostApi {
     try {
       const info = await h.load(params, (fraction) => this.emit({ type: 'load-progress', fraction }));
       this.lastLoad = { path: p, settings: s };
-      this.loaded = { path: p, params, plan, info };
+      this.loaded = { path: p, params, plan, info, loadedAt: Date.now() };
+      this.lastReadBytes = null;
+      this.gate.setCapacity(params.parallel ?? 1);
       await this.recent.add(p).catch(() => {});
       this.setState({ status: 'ready', model: info, message: null });
       return info;
@@ -307,8 +342,22 @@ export class AppService implements RamforgeHostApi {
     this.cgroupSamples = [];
     const startedAt = new Date().toISOString();
     const t0 = performance.now();
+    const ui = new AbortController();
+    this.uiAbort = ui;
+    let leave: (() => void) | null = null;
     try {
-      const result = await h.generate(params, (token) => this.emit({ type: 'token', requestId, token }));
+      // The app's chat takes a sequence like any API request (it waits, it is never refused).
+      leave = await this.gate.enter({ signal: ui.signal });
+      const result = await h.generate(
+        params,
+        (token) => {
+          this.throughput.token();
+          this.emit({ type: 'token', requestId, token });
+        },
+        ui.signal,
+      );
+      leave();
+      leave = null;
       this.activeRequest = null;
       this.report = await this.makeReport(h, { generate: params, result, startedAt, wallMs: performance.now() - t0 });
       const reportId = this.report === null ? null : randomUUID();
@@ -322,6 +371,9 @@ export class AppService implements RamforgeHostApi {
         this.emit({ type: 'generation-error', requestId, message: (e as Error).message });
       }
       throw e;
+    } finally {
+      leave?.();
+      if (this.uiAbort === ui) this.uiAbort = null;
     }
   }
 
@@ -345,7 +397,9 @@ export class AppService implements RamforgeHostApi {
   }
 
   async stop(): Promise<void> {
-    this.host?.cancel();
+    this.uiAbort?.abort();
+    // With API requests on the worker, only the app's own generation stops (its signal above).
+    if (this.apiBackend.running === 0) this.host?.cancel();
   }
 
   async killWorker(): Promise<void> {
@@ -389,20 +443,23 @@ export class AppService implements RamforgeHostApi {
     return this.report;
   }
 
-  private apiSettingFile(): string {
-    return join(this.opts.dataDir, 'api-server.json');
+  getApiServer(): Promise<ApiServerState> {
+    return this.apiControl.get();
   }
 
-  async getApiServer(): Promise<ApiServerState> {
-    const s = await readApiSetting(this.apiSettingFile());
-    return { enabled: s.enabled, url: null, port: s.port, hasKey: s.apiKey !== null, error: s.enabled ? 'the API server is not part of this build yet' : null };
+  /** The app's setting (kept in the data folder): on 127.0.0.1 at `port`. */
+  setApiServer(opts: unknown): Promise<ApiServerState> {
+    return this.apiControl.set(opts);
   }
 
-  async setApiServer(opts: unknown): Promise<ApiServerState> {
-    const o = validateApiServerOptions(opts);
-    const before = await readApiSetting(this.apiSettingFile());
-    await writeApiSetting(this.apiSettingFile(), { enabled: o.enabled, port: o.port, apiKey: o.apiKey === undefined ? before.apiKey : o.apiKey });
-    return this.getApiServer();
+  /** At app start: the API server on again if the user left it on. */
+  restoreApiServer(): Promise<ApiServerState> {
+    return this.apiControl.restore();
+  }
+
+  /** `ramforge serve --api`: the API as its flags say (not kept as the app's setting). */
+  startApiServer(l: ListenOptions): Promise<RunningApiServer> {
+    return this.apiControl.start(l);
   }
 
   /** Browser mode / CLI host: save into <dataDir>/reports and return the path. */
@@ -424,6 +481,7 @@ export class AppService implements RamforgeHostApi {
   async close(): Promise<void> {
     this.discovery.close();
     this.pulls.close();
+    await this.apiControl.close();
     await this.stopHost();
     this.listeners.clear();
   }

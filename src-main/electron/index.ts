@@ -60,6 +60,11 @@ if (!app.requestSingleInstanceLock()) {
     if (model) {
       service.load(model, defaultSettings()).catch((e: unknown) => log(`could not load ${model}: ${(e as Error).message}`));
     }
+    // The OpenAI-compatible API, if the user left it on (a taken port is shown in the settings, not fatal).
+    service.restoreApiServer().then(
+      (st) => st.error && log(`API server: ${st.error}`),
+      (e: unknown) => log(`API server: ${(e as Error).message}`),
+    );
   }).catch((e: unknown) => {
     log(`startup failed: ${(e as Error)?.stack ?? String(e)}`);
     app.exit(1);

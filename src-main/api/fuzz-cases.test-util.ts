@@ -1,0 +1,244 @@
+// Malformed requests for the API server, seeded: bad JSON, wrong types and out-of-range values,
+// unknown fields, wrong content types, a 10 MB prompt, huge headers, invalid UTF-8, deep
+// nesting, wrong methods and routes, broken request lines, and slow bodies. Each is built to be
+// wrong, so each must get a 4xx; sent over raw sockets on loopback, the status line is read.
+import { connect } from 'node:net';
+
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+type Rand = () => number;
+const pick = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
+
+export interface FuzzCase {
+  kind: string;
+  detail: string;
+  /** Sent one after another. */
+  chunks: (string | Buffer)[];
+  /** Then the client goes quiet, leaving the request unfinished (slow loris). */
+  stall?: boolean;
+}
+
+export interface FuzzOutcome {
+  kind: string;
+  detail: string;
+  status: number | null;
+  /** Anything a test must fail on: no answer, or an answer that is not a 4xx. */
+  problem: string | null;
+}
+
+const CHAT = '/v1/chat/completions';
+const TEXT = '/v1/completions';
+
+function validBody(r: Rand, model: string): { path: string; body: Record<string, unknown> } {
+  return r() < 0.5
+    ? { path: CHAT, body: { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 2, temperature: 0 } }
+    : { path: TEXT, body: { model, prompt: 'Once', max_tokens: 2, temperature: 0 } };
+}
+
+function http(port: number, method: string, path: string, headers: Record<string, string>, body: string | Buffer): (string | Buffer)[] {
+  const head = [`${method} ${path} HTTP/1.1`, `Host: 127.0.0.1:${port}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), 'Connection: close', '', ''].join('\r\n');
+  return [head, body];
+}
+
+const jsonHeaders = (body: string | Buffer) => ({ 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) });
+
+/** Wrong values per parameter; every one is refused whichever endpoint gets it. */
+const WRONG: Record<string, unknown[]> = {
+  model: [1, true, {}, [], ''],
+  max_tokens: ['5', true, {}, [], 1.5, -1, -100, 0, 1e20],
+  temperature: ['hot', -1, 3, {}, true, 1e300],
+  top_p: [2, -0.1, 'x', []],
+  seed: ['x', 1.5, 2 ** 40, -2],
+  stop: [5, [1], [''], {}, Array(40).fill('x')],
+  n: [2, 0, 'one', 1.5],
+  stream: ['yes', 1, {}],
+  stream_options: [{ include_usage: true }],
+  frequency_penalty: [5, 'x'],
+  logit_bias: [{ '1': 5 }],
+  user: [5, {}],
+};
+const WRONG_CHAT: Record<string, unknown[]> = {
+  messages: ['hi', [], [1], [{}], [{ role: 'x', content: 'y' }], [{ role: 'user' }], [{ role: 'user', content: 5 }], [{ role: 'tool', content: 'x' }], [{ role: 'user', content: [{ type: 'image_url' }] }], null],
+  logprobs: [true],
+  tools: [[{ type: 'function' }]],
+  response_format: [{ type: 'json_object' }],
+  max_completion_tokens: [-1, 'x'],
+};
+const WRONG_TEXT: Record<string, unknown[]> = {
+  prompt: [5, {}, ['a', 'b'], [1, 2], true, null],
+  suffix: ['x'],
+  best_of: [2],
+  echo: ['yes'],
+};
+
+export function fuzzCases(seed: number, n: number, port: number, model: string, opts: { slow: number; big: number }): FuzzCase[] {
+  const r = rng(seed);
+  const out: FuzzCase[] = [];
+  const kinds = ['bad-json', 'wrong-type', 'wrong-type', 'wrong-type', 'unknown-field', 'content-type', 'not-object', 'utf8', 'deep', 'route', 'request-line', 'huge-header'];
+  for (let i = 0; i < opts.big; i++) {
+    const { path, body } = validBody(r, model);
+    const big = JSON.stringify({ ...body, ...(path === CHAT ? { messages: [{ role: 'user', content: 'x'.repeat(10 * 1024 * 1024) }] } : { prompt: 'x'.repeat(10 * 1024 * 1024) }) });
+    // Half announce their length (refused before reading), half are chunked (cut off while arriving).
+    if (i % 2 === 0) out.push({ kind: 'huge-prompt', detail: `${path} 10 MB, Content-Length`, chunks: http(port, 'POST', path, jsonHeaders(big), big) });
+    else {
+      const head = [`POST ${path} HTTP/1.1`, `Host: 127.0.0.1:${port}`, 'Content-Type: application/json', 'Transfer-Encoding: chunked', 'Connection: close', '', ''].join('\r\n');
+      const pieces = [head];
+      for (let at = 0; at < big.length; at += 1 << 20) {
+        const c = big.slice(at, at + (1 << 20));
+        pieces.push(`${c.length.toString(16)}\r\n${c}\r\n`);
+      }
+      pieces.push('0\r\n\r\n');
+      out.push({ kind: 'huge-prompt', detail: `${path} 10 MB, chunked`, chunks: pieces });
+    }
+  }
+  for (let i = 0; i < opts.slow; i++) {
+    const { path, body } = validBody(r, model);
+    const text = JSON.stringify(body);
+    if (i % 2 === 0) {
+      out.push({ kind: 'slow-body', detail: path, stall: true, chunks: http(port, 'POST', path, { ...jsonHeaders(text), 'Content-Length': String(text.length + 50) }, text.slice(0, 10)) });
+    } else {
+      out.push({ kind: 'slow-headers', detail: path, stall: true, chunks: [`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: appl`] });
+    }
+  }
+  while (out.length < n) {
+    const kind = pick(r, kinds);
+    const { path, body } = validBody(r, model);
+    switch (kind) {
+      case 'bad-json': {
+        const text = JSON.stringify(body);
+        const cut = text.slice(0, 1 + Math.floor(r() * (text.length - 2)));
+        const s = r() < 0.5 ? cut : text.replace(':', pick(r, ['', '::', ':}', ' = ']));
+        out.push({ kind, detail: s.slice(0, 60), chunks: http(port, 'POST', path, jsonHeaders(s), s) });
+        break;
+      }
+      case 'wrong-type': {
+        const table = { ...WRONG, ...(path === CHAT ? WRONG_CHAT : WRONG_TEXT) };
+        const field = pick(r, Object.keys(table));
+        const value = pick(r, table[field] as unknown[]);
+        const s = JSON.stringify({ ...body, [field]: value });
+        out.push({ kind, detail: `${path} ${field}=${JSON.stringify(value).slice(0, 40)}`, chunks: http(port, 'POST', path, jsonHeaders(s), s) });
+        break;
+      }
+      case 'unknown-field': {
+        const name = pick(r, ['max_token', 'temprature', 'foo', 'stream_option', 'Model', 'prompt_tokens', `x${Math.floor(r() * 1e6)}`, path === CHAT ? 'prompt' : 'messages']);
+        const s = JSON.stringify({ ...body, [name]: pick(r, [1, 'x', null, {}, [], true]) });
+        out.push({ kind, detail: `${path} ${name}`, chunks: http(port, 'POST', path, jsonHeaders(s), s) });
+        break;
+      }
+      case 'content-type': {
+        const s = JSON.stringify(body);
+        const ct = pick(r, ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', 'application/jsonx', null]);
+        const headers: Record<string, string> = { 'Content-Length': String(s.length) };
+        if (ct !== null) headers['Content-Type'] = ct;
+        out.push({ kind, detail: `${path} ${String(ct)}`, chunks: http(port, 'POST', path, headers, s) });
+        break;
+      }
+      case 'not-object': {
+        const s = pick(r, ['[]', '"x"', '1', 'null', 'true', '[{"model":"m"}]', '']);
+        out.push({ kind, detail: s || '(empty)', chunks: http(port, 'POST', path, jsonHeaders(s), s) });
+        break;
+      }
+      case 'utf8': {
+        const b = Buffer.concat([Buffer.from('{"model":"'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('","prompt":"x"}')]);
+        out.push({ kind, detail: path, chunks: http(port, 'POST', path, jsonHeaders(b), b) });
+        break;
+      }
+      case 'deep': {
+        const depth = pick(r, [1000, 100_000, 1_000_000]);
+        const s = '['.repeat(depth) + ']'.repeat(depth);
+        out.push({ kind, detail: `${path} depth ${depth}`, chunks: http(port, 'POST', path, jsonHeaders(s), s) });
+        break;
+      }
+      case 'route': {
+        const [method, target] = pick(r, [
+          ['PUT', CHAT],
+          ['DELETE', TEXT],
+          ['GET', CHAT],
+          ['POST', '/v1/models'],
+          ['POST', '/v1/embeddings'],
+          ['GET', '/v1/../../etc/passwd'],
+          ['GET', '//v1/models'],
+          ['POST', '/v2/chat/completions'],
+          ['OPTIONS', CHAT],
+        ] as const);
+        const s = JSON.stringify(body);
+        out.push({ kind, detail: `${method} ${target}`, chunks: http(port, method, target, jsonHeaders(s), s) });
+        break;
+      }
+      case 'request-line': {
+        const line = pick(r, ['GARBAGE\r\n\r\n', 'POST\r\n\r\n', `POST ${CHAT} HTTP/9.9\r\n\r\n`, 'GET / HTTP/1.1\r\nHost 127.0.0.1\r\n\r\n', `POST ${CHAT} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Length: -5\r\n\r\n`, `POST ${CHAT} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n`]);
+        out.push({ kind, detail: JSON.stringify(line.slice(0, 40)), chunks: [line] });
+        break;
+      }
+      case 'huge-header': {
+        const s = JSON.stringify(body);
+        out.push({ kind, detail: `${path} 64 KiB header`, chunks: http(port, 'POST', path, { ...jsonHeaders(s), 'X-Filler': 'a'.repeat(64 * 1024) }, s) });
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/** Sends one case; the status of the first answer, or null when the server closed without one. */
+export function send(port: number, c: FuzzCase, waitMs: number): Promise<FuzzOutcome> {
+  return new Promise((resolve) => {
+    const s = connect(port, '127.0.0.1');
+    let got = Buffer.alloc(0);
+    let done = false;
+    const finish = (): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      s.destroy();
+      const m = /^HTTP\/1\.1 (\d{3})/.exec(got.subarray(0, 20).toString('latin1'));
+      const status = m ? Number(m[1]) : null;
+      const problem = status === null ? 'no answer' : status < 400 || status > 499 ? `status ${status}` : null;
+      resolve({ kind: c.kind, detail: c.detail, status, problem });
+    };
+    const timer = setTimeout(finish, waitMs);
+    s.on('error', () => finish());
+    s.on('close', () => finish());
+    s.on('data', (b: Buffer) => {
+      got = Buffer.concat([got, b]);
+      if (/^HTTP\/1\.1 \d{3}/.test(got.subarray(0, 20).toString('latin1'))) finish();
+    });
+    s.on('connect', () => {
+      // Written in order; a server that answers early and closes makes the rest fail, which is fine.
+      for (const ch of c.chunks) if (!s.destroyed) s.write(ch);
+    });
+  });
+}
+
+/** Runs the cases `parallel` at a time. */
+export async function runCases(port: number, cases: FuzzCase[], parallel: number, waitMs: number): Promise<FuzzOutcome[]> {
+  const out: FuzzOutcome[] = [];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < cases.length) {
+      const c = cases[next++] as FuzzCase;
+      out.push(await send(port, c, waitMs));
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, worker));
+  return out;
+}
+
+export function summary(out: FuzzOutcome[]): string {
+  const by = new Map<string, Map<string, number>>();
+  for (const o of out) {
+    const m = by.get(o.kind) ?? new Map<string, number>();
+    m.set(String(o.status), (m.get(String(o.status)) ?? 0) + 1);
+    by.set(o.kind, m);
+  }
+  return [...by].map(([k, m]) => `${k}: ${[...m].map(([s, n]) => `${n}×${s}`).join(' ')}`).join('; ');
+}

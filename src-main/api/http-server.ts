@@ -1,0 +1,172 @@
+// The OpenAI-compatible HTTP server: routes, access checks, body limits, and the guarantee that
+// every request ends — answered, refused with a 4xx/5xx in OpenAI's shape, or closed — and that
+// nothing a client sends can throw out of a listener and end the process.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { RAMFORGE_VERSION } from '../shared/version.js';
+import type { ApiBackend } from './backend.js';
+import { handleCompletion } from './completion-handler.js';
+import { ApiError, asApiError, notFound } from './errors.js';
+import { accessProblem, bearerCheck, isLoopbackHost } from './http-access.js';
+import { ClientGone, DEFAULT_BODY_LIMITS, contentTypeProblem, readJsonBody, type BodyLimits } from './http-body.js';
+import { sendError, sendJson } from './http-reply.js';
+import { namesModel } from './model-id.js';
+import { modelList, modelObject } from './models-list.js';
+import { validateChatRequest, validateCompletionRequest } from './validate-request.js';
+
+export interface ApiServerOptions {
+  backend: ApiBackend;
+  /** 127.0.0.1 unless the user asked for another address. */
+  host?: string;
+  /** 0 = any free port. */
+  port: number;
+  apiKey?: string | null;
+  body?: Partial<BodyLimits>;
+  /** Headers must arrive within this long (slow-loris). */
+  headersTimeoutMs?: number;
+  /** Lines for the log (listen errors after start, never request content). */
+  log?: (line: string) => void;
+}
+
+export interface RunningApiServer {
+  /** http://HOST:PORT/v1 */
+  url: string;
+  port: number;
+  host: string;
+  close(): Promise<void>;
+}
+
+/** Connections open at once; past this new ones are closed at once (file descriptors are finite). */
+const MAX_CONNECTIONS = 512;
+
+const ROUTES: Record<string, string[]> = {
+  '/models': ['GET'],
+  '/chat/completions': ['POST'],
+  '/completions': ['POST'],
+  '/health': ['GET'],
+};
+
+/** The route of a request target: `/v1/x` and `/x` are the same route (clients configured either way). */
+function routeOf(target: string | undefined): string | null {
+  if (typeof target !== 'string' || !target.startsWith('/') || target.startsWith('//')) return null;
+  const q = target.indexOf('?');
+  let p = q < 0 ? target : target.slice(0, q);
+  if (p.length > 1 && p.endsWith('/')) p = p.slice(0, -1);
+  return p.startsWith('/v1/') ? p.slice(3) : p;
+}
+
+export async function startApiServer(opts: ApiServerOptions): Promise<RunningApiServer> {
+  const host = opts.host ?? '127.0.0.1';
+  const loopback = isLoopbackHost(host);
+  const limits: BodyLimits = { ...DEFAULT_BODY_LIMITS, ...opts.body };
+  const auth = bearerCheck(opts.apiKey ?? null);
+  const log = opts.log ?? ((l: string) => void process.stderr.write(l + '\n'));
+  let port = 0;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const route = routeOf(req.url);
+    const problem = accessProblem(req, port, loopback);
+    if (problem) return sendError(res, problem, false);
+    const methods = route === null ? undefined : (ROUTES[route] ?? (route.startsWith('/models/') ? ['GET'] : undefined));
+    if (route === null || methods === undefined) return sendError(res, notFound(`unknown route: ${String(req.method)} ${String(req.url).slice(0, 200)}`, 'unknown_route'), false);
+    if (!methods.includes(req.method ?? '')) {
+      return sendError(res, new ApiError(405, 'invalid_request_error', `${route} accepts ${methods.join(', ')}, not ${String(req.method).slice(0, 20)}`, 'method_not_allowed'), false, { allow: methods.join(', ') });
+    }
+    if (route === '/health') {
+      const m = opts.backend.model();
+      return m instanceof ApiError ? sendError(res, m, false) : sendJson(res, 200, { status: 'ok' });
+    }
+    const denied = auth(req);
+    if (denied) return sendError(res, denied, false);
+    if (route === '/models') {
+      const m = opts.backend.model();
+      return sendJson(res, 200, modelList(m instanceof ApiError ? null : m));
+    }
+    if (route.startsWith('/models/')) {
+      const m = opts.backend.model();
+      let id = route.slice('/models/'.length);
+      try {
+        id = decodeURIComponent(id);
+      } catch {
+        // An id that is not valid percent-encoding names no model.
+      }
+      if (m instanceof ApiError || !namesModel(id, m)) return sendError(res, notFound(`the model '${id.slice(0, 200)}' does not exist`, 'model_not_found'), false);
+      return sendJson(res, 200, modelObject(m));
+    }
+    const ct = contentTypeProblem(req);
+    if (ct) return sendError(res, ct, false);
+    let body: unknown;
+    try {
+      body = await readJsonBody(req, limits);
+    } catch (e) {
+      if (e instanceof ClientGone) return void res.destroy();
+      const err = asApiError(e);
+      // A body refused by size or time was not read to its end; a malformed one was.
+      return sendError(res, err, err.status !== 413 && err.status !== 408);
+    }
+    const gone = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) gone.abort();
+    });
+    if (res.destroyed || req.socket.destroyed) gone.abort();
+    const chat = route === '/chat/completions';
+    try {
+      const request = chat ? validateChatRequest(body) : validateCompletionRequest(body);
+      await handleCompletion(request, {
+        backend: opts.backend,
+        res,
+        clientGone: gone.signal,
+        meta: { id: `${chat ? 'chatcmpl' : 'cmpl'}-${randomUUID()}`, created: Math.floor(Date.now() / 1000), systemFingerprint: `ramforge-${RAMFORGE_VERSION}` },
+      });
+    } catch (e) {
+      if (!gone.signal.aborted) sendError(res, asApiError(e), true);
+    }
+  };
+
+  // Node's own limits come after ours (a body gets our 408 first); headers have only Node's.
+  const requestTimeout = limits.totalMs + 5000;
+  const headersTimeout = Math.min(opts.headersTimeoutMs ?? 10_000, requestTimeout);
+  const server: Server = createServer({ requestTimeout, headersTimeout, connectionsCheckingInterval: 1000 }, (req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      try {
+        sendError(res, asApiError(e), false);
+      } catch {
+        res.destroy();
+      }
+    });
+  });
+  server.maxConnections = MAX_CONNECTIONS;
+  // A streamed answer may wait minutes for its first token on a model far larger than RAM: no
+  // socket inactivity timeout (headers and bodies have their own limits above).
+  server.setTimeout(0);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+  let logged = 0;
+  server.on('error', (e: Error) => {
+    if (logged++ < 5) log(`ramforge API: ${e.message}`);
+  });
+  server.on('clientError', (e: Error & { code?: string }, socket) => {
+    // Malformed requests, oversized headers, timeouts: Node's own 4xx where it still can.
+    if (!socket.writable) return void socket.destroy();
+    const status = e.code === 'HPE_HEADER_OVERFLOW' ? 431 : e.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const text = JSON.stringify({ error: { message: status === 431 ? 'request headers too large' : status === 408 ? 'the request did not arrive in time' : 'malformed HTTP request', type: 'invalid_request_error', param: null, code: null } });
+    socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`);
+  });
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shownHost}:${port}/v1`,
+    port,
+    host,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}

@@ -1,0 +1,106 @@
+// The HTTP API's view of the app's worker: the model the app has loaded, served under its file
+// name, and generations that go through the same gate as the app's own chat, so API clients
+// and the chat window share the worker's sequences without ever asking it for more.
+import type { ApiBackend, BackendRun, ServedModel } from '../api/backend.js';
+import { ApiError, unavailable } from '../api/errors.js';
+import { QueueAbortedError, type GenerationGate } from '../api/gate.js';
+import { modelIdOf } from '../api/model-id.js';
+import { Throughput } from '../api/throughput.js';
+import { apiErrorOfWorker } from '../api/worker-errors.js';
+import type { EngineState } from '../shared/api.js';
+import type { GenerateParams, LoadParams, ModelInfo, TokenEvent } from '../shared/worker-protocol.js';
+import type { HostLike } from './host-like.js';
+
+/** What the backend reads of the app service. */
+export interface WorkerAccess {
+  host(): HostLike | null;
+  loaded(): { path: string; params: LoadParams; info: ModelInfo; loadedAt: number } | null;
+  status(): EngineState['status'];
+  /** After a failure on `h`: did its worker end, and was that a crash (not a close by unload or load)? */
+  ended(h: HostLike): Promise<{ ended: boolean; crashed: boolean }>;
+  /** The worker's cumulative storage reads (latest residency sample), or null. */
+  readBytes(): number | null;
+}
+
+export class AppApiBackend implements ApiBackend {
+  /** API generations running now (the app's own chat is not counted). */
+  running = 0;
+
+  constructor(
+    private readonly access: WorkerAccess,
+    private readonly gate: () => GenerationGate,
+    private readonly throughput: Throughput,
+  ) {}
+
+  model(): ServedModel | ApiError {
+    const status = this.access.status();
+    const l = this.access.loaded();
+    if (status === 'crashed') return unavailable('the inference worker is down (it crashed or was killed): restart it in the app, or restart ramforge serve', 'worker_down');
+    if (status === 'loading') return unavailable('a model is loading: retry in a moment', 'model_loading');
+    if (!l || !this.access.host()) return unavailable('no model is loaded: load one in the app, or start ramforge serve with --model', 'model_not_loaded');
+    const file = l.path.split(/[\\/]/).pop() ?? l.path;
+    const id = modelIdOf(l.path);
+    const aliases = [...new Set([file, l.info.name])].filter((a) => a !== id && a !== '');
+    const sequences = Math.max(1, l.params.parallel ?? 1);
+    return {
+      id,
+      aliases,
+      created: Math.floor(l.loadedAt / 1000),
+      arch: l.info.arch,
+      hasChatTemplate: l.info.chatTemplate !== null && l.info.chatTemplate !== '',
+      ctxPerSequence: Math.max(1, Math.floor(l.info.nCtx / sequences)),
+      sequences,
+      policy: l.params.policy ?? null,
+    };
+  }
+
+  async generate(params: GenerateParams, onToken: (t: TokenEvent) => void, signal: AbortSignal): Promise<BackendRun> {
+    const asked = this.access.loaded();
+    const first = this.model();
+    if (first instanceof ApiError) throw first;
+    const leave = await this.gate().enter({ signal, limited: true });
+    this.running++;
+    const h = this.access.host();
+    try {
+      const m = this.model();
+      if (m instanceof ApiError) throw m;
+      // The app may have loaded another model while this request waited.
+      if (this.access.loaded() !== asked || !h) throw unavailable('the model changed while the request waited: send it again', 'model_changed');
+      const mark = this.throughput.mark();
+      const read0 = this.access.readBytes();
+      const result = await h.generate(
+        params,
+        (t) => {
+          this.throughput.token();
+          onToken(t);
+        },
+        signal,
+      );
+      const now = this.throughput.mark();
+      const read1 = this.access.readBytes();
+      const tokens = now.tokens - mark.tokens;
+      return {
+        result,
+        extras: {
+          policy: m.policy,
+          sequences: m.sequences,
+          bytes_read_per_token: read0 !== null && read1 !== null && tokens > 0 ? Math.round((read1 - read0) / tokens) : null,
+          tokens_per_pass: Throughput.tokensPerPass(mark, now),
+          prompt_ms: result.timings.promptMs,
+          ttft_ms: result.timings.ttftMs,
+          decode_tok_s: result.timings.decodeTokS,
+        },
+      };
+    } catch (e) {
+      if (e instanceof ApiError || e instanceof QueueAbortedError || !h) throw e;
+      const { ended, crashed } = await this.access.ended(h);
+      const code = (e as { code?: unknown }).code;
+      const message = (e as Error)?.message ?? String(e);
+      if (ended) throw apiErrorOfWorker('WORKER_EXITED', message, crashed);
+      throw apiErrorOfWorker(typeof code === 'string' ? code : undefined, message, false);
+    } finally {
+      this.running--;
+      leave();
+    }
+  }
+}

@@ -1,0 +1,111 @@
+// Turning the HTTP API on and off: from the app's setting (kept in the data folder, restored at
+// start) or from `ramforge serve --api` (its flags, not kept). One change at a time; a port
+// that is taken becomes the state's `error`, never an exception in the app.
+import type { ApiBackend } from '../api/backend.js';
+import { startApiServer, type RunningApiServer } from '../api/http-server.js';
+import type { ServerStatsFeed } from '../api/stats-feed.js';
+import type { ApiServerState } from '../shared/api-server-state.js';
+import { validateApiServerOptions } from '../shared/api-server-state.js';
+import { readApiSetting, writeApiSetting } from './api-setting.js';
+
+export interface ListenOptions {
+  host: string;
+  port: number;
+  apiKey: string | null;
+}
+
+export class ApiServerControl {
+  private server: RunningApiServer | null = null;
+  private listen: ListenOptions | null = null;
+  private enabled = false;
+  private error: string | null = null;
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly backend: ApiBackend,
+    private readonly feed: ServerStatsFeed,
+    private readonly settingFile: string,
+  ) {}
+
+  state(): ApiServerState {
+    return {
+      enabled: this.enabled,
+      url: this.server?.url ?? null,
+      port: this.server?.port ?? this.listen?.port ?? 0,
+      hasKey: (this.listen?.apiKey ?? null) !== null,
+      error: this.error,
+    };
+  }
+
+  /** The stored setting, with what is running now. */
+  async get(): Promise<ApiServerState> {
+    await this.chain.catch(() => undefined);
+    if (this.listen === null) {
+      const s = await readApiSetting(this.settingFile);
+      return { enabled: s.enabled, url: null, port: s.port, hasKey: s.apiKey !== null, error: null };
+    }
+    return this.state();
+  }
+
+  /** The app's switch: kept in the setting file, then applied (on 127.0.0.1). */
+  set(opts: unknown): Promise<ApiServerState> {
+    const o = validateApiServerOptions(opts);
+    return this.serial(async () => {
+      const before = await readApiSetting(this.settingFile);
+      const apiKey = o.apiKey === undefined ? before.apiKey : o.apiKey;
+      await writeApiSetting(this.settingFile, { enabled: o.enabled, port: o.port, apiKey });
+      await this.apply(o.enabled, { host: '127.0.0.1', port: o.port, apiKey });
+      return this.state();
+    });
+  }
+
+  /** At app start: on again if the user left it on. */
+  restore(): Promise<ApiServerState> {
+    return this.serial(async () => {
+      const s = await readApiSetting(this.settingFile);
+      await this.apply(s.enabled, { host: '127.0.0.1', port: s.port, apiKey: s.apiKey });
+      return this.state();
+    });
+  }
+
+  /** `ramforge serve --api`: listens as the flags say (not kept); a failure to listen throws. */
+  start(l: ListenOptions): Promise<RunningApiServer> {
+    return this.serial(async () => {
+      await this.apply(true, l);
+      if (!this.server) throw new Error(this.error ?? 'the API server did not start');
+      return this.server;
+    });
+  }
+
+  close(): Promise<void> {
+    return this.serial(() => this.apply(false, this.listen ?? { host: '127.0.0.1', port: 0, apiKey: null }));
+  }
+
+  private serial<T>(f: () => Promise<T>): Promise<T> {
+    const p = this.chain.catch(() => undefined).then(f);
+    this.chain = p;
+    return p;
+  }
+
+  private async apply(enabled: boolean, l: ListenOptions): Promise<void> {
+    const same = this.server !== null && this.listen !== null && this.listen.host === l.host && this.listen.port === l.port && this.listen.apiKey === l.apiKey;
+    this.enabled = enabled;
+    this.listen = l;
+    if (enabled && same) return;
+    if (this.server) {
+      const s = this.server;
+      this.server = null;
+      this.feed.stop();
+      await s.close();
+    }
+    this.error = null;
+    if (!enabled) return;
+    try {
+      this.server = await startApiServer({ backend: this.backend, host: l.host, port: l.port, apiKey: l.apiKey });
+      this.feed.start(this.server.url);
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException;
+      this.error = err.code === 'EADDRINUSE' ? `port ${l.port} is in use by another program: choose another port` : `the API server could not listen on ${l.host}:${l.port}: ${err.message}`;
+    }
+  }
+}

@@ -1,0 +1,190 @@
+// The app service with its HTTP API on (a fake worker): the setting turns it on and off and is
+// kept; API requests and the app's own chat share the worker's sequences through one gate; the
+// server reports its load as server-stats events; a worker that dies or a model unloaded under
+// a request gives 500 or 503, never a hung request.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AppService } from './service.js';
+import { FakeHost } from './fake-host.test-util.js';
+import { defaultSettings } from './settings.js';
+import type { ApiEvent } from '../shared/api.js';
+import type { ServerStats } from '../shared/server-stats.js';
+import type { LoadParams, ModelInfo } from '../shared/worker-protocol.js';
+import { DEFAULT_SAMPLING } from '../shared/settings/run-settings.js';
+
+/** A fake worker whose model has a chat template. */
+class ChatHost extends FakeHost {
+  override async load(params: LoadParams, onProgress?: (f: number) => void): Promise<ModelInfo> {
+    return { ...(await super.load(params, onProgress)), chatTemplate: '{{ messages }}' };
+  }
+}
+
+let dir: string;
+let hosts: FakeHost[];
+let svc: AppService;
+let events: ApiEvent[];
+
+function service(): AppService {
+  const s = new AppService({
+    dataDir: dir,
+    hostFactory: async (o) => {
+      const h = new ChatHost(o, 10);
+      hosts.push(h);
+      return h;
+    },
+    inspectModel: async (p) => ({ path: p }),
+    planModel: async () => ({}),
+    apiQueue: 2,
+  });
+  s.onEvent((e) => events.push(e));
+  return s;
+}
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+function waitFor(pred: () => boolean, ms = 5000): Promise<void> {
+  const t0 = Date.now();
+  return new Promise((resolve, reject) => {
+    const tick = (): void => {
+      if (pred()) return resolve();
+      if (Date.now() - t0 > ms) return reject(new Error('timed out waiting'));
+      setTimeout(tick, 5);
+    };
+    tick();
+  });
+}
+
+const stats = (): ServerStats[] => events.flatMap((e) => (e.type === 'server-stats' ? [e.stats] : []));
+const complete = (url: string, body: Record<string, unknown>) =>
+  fetch(`${url}/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', prompt: 'x', max_tokens: 3, ...body }) });
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ramforge-app-api-'));
+  hosts = [];
+  events = [];
+  svc = service();
+});
+
+afterEach(async () => {
+  await svc.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('AppService with the API server', () => {
+  it('is off by default; on, it listens on 127.0.0.1, serves the loaded model, keeps the setting (owner-only), and goes off again', async () => {
+    expect(await svc.getApiServer()).toEqual({ enabled: false, url: null, port: 8080, hasKey: false, error: null });
+    const port = await freePort();
+    const on = await svc.setApiServer({ enabled: true, port, apiKey: null });
+    expect(on).toEqual({ enabled: true, url: `http://127.0.0.1:${port}/v1`, port, hasKey: false, error: null });
+    expect((await stat(join(dir, 'api-server.json'))).mode & 0o777).toBe(0o600);
+    const noModel = await complete(on.url as string, {});
+    expect(noModel.status).toBe(503);
+    await svc.load(join(dir, 'm.gguf'), { ...defaultSettings(), parallel: 2 });
+    const list = (await (await fetch(`${on.url}/models`)).json()) as { data: { id: string; ramforge: { sequences: number } }[] };
+    expect(list.data.map((m) => [m.id, m.ramforge.sequences])).toEqual([['m', 2]]);
+    const r = await complete(on.url as string, {});
+    expect(r.status).toBe(200);
+    expect(((await r.json()) as { choices: { text: string }[] }).choices[0]?.text).toBe('t0 t1 t2 ');
+    expect(stats().at(-1)).toMatchObject({ url: on.url, sequences: 2, activeRequests: 0, completed: 1 });
+
+    const off = await svc.setApiServer({ enabled: false, port });
+    expect(off).toMatchObject({ enabled: false, url: null });
+    expect(stats().at(-1)?.url).toBeNull();
+    await expect(fetch(`${on.url}/models`)).rejects.toThrow();
+  });
+
+  it('a key is kept when the switch is flipped without one, and only whether there is one is told', async () => {
+    const port = await freePort();
+    const on = await svc.setApiServer({ enabled: true, port, apiKey: 'k-1' });
+    expect(on.hasKey).toBe(true);
+    await svc.setApiServer({ enabled: false, port });
+    const again = await svc.setApiServer({ enabled: true, port });
+    expect(again.hasKey).toBe(true);
+    expect(JSON.stringify(again)).not.toContain('k-1');
+    expect((await fetch(`${again.url}/models`)).status).toBe(401);
+    expect((await fetch(`${again.url}/models`, { headers: { authorization: 'Bearer k-1' } })).status).toBe(200);
+  });
+
+  it('restored at the next start when left on; a port in use is the state\'s error, not an exception', async () => {
+    const port = await freePort();
+    await svc.setApiServer({ enabled: true, port, apiKey: null });
+    const second = service();
+    try {
+      const st = await second.restoreApiServer();
+      expect(st).toMatchObject({ enabled: true, url: null, port });
+      expect(st.error).toMatch(new RegExp(`port ${port} is in use`));
+      await svc.setApiServer({ enabled: false, port });
+      const retried = await second.setApiServer({ enabled: true, port });
+      expect(retried).toMatchObject({ url: `http://127.0.0.1:${port}/v1`, error: null });
+    } finally {
+      await second.close();
+    }
+  });
+
+  it("with one sequence the app's chat and an API request take turns; stop ends the chat's generation only", async () => {
+    const port = await freePort();
+    const { url } = await svc.setApiServer({ enabled: true, port, apiKey: null });
+    await svc.load(join(dir, 'm.gguf'), defaultSettings());
+    await svc.generate('ui-1', [{ role: 'user', content: 'hi' }], DEFAULT_SAMPLING, 10);
+    await waitFor(() => events.some((e) => e.type === 'token'));
+    const api = complete(url as string, { max_tokens: 5 });
+    await waitFor(() => stats().some((s) => s.queued === 1));
+    const done = await new Promise<ApiEvent>((resolve) => svc.onEvent((e) => e.type === 'generation-done' && resolve(e)));
+    expect(done).toMatchObject({ requestId: 'ui-1', result: { stopReason: 'max_tokens' } });
+    const r = await api;
+    expect(r.status).toBe(200);
+    expect(((await r.json()) as { choices: { finish_reason: string }[] }).choices[0]?.finish_reason).toBe('length');
+
+    // The API's request runs; the app's chat waits for it and is stopped while waiting: the API request is untouched.
+    const api2 = complete(url as string, { max_tokens: 8 });
+    await waitFor(() => stats().some((s) => s.activeRequests === 1 && s.completed === 2));
+    await svc.generate('ui-2', [{ role: 'user', content: 'hi' }], DEFAULT_SAMPLING, 10);
+    await waitFor(() => svc.getStateSync().status === 'generating');
+    await svc.stop();
+    await waitFor(() => events.some((e) => e.type === 'generation-error' && e.requestId === 'ui-2'));
+    const j = (await (await api2).json()) as { choices: { text: string; finish_reason: string }[] };
+    expect(j.choices[0]).toEqual(expect.objectContaining({ finish_reason: 'length', text: 't0 t1 t2 t3 t4 t5 t6 t7 ' }));
+  });
+
+  it('past the sequences and the queue: 429, counted as refused', async () => {
+    const port = await freePort();
+    const { url } = await svc.setApiServer({ enabled: true, port, apiKey: null });
+    await svc.load(join(dir, 'm.gguf'), defaultSettings());
+    const running = [complete(url as string, { max_tokens: 6 }), complete(url as string, { max_tokens: 6 }), complete(url as string, { max_tokens: 6 })];
+    await waitFor(() => stats().some((s) => s.activeRequests === 1 && s.queued === 2));
+    const refused = await complete(url as string, {});
+    expect(refused.status).toBe(429);
+    expect(stats().at(-1)?.refused).toBe(1);
+    expect((await Promise.all(running)).map((r) => r.status)).toEqual([200, 200, 200]);
+  });
+
+  it('the worker dying under a request is a 500; a model unloaded under one is a 503; both end the request', async () => {
+    const port = await freePort();
+    const { url } = await svc.setApiServer({ enabled: true, port, apiKey: null });
+    await svc.load(join(dir, 'm.gguf'), defaultSettings());
+    const a = complete(url as string, { max_tokens: 1000 });
+    await waitFor(() => stats().some((s) => s.activeRequests === 1));
+    await svc.killWorker();
+    const ra = await a;
+    expect(ra.status).toBe(500);
+    expect(await ra.json()).toMatchObject({ error: { type: 'server_error', code: 'worker_crashed' } });
+    expect((await complete(url as string, {})).status).toBe(503);
+
+    await svc.restart();
+    const b = complete(url as string, { max_tokens: 1000 });
+    await waitFor(() => stats().filter((s) => s.activeRequests === 1).length > 1);
+    await svc.unload();
+    const rb = await b;
+    expect(rb.status).toBe(503);
+    expect(await rb.json()).toMatchObject({ error: { code: 'model_unloaded' } });
+  });
+});
