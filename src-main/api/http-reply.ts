@@ -1,6 +1,6 @@
 // Writing answers: JSON with its length, errors in OpenAI's shape. Never throws (a socket that
 // is already gone is simply not written to).
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorBody, type ApiError } from './errors.js';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -14,15 +14,43 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   }
 }
 
-/**
- * An error answer. `bodyRead` false: the request's body was not read to its end (refused before
- * reading, too large, too slow), so the connection closes rather than read what nobody wants.
- */
-export function sendError(res: ServerResponse, e: ApiError, bodyRead: boolean, headers: Record<string, string> = {}): void {
+/** An error answer (a stream already under way cannot change its status: it is cut off). */
+export function sendError(res: ServerResponse, e: ApiError, headers: Record<string, string> = {}): void {
   if (res.headersSent) {
-    // A stream already under way ends; it cannot change its status any more.
     res.destroy();
     return;
   }
-  sendJson(res, e.status, errorBody(e), bodyRead ? headers : { connection: 'close', ...headers });
+  sendJson(res, e.status, errorBody(e), headers);
+}
+
+/** How long, and how many bytes, the rest of a refused request's body is read and dropped. */
+export const LINGER_MS = 3000;
+export const LINGER_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Before a refusal that left the body unread (too large, no key, wrong route): the rest is read
+ * and dropped first, within bounds, then `answer` runs. A socket closed with unread bytes makes
+ * the kernel reset the connection, and the client loses the answer it had not yet read — the
+ * 413 for a 10 MB prompt was lost that way. `complete` is false when the client went on past
+ * the bounds (or went away): the answer then goes out and the connection closes.
+ */
+export function drainRequest(req: IncomingMessage, answer: (complete: boolean) => void): void {
+  if (req.complete || req.readableEnded) return answer(true);
+  let bytes = 0;
+  let settled = false;
+  const settle = (complete: boolean): void => {
+    if (settled) return;
+    settled = true;
+    clearTimeout(timer);
+    answer(complete);
+  };
+  const timer = setTimeout(() => settle(false), LINGER_MS);
+  req.on('data', (c: Buffer) => {
+    bytes += c.length;
+    if (bytes > LINGER_BYTES) settle(false);
+  });
+  req.once('end', () => settle(true));
+  req.once('close', () => settle(req.complete));
+  req.once('error', () => settle(false));
+  req.resume();
 }

@@ -10,7 +10,7 @@ import { handleCompletion } from './completion-handler.js';
 import { ApiError, asApiError, notFound } from './errors.js';
 import { accessProblem, bearerCheck, isLoopbackHost } from './http-access.js';
 import { ClientGone, DEFAULT_BODY_LIMITS, contentTypeProblem, readJsonBody, type BodyLimits } from './http-body.js';
-import { sendError, sendJson } from './http-reply.js';
+import { drainRequest, sendError, sendJson } from './http-reply.js';
 import { namesModel } from './model-id.js';
 import { modelList, modelObject } from './models-list.js';
 import { validateChatRequest, validateCompletionRequest } from './validate-request.js';
@@ -64,21 +64,30 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   const log = opts.log ?? ((l: string) => void process.stderr.write(l + '\n'));
   let port = 0;
 
+  /** Refused before the body was read: the answer, then the rest of the body read and dropped (bounded). */
+  const refuse = (req: IncomingMessage, res: ServerResponse, e: ApiError, headers: Record<string, string> = {}): void => {
+    drainRequest(req, (complete) => {
+      if (complete) return sendError(res, e, headers);
+      sendError(res, e, { ...headers, connection: 'close' });
+      res.once('finish', () => req.socket.destroy());
+    });
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const route = routeOf(req.url);
     const problem = accessProblem(req, port, loopback);
-    if (problem) return sendError(res, problem, false);
+    if (problem) return refuse(req, res, problem);
     const methods = route === null ? undefined : (ROUTES[route] ?? (route.startsWith('/models/') ? ['GET'] : undefined));
-    if (route === null || methods === undefined) return sendError(res, notFound(`unknown route: ${String(req.method)} ${String(req.url).slice(0, 200)}`, 'unknown_route'), false);
+    if (route === null || methods === undefined) return refuse(req, res, notFound(`unknown route: ${String(req.method)} ${String(req.url).slice(0, 200)}`, 'unknown_route'));
     if (!methods.includes(req.method ?? '')) {
-      return sendError(res, new ApiError(405, 'invalid_request_error', `${route} accepts ${methods.join(', ')}, not ${String(req.method).slice(0, 20)}`, 'method_not_allowed'), false, { allow: methods.join(', ') });
+      return refuse(req, res, new ApiError(405, 'invalid_request_error', `${route} accepts ${methods.join(', ')}, not ${String(req.method).slice(0, 20)}`, 'method_not_allowed'), { allow: methods.join(', ') });
     }
     if (route === '/health') {
       const m = opts.backend.model();
-      return m instanceof ApiError ? sendError(res, m, false) : sendJson(res, 200, { status: 'ok' });
+      return m instanceof ApiError ? refuse(req, res, m) : sendJson(res, 200, { status: 'ok' });
     }
     const denied = auth(req);
-    if (denied) return sendError(res, denied, false);
+    if (denied) return refuse(req, res, denied);
     if (route === '/models') {
       const m = opts.backend.model();
       return sendJson(res, 200, modelList(m instanceof ApiError ? null : m));
@@ -91,19 +100,20 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
       } catch {
         // An id that is not valid percent-encoding names no model.
       }
-      if (m instanceof ApiError || !namesModel(id, m)) return sendError(res, notFound(`the model '${id.slice(0, 200)}' does not exist`, 'model_not_found'), false);
+      if (m instanceof ApiError || !namesModel(id, m)) return refuse(req, res, notFound(`the model '${id.slice(0, 200)}' does not exist`, 'model_not_found'));
       return sendJson(res, 200, modelObject(m));
     }
     const ct = contentTypeProblem(req);
-    if (ct) return sendError(res, ct, false);
+    if (ct) return refuse(req, res, ct);
     let body: unknown;
     try {
       body = await readJsonBody(req, limits);
     } catch (e) {
       if (e instanceof ClientGone) return void res.destroy();
       const err = asApiError(e);
-      // A body refused by size or time was not read to its end; a malformed one was.
-      return sendError(res, err, err.status !== 413 && err.status !== 408);
+      // Too slow: the client gets its answer and the connection goes. Too large: the rest is dropped.
+      if (err.status === 408) return sendError(res, err, { connection: 'close' });
+      return refuse(req, res, err);
     }
     const gone = new AbortController();
     res.once('close', () => {
@@ -120,7 +130,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
         meta: { id: `${chat ? 'chatcmpl' : 'cmpl'}-${randomUUID()}`, created: Math.floor(Date.now() / 1000), systemFingerprint: `ramforge-${RAMFORGE_VERSION}` },
       });
     } catch (e) {
-      if (!gone.signal.aborted) sendError(res, asApiError(e), true);
+      if (!gone.signal.aborted) sendError(res, asApiError(e));
     }
   };
 
@@ -130,7 +140,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   const server: Server = createServer({ requestTimeout, headersTimeout, connectionsCheckingInterval: 1000 }, (req, res) => {
     handle(req, res).catch((e: unknown) => {
       try {
-        sendError(res, asApiError(e), false);
+        sendError(res, asApiError(e), { connection: 'close' });
       } catch {
         res.destroy();
       }

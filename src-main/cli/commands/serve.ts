@@ -5,14 +5,15 @@ import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join, resolve } from 'node:path';
 import type { CommandSpec } from '../args.js';
-import { UsageError } from '../errors.js';
+import { EXIT, UsageError } from '../errors.js';
 import { AppService } from '../../app/service.js';
 import { workerHostFactory } from '../../app/host-factory.js';
-import { defaultSettings } from '../../app/settings.js';
 import { buildTurnReport } from '../../app/report.js';
 import { ensureDemoModel, modelsDir } from '../../app/demo-model.js';
 import { startServer } from '../../server/index.js';
 import { dataRoot, packageRoot } from '../../node/paths.js';
+import { serveApiFlags, startSettings, SERVE_API_FLAGS, SERVE_API_HELP, type ServeApiFlags } from './serve-api-flags.js';
+import { modelIdOf } from '../../api/model-id.js';
 
 /**
  * The browser gets a URL with its own one-time code, valid for a minute: a command line is
@@ -35,8 +36,8 @@ function openBrowser(url: string): void {
 
 export const command: CommandSpec = {
   name: 'serve',
-  summary: 'serve the app UI in a browser on 127.0.0.1 (browser mode)',
-  positionals: [],
+  summary: 'serve the app UI in a browser on 127.0.0.1 (browser mode), and with --api an OpenAI-compatible API',
+  positionals: [{ name: 'MODEL', description: 'a GGUF model to load at start (as --model)' }],
   flags: [
     { name: 'port', type: 'int', description: 'port on 127.0.0.1 (0 = any free port)', default: 0 },
     { name: 'model', type: 'string', valueName: 'PATH', description: 'a GGUF model to list first and load at start' },
@@ -45,6 +46,7 @@ export const command: CommandSpec = {
     { name: 'renderer', type: 'string', valueName: 'DIR', description: 'folder of the built renderer (default: out/renderer in the package)' },
     { name: 'max-upload', type: 'size', description: 'largest model file accepted by drag and drop (default 64G)' },
     { name: 'upload-quota', type: 'size', description: 'most bytes all dropped files together may hold in the uploads folder (default 256G)' },
+    ...SERVE_API_FLAGS,
   ],
   details: [
     'The printed URL carries a one-time login code (valid for 5 minutes, for one browser tab;',
@@ -54,17 +56,21 @@ export const command: CommandSpec = {
     'Examples:',
     '  ramforge serve --port 8080',
     '  ramforge serve --model ./t.gguf --open',
+    '',
+    SERVE_API_HELP,
   ].join('\n'),
   async run(args) {
     const port = args.flags.port as number;
     if (port < 0 || port > 65535) throw new UsageError(`--port must be between 0 and 65535, got ${port}`);
     const maxUpload = args.flags['max-upload'] as number | undefined;
     const quota = args.flags['upload-quota'] as number | undefined;
+    const api: ServeApiFlags | null = serveApiFlags(args.flags, port);
     const rendererDir = resolve((args.flags.renderer as string | undefined) ?? join(packageRoot(), 'out', 'renderer'));
-    if (!existsSync(join(rendererDir, 'index.html'))) {
+    if (api?.ui !== false && !existsSync(join(rendererDir, 'index.html'))) {
       process.stderr.write(`ramforge serve: warning: ${rendererDir} has no index.html (build it with: npm run build:app)\n`);
     }
-    let model = args.flags.model as string | undefined;
+    if (args.positionals.length > 0 && args.flags.model !== undefined) throw new UsageError('give the model once: as MODEL or as --model');
+    let model = (args.positionals[0] as string | undefined) ?? (args.flags.model as string | undefined);
     if (model !== undefined) {
       model = resolve(model);
       if (!existsSync(model)) throw new UsageError(`no such model file: ${model}`);
@@ -77,24 +83,43 @@ export const command: CommandSpec = {
       hostFactory: workerHostFactory(),
       pinnedModels: () => (model ? [model] : []),
       buildReport: buildTurnReport,
+      ...(api ? { apiQueue: api.queue } : {}),
     });
-    const server = await startServer({
-      service,
-      rendererDir,
-      uploadDir: join(modelsDir(), 'uploads'),
-      port,
-      uploadLimits: { ...(maxUpload !== undefined ? { maxBytes: maxUpload } : {}), ...(quota !== undefined ? { quotaBytes: quota } : {}) },
-    });
-    process.stdout.write(`RAMforge is serving on ${server.url}\n`);
-    process.stdout.write('That address logs one browser tab in, once, within 5 minutes.' + (process.stdin.isTTY ? ' Press Enter here for a new one.\n' : '\n'));
-    if (args.flags.open === true) openBrowser(server.loginUrl(OPEN_CODE_TTL_MS));
+    // The model's settings come first: choosing --parallel reads its header (a bad file is exit 2).
+    const settings = model ? await startSettings(model, args.flags, api !== null, (l) => process.stderr.write(`ramforge serve: ${l}\n`)) : null;
+    const server = api?.ui === false
+      ? null
+      : await startServer({
+          service,
+          rendererDir,
+          uploadDir: join(modelsDir(), 'uploads'),
+          port,
+          uploadLimits: { ...(maxUpload !== undefined ? { maxBytes: maxUpload } : {}), ...(quota !== undefined ? { quotaBytes: quota } : {}) },
+        });
+    if (server) {
+      process.stdout.write(`RAMforge is serving on ${server.url}\n`);
+      process.stdout.write('That address logs one browser tab in, once, within 5 minutes.' + (process.stdin.isTTY ? ' Press Enter here for a new one.\n' : '\n'));
+      if (args.flags.open === true) openBrowser(server.loginUrl(OPEN_CODE_TTL_MS));
+    }
+    if (api) {
+      if (!api.loopback) process.stderr.write(`ramforge serve: warning: the API listens on ${api.host}, reachable from other machines${api.apiKey === null ? ' and without a key (--api-key)' : ''}\n`);
+      let listening;
+      try {
+        listening = await service.startApiServer({ host: api.host, port: api.port, apiKey: api.apiKey });
+      } catch (e) {
+        await Promise.allSettled([service.close(), server?.close()]);
+        process.stderr.write(`ramforge serve: ${(e as Error).message}\n`);
+        return EXIT.failure;
+      }
+      process.stdout.write(`OpenAI-compatible API on ${listening.url}${api.apiKey !== null ? ' (requests need: Authorization: Bearer <key>)' : ''}\n`);
+    }
     // Enter prints a fresh login address (another tab, or the first one expired).
-    const input = process.stdin.isTTY ? createInterface({ input: process.stdin }) : null;
-    input?.on('line', () => process.stdout.write(`New login address: ${server.loginUrl()}\n`));
-    if (model) {
+    const input = server && process.stdin.isTTY ? createInterface({ input: process.stdin }) : null;
+    input?.on('line', () => server && process.stdout.write(`New login address: ${server.loginUrl()}\n`));
+    if (model && settings) {
       const m = model;
-      service.load(m, defaultSettings()).then(
-        (info) => process.stderr.write(`ramforge serve: loaded ${info.name} (${m})\n`),
+      service.load(m, settings).then(
+        (info) => process.stderr.write(`ramforge serve: loaded ${info.name} (${m})${api ? `; the API serves it as '${modelIdOf(m)}'` : ''}\n`),
         (e: unknown) => process.stderr.write(`ramforge serve: could not load ${m}: ${(e as Error).message}\n`),
       );
     }
@@ -105,7 +130,7 @@ export const command: CommandSpec = {
         if (stopping) return;
         stopping = true;
         input?.close();
-        void Promise.allSettled([service.close(), server.close()]).then(() => resolveExit(0));
+        void Promise.allSettled([service.close(), server?.close()]).then(() => resolveExit(0));
       };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);

@@ -37,7 +37,8 @@ export const COMPUTE_SHARE = 1 / 16;
 const MiB = 1024 * 1024;
 const mib = (b: number) => `${(b / MiB).toFixed(1)} MiB`;
 
-function kvBytes(view: ModelView, ctx: number): number {
+/** KV cache bytes of one sequence of `ctx` tokens (F16 keys and values). */
+export function kvBytes(view: ModelView, ctx: number): number {
   const headDim = view.headDim ?? 0;
   const valueDim = view.valueDim ?? headDim;
   let total = 0;
@@ -53,7 +54,8 @@ function computeBytes(view: ModelView, ctx: number, ubatch: number): number {
   return computeBufferBytes(view.vocabSize ?? 0, view.headCount ?? 0, nEmbd, view.feedForwardLength ?? 4 * nEmbd, ctx, ubatch).value as number;
 }
 
-function runnable(view: ModelView, s: ShapeInput['settings'], ctx: number, ubatch: number): boolean {
+/** The plan for this shape does not refuse to run (always true without a budget). */
+export function runnable(view: ModelView, s: ShapeInput['settings'], ctx: number, ubatch: number): boolean {
   if (s.ramBytes === null) return true;
   try {
     const p = planMemory(view, { ramBytes: s.ramBytes, vramBytes: s.vramBytes ?? undefined, ctx, ubatch, diskBandwidthBytesPerS: 1e9, prefetchDepth: s.prefetchDepth, parallel: s.parallel ?? 1 });

@@ -1,0 +1,94 @@
+// `ramforge serve`'s flags for the OpenAI-compatible API (--api and its options) and for the
+// model it loads at start (--ram, --enforce-ram, --ctx, --parallel, --policy): checked into
+// what serve starts with. --parallel left out under --api is chosen from the model's plan.
+import { totalmem } from 'node:os';
+import { isLoopbackHost } from '../../api/http-access.js';
+import { DEFAULT_MAX_QUEUE } from '../../api/gate.js';
+import { DEFAULT_API_PORT } from '../../shared/api-server-state.js';
+import { DEFAULT_RUN_SETTINGS, LIMITS, SettingsError, validateRunSettings, type RunSettings } from '../../shared/settings/run-settings.js';
+import { chooseParallel } from '../../shared/settings/parallel-choice.js';
+import { physicalCores } from '../../node/machine.js';
+import type { FlagSpec, FlagValue } from '../args.js';
+import { UsageError } from '../errors.js';
+import { openModelInput } from '../model-input.js';
+
+export const SERVE_API_FLAGS: FlagSpec[] = [
+  { name: 'api', type: 'boolean', description: 'also serve an OpenAI-compatible API (/v1/chat/completions, /v1/completions, /v1/models)' },
+  { name: 'api-port', type: 'int', default: DEFAULT_API_PORT, range: { min: 0, max: 65535 }, description: "the API's port (llama-server's default; 0 = any free port)" },
+  { name: 'api-host', type: 'string', valueName: 'ADDRESS', default: '127.0.0.1', description: 'address the API listens on; anything but loopback makes it reachable from other machines' },
+  { name: 'api-key', type: 'string', valueName: 'KEY', description: 'require Authorization: Bearer KEY on every API request (default: $RAMFORGE_API_KEY, else none)' },
+  { name: 'api-queue', type: 'int', default: DEFAULT_MAX_QUEUE, range: { min: 0, max: 10_000 }, description: 'API requests that may wait for a free sequence; more are refused with 429' },
+  { name: 'ui', type: 'boolean', default: true, description: '--no-ui: serve the API only, not the browser UI (needs --api)' },
+  { name: 'parallel', short: 'np', type: 'int', range: LIMITS.parallel, description: 'requests decoded together, each with its own context (default 1; under --api the most of 4, 2, 1 whose KV caches fit the plan)' },
+  { name: 'ram', type: 'size', description: 'RAM budget for the model loaded at start, e.g. 8G (the plan is made for it)' },
+  { name: 'enforce-ram', type: 'boolean', description: 'hold the worker to --ram with a kernel memory cgroup' },
+  { name: 'ctx', short: 'c', type: 'int', range: LIMITS.ctx, description: 'context per sequence in tokens (default: chosen to fit, as for run)' },
+  { name: 'policy', type: 'string', valueName: 'NAME', description: 'residency policy (default: stream when the plan says the model does not fit, else off)' },
+];
+
+export const SERVE_API_HELP = [
+  'OpenAI-compatible API (--api):',
+  '  ramforge serve --api MODEL.gguf                       http://127.0.0.1:8080/v1, the UI as well',
+  '  ramforge serve --api --no-ui --api-key KEY --ram 4G --enforce-ram MODEL.gguf',
+  'A model without a chat template (a base model) answers /v1/completions; /v1/chat/completions',
+  'then answers 400. Requests beyond the sequences wait (--api-queue), then get 429.',
+].join('\n');
+
+export interface ServeApiFlags {
+  host: string;
+  port: number;
+  loopback: boolean;
+  apiKey: string | null;
+  queue: number;
+  ui: boolean;
+}
+
+/** The API's flags, or null without --api (then none of them may be given). */
+export function serveApiFlags(f: Record<string, FlagValue | undefined>, uiPort: number): ServeApiFlags | null {
+  const on = f.api === true;
+  if (!on) {
+    if (f.ui === false) throw new UsageError('--no-ui serves nothing without --api');
+    if (f['api-key'] !== undefined) throw new UsageError('--api-key needs --api');
+    return null;
+  }
+  const port = f['api-port'] as number;
+  if (port !== 0 && port === uiPort) throw new UsageError(`--api-port ${port} is also the UI's --port: give them different ports`);
+  const host = String(f['api-host']);
+  if (!/^[A-Za-z0-9.:-]{1,255}$/.test(host)) throw new UsageError(`--api-host must be an address or a host name, got '${host}'`);
+  // An empty RAMFORGE_API_KEY is no key, as if it were not set.
+  const key = (f['api-key'] as string | undefined) ?? (process.env.RAMFORGE_API_KEY || null);
+  if (key !== null && !/^[\x21-\x7e]{1,256}$/.test(key)) throw new UsageError('the API key must be 1 to 256 printable characters without spaces');
+  const queue = f['api-queue'] as number;
+  return { host, port, loopback: isLoopbackHost(host), apiKey: key, queue, ui: f.ui !== false };
+}
+
+/** Settings for the model loaded at start; under --api without --parallel, the plan's choice of sequences. */
+export async function startSettings(model: string, f: Record<string, FlagValue | undefined>, api: boolean, log: (line: string) => void): Promise<RunSettings> {
+  const ram = (f.ram as number | undefined) ?? null;
+  if (f['enforce-ram'] === true && ram === null) throw new UsageError('--enforce-ram needs --ram SIZE');
+  let parallel = f.parallel as number | undefined;
+  if (parallel === undefined && api) {
+    const opened = await openModelInput(model);
+    const choice = chooseParallel({
+      view: opened.view,
+      settings: { ...DEFAULT_RUN_SETTINGS, ctx: (f.ctx as number | undefined) ?? null },
+      budgetBytes: ram ?? totalmem(),
+      physicalCores: physicalCores(),
+    });
+    parallel = choice.parallel;
+    log(choice.reason);
+  }
+  try {
+    return validateRunSettings({
+      ...DEFAULT_RUN_SETTINGS,
+      ramBytes: ram,
+      enforceRam: f['enforce-ram'] === true,
+      ctx: (f.ctx as number | undefined) ?? null,
+      parallel: parallel ?? 1,
+      policy: (f.policy as string | undefined) ?? 'auto',
+    });
+  } catch (e) {
+    if (e instanceof SettingsError) throw new UsageError(e.message);
+    throw e;
+  }
+}
