@@ -8,10 +8,11 @@ const PROMPT_TOO_LONG = /^prompt has \d+ tokens; (each sequence|the context) hol
 /**
  * @param code the worker error's code (WorkerError/EngineError), or undefined
  * @param crashed the worker ended on its own while this ran (not closed by an unload or a new load)
+ * @param input the request's parameter that holds the prompt ('messages' or 'prompt')
  */
-export function apiErrorOfWorker(code: string | undefined, message: string, crashed: boolean): ApiError {
+export function apiErrorOfWorker(code: string | undefined, message: string, crashed: boolean, input: 'messages' | 'prompt' = 'messages'): ApiError {
   if (PROMPT_TOO_LONG.test(message)) {
-    return badRequest(`${message}: shorten the prompt (or load the model with a larger --ctx)`, 'messages', 'context_length_exceeded');
+    return badRequest(`${message}: shorten the prompt (or load the model with a larger --ctx)`, input, 'context_length_exceeded');
   }
   switch (code) {
     case 'WORKER_EXITED':
@@ -21,7 +22,7 @@ export function apiErrorOfWorker(code: string | undefined, message: string, cras
     case 'CHAT_TEMPLATE':
       return badRequest(`the model's chat template failed on these messages: ${message}`, 'messages', 'chat_template_failed');
     case 'EMPTY_PROMPT':
-      return badRequest('the prompt is empty', 'prompt', 'empty_prompt');
+      return badRequest('the prompt is empty', input, 'empty_prompt');
     case 'BAD_ARGUMENT':
       return badRequest(message, null, 'invalid_value');
     case 'BUSY':

@@ -11,6 +11,8 @@ import type { EngineState } from '../shared/api.js';
 import type { GenerateParams, LoadParams, ModelInfo, TokenEvent } from '../shared/worker-protocol.js';
 import type { HostLike } from './host-like.js';
 
+const hundredths = (x: number): number => Math.round(x * 100) / 100;
+
 /** What the backend reads of the app service. */
 export interface WorkerAccess {
   host(): HostLike | null;
@@ -79,16 +81,17 @@ export class AppApiBackend implements ApiBackend {
       const now = this.throughput.mark();
       const read1 = this.access.readBytes();
       const tokens = now.tokens - mark.tokens;
+      const perPass = Throughput.tokensPerPass(mark, now);
       return {
         result,
         extras: {
           policy: m.policy,
           sequences: m.sequences,
           bytes_read_per_token: read0 !== null && read1 !== null && tokens > 0 ? Math.round((read1 - read0) / tokens) : null,
-          tokens_per_pass: Throughput.tokensPerPass(mark, now),
-          prompt_ms: result.timings.promptMs,
-          ttft_ms: result.timings.ttftMs,
-          decode_tok_s: result.timings.decodeTokS,
+          tokens_per_pass: perPass === null ? null : hundredths(perPass),
+          prompt_ms: hundredths(result.timings.promptMs),
+          ttft_ms: hundredths(result.timings.ttftMs),
+          decode_tok_s: hundredths(result.timings.decodeTokS),
         },
       };
     } catch (e) {
@@ -96,8 +99,9 @@ export class AppApiBackend implements ApiBackend {
       const { ended, crashed } = await this.access.ended(h);
       const code = (e as { code?: unknown }).code;
       const message = (e as Error)?.message ?? String(e);
-      if (ended) throw apiErrorOfWorker('WORKER_EXITED', message, crashed);
-      throw apiErrorOfWorker(typeof code === 'string' ? code : undefined, message, false);
+      const input = params.messages ? 'messages' : 'prompt';
+      if (ended) throw apiErrorOfWorker('WORKER_EXITED', message, crashed, input);
+      throw apiErrorOfWorker(typeof code === 'string' ? code : undefined, message, false, input);
     } finally {
       this.running--;
       leave();

@@ -215,6 +215,8 @@ export class AppService implements RamforgeHostApi {
     };
     if (s.ramBytes !== null) opts.ramBytes = s.ramBytes;
     let host: HostLike | null = null;
+    // A new worker counts its storage reads from zero.
+    this.lastReadBytes = null;
     host = await this.opts.hostFactory(opts);
     const h = host;
     this.host = h;
@@ -290,7 +292,6 @@ export class AppService implements RamforgeHostApi {
       const info = await h.load(params, (fraction) => this.emit({ type: 'load-progress', fraction }));
       this.lastLoad = { path: p, settings: s };
       this.loaded = { path: p, params, plan, info, loadedAt: Date.now() };
-      this.lastReadBytes = null;
       this.gate.setCapacity(params.parallel ?? 1);
       await this.recent.add(p).catch(() => {});
       this.setState({ status: 'ready', model: info, message: null });

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { apiErrorOfWorker } from './worker-errors.js';
+
+const of = (code: string | undefined, message: string, crashed = false, input: 'messages' | 'prompt' = 'prompt') => {
+  const e = apiErrorOfWorker(code, message, crashed, input);
+  return [e.status, e.type, e.code, e.param];
+};
+
+describe('apiErrorOfWorker', () => {
+  it('a prompt longer than the context is the client\'s: 400 on the parameter that holds it, from either decode path', () => {
+    expect(of('DECODE_FAILED', 'prompt has 302 tokens; each sequence holds 256')).toEqual([400, 'invalid_request_error', 'context_length_exceeded', 'prompt']);
+    expect(of('DECODE_FAILED', 'prompt has 302 tokens; the context holds 256', false, 'messages')).toEqual([400, 'invalid_request_error', 'context_length_exceeded', 'messages']);
+  });
+
+  it('a worker that ended: 500 when it crashed, 503 when it was closed (unload, another load)', () => {
+    expect(of('WORKER_EXITED', 'killed', true)).toEqual([500, 'server_error', 'worker_crashed', null]);
+    expect(of('WORKER_EXITED', 'exited', false)).toEqual([503, 'unavailable_error', 'model_unloaded', null]);
+  });
+
+  it('the rest by code; unknown codes are 500 with the code kept', () => {
+    expect(of('NO_MODEL', 'x')).toEqual([503, 'unavailable_error', 'model_not_loaded', null]);
+    expect(of('CHAT_TEMPLATE', 'bad', false, 'messages')).toEqual([400, 'invalid_request_error', 'chat_template_failed', 'messages']);
+    expect(of('EMPTY_PROMPT', 'x')).toEqual([400, 'invalid_request_error', 'empty_prompt', 'prompt']);
+    expect(of('BUSY', 'x')).toEqual([503, 'unavailable_error', 'busy', null]);
+    expect(of('DECODE_FAILED', 'llama_decode failed (1)')).toEqual([500, 'server_error', 'decode_failed', null]);
+    expect(of(undefined, 'x')).toEqual([500, 'server_error', 'generation_failed', null]);
+  });
+});
