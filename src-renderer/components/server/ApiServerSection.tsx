@@ -14,6 +14,8 @@ export function ApiServerSection() {
   const [portText, setPortText] = useState(String(DEFAULT_API_PORT));
   const [keyText, setKeyText] = useState('');
   const [formError, setFormError] = useState<string | null>(null);
+  // What the user asked for while the host is still applying it (the box follows the click).
+  const [asked, setAsked] = useState<boolean | null>(null);
   // The host's port is the form's starting point (and after every change it answers).
   useEffect(() => {
     if (state) setPortText(String(state.port));
@@ -23,7 +25,8 @@ export function ApiServerSection() {
     if ('error' in r) return setFormError(r.error);
     setFormError(null);
     setKeyText('');
-    void apply(r.ok);
+    setAsked(enabled);
+    void apply(r.ok).finally(() => setAsked(null));
   };
   const enabled = state?.enabled ?? false;
   const error = formError ?? callError ?? (enabled ? state?.error : null) ?? null;
@@ -33,7 +36,7 @@ export function ApiServerSection() {
       <div className="form">
         <div className="checks">
           <label className="check" title="Serve /v1/chat/completions, /v1/completions and /v1/models on 127.0.0.1 for editors, agents and scripts">
-            <input type="checkbox" data-testid="api-enabled" checked={enabled} disabled={busy || state === null} onChange={(e) => submit(e.currentTarget.checked)} />
+            <input type="checkbox" data-testid="api-enabled" checked={asked ?? enabled} disabled={busy || state === null} onChange={(e) => submit(e.currentTarget.checked)} />
             Serve the loaded model
           </label>
         </div>
