@@ -6,7 +6,8 @@
 // server still serves.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
@@ -203,4 +204,31 @@ describe('ramforge serve --api with the openai client', () => {
     const r = await client(baseServer).completions.create({ model: 'base', prompt: 'Once', max_tokens: 3, temperature: 0 });
     expect(r.usage?.completion_tokens).toBe(3);
   }, 120_000);
+
+  it("plain ramforge serve (browser mode, the app) turns the API on when the app's setting says so", async () => {
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise((r) => probe.close(r));
+    const data = join(dir, 'data-setting');
+    await mkdir(data, { recursive: true });
+    await writeFile(join(data, 'api-server.json'), JSON.stringify({ enabled: true, port, apiKey: null }));
+    const child = spawn(process.execPath, [cliPath(), 'serve', '--port', '0', '--renderer', join(dir, 'no-renderer')], {
+      env: { ...process.env, RAMFORGE_DATA: data },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout?.on('data', (b: Buffer) => (out += b.toString()));
+    child.stderr?.on('data', (b: Buffer) => (out += b.toString()));
+    try {
+      for (let i = 0; i < 300 && !/OpenAI-compatible API on/.test(out); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(out).toContain(`OpenAI-compatible API on http://127.0.0.1:${port}/v1 (the app's setting)`);
+      const r = await fetch(`http://127.0.0.1:${port}/v1/models`);
+      expect(await r.json()).toEqual({ object: 'list', data: [] });
+    } finally {
+      const gone = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await gone;
+    }
+  });
 });

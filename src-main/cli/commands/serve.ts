@@ -112,6 +112,11 @@ export const command: CommandSpec = {
         return EXIT.failure;
       }
       process.stdout.write(`OpenAI-compatible API on ${listening.url}${api.apiKey !== null ? ' (requests need: Authorization: Bearer <key>)' : ''}\n`);
+    } else {
+      // Browser mode is the app: its API setting (the sidebar's switch) holds here as well.
+      const st = await service.restoreApiServer();
+      if (st.url) process.stdout.write(`OpenAI-compatible API on ${st.url} (the app's setting)\n`);
+      else if (st.error) process.stderr.write(`ramforge serve: the app's API setting is on, but ${st.error}\n`);
     }
     // Enter prints a fresh login address (another tab, or the first one expired).
     const input = server && process.stdin.isTTY ? createInterface({ input: process.stdin }) : null;
