@@ -288,9 +288,10 @@ export class AppService implements RamforgeHostApi {
     this.loaded = null;
     this.samples = [];
     this.cgroupSamples = [];
+    // What restart() repeats: this load, also when the worker dies during it.
+    this.lastLoad = { path: p, settings: s };
     try {
       const info = await h.load(params, (fraction) => this.emit({ type: 'load-progress', fraction }));
-      this.lastLoad = { path: p, settings: s };
       this.loaded = { path: p, params, plan, info, loadedAt: Date.now() };
       this.gate.setCapacity(params.parallel ?? 1);
       await this.recent.add(p).catch(() => {});

@@ -1,7 +1,7 @@
 // Test helpers: run the built CLI (out/cli/ramforge.mjs, made by `npm test`'s build step) as a
 // user would, and find llama.cpp's own tools built from the same pinned source.
-import { spawnSync, execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn, spawnSync, execFileSync, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../node/paths.js';
 
@@ -27,6 +27,43 @@ export function runCli(args: string[], opts: { timeoutMs?: number; env?: NodeJS.
     maxBuffer: 64 * 1024 * 1024,
   });
   return { code: r.status, signal: r.signal, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+}
+
+export interface LiveCli {
+  child: ChildProcess;
+  /** Everything printed so far. */
+  out: { stdout: string; stderr: string };
+  /** Resolves with what was printed once the CLI has exited (or was killed after `timeoutMs`). */
+  done: Promise<CliResult>;
+}
+
+/**
+ * The built CLI as a child a test can watch and act on while it runs: `onOutput` sees the
+ * output so far after each chunk. A CLI still running after `timeoutMs` is killed (SIGKILL), so
+ * a hang ends as a failed assertion, never as a stuck test run.
+ */
+export function startCli(args: string[], onOutput: (o: LiveCli['out']) => void = () => {}, timeoutMs = 120_000): LiveCli {
+  const child = spawn(process.execPath, [cliPath(), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const out = { stdout: '', stderr: '' };
+  child.stdout?.on('data', (b: Buffer) => ((out.stdout += b.toString('utf8')), onOutput(out)));
+  child.stderr?.on('data', (b: Buffer) => ((out.stderr += b.toString('utf8')), onOutput(out)));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const done = new Promise<CliResult>((resolve) =>
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, ...out });
+    }),
+  );
+  return { child, out, done };
+}
+
+/** Direct children of a process (the CLI's inference worker, or its supervisor's shell). */
+export function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
 }
 
 /** Path of a llama.cpp tool (e.g. llama-simple) from the cached build, building it if needed. */

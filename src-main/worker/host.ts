@@ -20,6 +20,7 @@ import type {
   WorkerRequest,
 } from '../shared/worker-protocol.js';
 import { checkWorkerEvent } from '../shared/worker-message-check.js';
+import { signalNote } from '../shared/signal-note.js';
 
 /** How a caller starts the worker process; the default forks plain Node. */
 export interface WorkerProcess {
@@ -71,16 +72,25 @@ export function wrapChild(child: ChildProcess): WorkerProcess {
         reason: crashed ? (signal === 'SIGKILL' ? 'killed' : 'crash') : 'exit',
         code,
         signal,
-        message: crashed ? `the inference worker ended ${signal ? `with ${signal}` : `with exit code ${code}`}` : 'the inference worker exited',
+        message: crashed ? `the inference worker ended ${signal ? `with ${signal}${signalNote(signal)}` : `with exit code ${code}`}` : 'the inference worker exited',
       });
     });
   });
+  // A worker killed from outside is still `connected` until its exit is processed: a send in
+  // that window fails with EPIPE. Without a callback (or an 'error' listener) that failure would
+  // be thrown in the host's process; the exit is what tells the caller. A worker that could not
+  // be started at all has no exit to wait for: that error is its end.
+  const neverStarted = new Promise<WorkerExit>((resolve) =>
+    child.on('error', (e) => {
+      if (child.pid === undefined) resolve({ reason: 'crash', code: null, signal: null, message: `the inference worker could not be started: ${e.message}` });
+    }),
+  );
   return {
     send: (msg) => {
-      if (child.connected) child.send(msg);
+      if (child.connected) child.send(msg, () => undefined);
     },
     onMessage: (fn) => child.on('message', (m: unknown) => fn(m)),
-    exited,
+    exited: Promise.race([exited, neverStarted]),
     kill: () => child.kill('SIGKILL'),
   };
 }

@@ -8,7 +8,7 @@ import type { RunOnceResult } from '../shared/run-result.js';
 export type { RunOnceResult } from '../shared/run-result.js';
 export { runExitCode, runFailureMessage } from '../shared/run-result.js';
 import type { ResidencySample } from '../shared/residency-types.js';
-import type { GenerateParams, LoadParams, TokenEvent } from '../shared/worker-protocol.js';
+import type { GenerateParams, LoadParams, ModelInfo, TokenEvent } from '../shared/worker-protocol.js';
 
 export interface RunOnceOptions {
   files: string[];
@@ -18,6 +18,8 @@ export interface RunOnceOptions {
   /** Drop the model files' clean page cache first, so the run pays for what it reads. */
   coldStart?: boolean;
   onProgress?: (fraction: number) => void;
+  /** The model is loaded; the prompt is decoded next. */
+  onLoaded?: (model: ModelInfo) => void;
   onToken?: (t: TokenEvent) => void;
   onSample?: (s: ResidencySample) => void;
   onCgroupSample?: (s: UsageSample) => void;
@@ -57,6 +59,7 @@ export async function runOnce(o: RunOnceOptions): Promise<RunOnceResult> {
   o.onStarted?.({ cancel: () => proc.host.cancel(), kill: (r) => proc.kill(r) });
   try {
     result.model = await proc.host.load(o.load, o.onProgress);
+    o.onLoaded?.(result.model);
     result.generation = await proc.host.generate(o.generate, (t) => {
       if (result.startToFirstTokenMs === null) result.startToFirstTokenMs = performance.now() - t0;
       o.onToken?.(t);

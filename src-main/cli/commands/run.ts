@@ -1,6 +1,6 @@
 // `ramforge run MODEL --prompt P`: text to stdout as it is generated, diagnostics to stderr.
 import type { CommandSpec, ParsedArgs } from '../args.js';
-import { UsageError } from '../errors.js';
+import { EXIT, UsageError } from '../errors.js';
 import { openModelInput } from '../model-input.js';
 import { LOAD_FLAGS, MEMORY_FLAGS, SAMPLING_FLAGS } from '../run-flags.js';
 import { capFrom, loadParams, parsePolicy, prepareRun, refuseBelowMinimum, samplingParams, shapeNote } from '../run-config.js';
@@ -10,7 +10,7 @@ import { progressBar } from '../../synth/progress-bar.js';
 import { formatMemoryReport } from '../../supervisor/index.js';
 import { inspectLayerText, profileText, tokensJson } from '../run-output.js';
 import { buildRunReport } from '../../node/report-file.js';
-import { writeJsonAtomic } from '../../node/atomic-write.js';
+import { checkOutputPath, writeOutputs } from '../output-files.js';
 import { formatResidencyReport } from '../../shared/report/residency-text.js';
 import type { ChatMessage } from '../../shared/worker-protocol.js';
 
@@ -45,6 +45,7 @@ export const command: CommandSpec = {
     const maxTokens = f['max-tokens'] as number;
     parsePolicy(f['policy']);
     const cap = capFrom(f);
+    for (const flag of ['tokens-json', 'report-json']) if (f[flag] !== undefined) await checkOutputPath(flag, f[flag] as string);
     const quiet = Boolean(f['quiet']);
     const opened = await openModelInput(modelPath);
     const prepared = prepareRun(opened, f);
@@ -59,7 +60,7 @@ export const command: CommandSpec = {
     if (!quiet && plan) {
       process.stderr.write(`ramforge: plan for ${plan.input.ramBytes} bytes of RAM: ${plan.verdict}; policy ${policy}; ${plan.stream ? `${plan.stream.tensors.length} tensors streamed, the rest locked in RAM` : 'nothing streamed'}\n`);
     }
-    const bar = quiet ? null : progressBar(process.stderr, 'loading');
+    let bar = quiet ? null : progressBar(process.stderr, 'loading');
     const shardBytes = opened.view.fileBytes;
     let first = true;
     const generate = { prompt, messages, maxTokens, sampling: samplingParams(f) };
@@ -70,6 +71,12 @@ export const command: CommandSpec = {
       cap,
       coldStart: Boolean(cap),
       onProgress: (fr) => bar?.update(Math.round(fr * shardBytes), shardBytes),
+      onLoaded: (m) => {
+        bar?.done();
+        bar = null;
+        // A long prompt takes a while before the first token: say where the run is.
+        if (!quiet) process.stderr.write(`ramforge: loaded in ${(m.loadMs / 1000).toFixed(2)} s; decoding the prompt\n`);
+      },
       onToken: (t) => {
         if (first) {
           bar?.done();
@@ -81,16 +88,19 @@ export const command: CommandSpec = {
     if (first) bar?.done();
     if (result.generation) process.stdout.write('\n');
 
-    if (f['tokens-json'] && result.generation) await writeJsonAtomic(f['tokens-json'] as string, tokensJson(result));
     if (f['profile'] && result.generation && result.model) process.stderr.write(profileText(result));
     const report = buildRunReport({ modelPath, opened, plan, load, generate, result });
     if (f['residency-report']) process.stderr.write(formatResidencyReport(report));
     if (f['inspect-layer'] !== undefined) process.stderr.write(inspectLayerText(result, f['inspect-layer'] as number));
     if (f['memory-report'] && result.capped) process.stderr.write(formatMemoryReport(result.capped));
-    if (f['report-json']) await writeJsonAtomic(f['report-json'] as string, report);
-    const code = runExitCode(result);
+    // The text is already on stdout: an output that cannot be written costs only itself.
+    const unwritten = await writeOutputs([
+      ...(f['tokens-json'] && result.generation ? [{ flag: 'tokens-json', path: f['tokens-json'] as string, value: () => tokensJson(result) }] : []),
+      ...(f['report-json'] ? [{ flag: 'report-json', path: f['report-json'] as string, value: () => report }] : []),
+    ]);
+    for (const line of unwritten) process.stderr.write(`ramforge run: ${line}\n`);
     const why = runFailureMessage(result);
     if (why) process.stderr.write(`ramforge run: ${why}\n`);
-    return code;
+    return runExitCode(result) || (unwritten.length > 0 ? EXIT.failure : EXIT.ok);
   },
 };

@@ -1,5 +1,6 @@
 // How a supervised run ended, decided from facts only: the worker's exit, whether the
 // supervisor's timeout fired, and the group's OOM-kill counter. Pure.
+import { signalNote } from '../signal-note.js';
 
 export type OutcomeStatus = 'ok' | 'oom' | 'timeout' | 'error';
 
@@ -58,7 +59,7 @@ export function classifyOutcome(f: OutcomeFacts): OutcomeVerdict {
     return {
       status: 'error',
       exitCode: f.workerSignalNumber !== null ? 128 + f.workerSignalNumber : 1,
-      message: `the worker was killed by ${f.workerSignal}${unknown}`,
+      message: `the worker was killed by ${f.workerSignal}${signalNote(f.workerSignal)}${unknown}`,
     };
   }
   if (f.workerExitCode === 0) return { status: 'ok', exitCode: 0, message: 'the worker exited normally' };
