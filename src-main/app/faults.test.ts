@@ -4,7 +4,7 @@
 // stays up and says what happened), and a report folder that cannot be written (a clear error,
 // nothing partial, the turn's report still held).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyFileSync, existsSync, readdirSync, truncateSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,18 +12,14 @@ import { AppService } from './service.js';
 import { workerHostFactory } from './host-factory.js';
 import { defaultSettings } from './settings.js';
 import { buildTurnReport } from './report.js';
-import { packageRoot } from '../node/paths.js';
+import { cliBuiltOrSkip } from '../cli/built-cli.test-util.js';
 import { synthesize } from '../synth/synthesize.js';
 import type { ApiEvent, EngineState } from '../shared/api.js';
 import { GREEDY } from '../shared/settings/run-settings.js';
 
 let dir = '';
 let small = '';
-const cliBuilt = existsSync(join(packageRoot(), 'out', 'cli', 'ramforge.mjs'));
-if (!cliBuilt) {
-  if (process.env.CI === 'true') throw new Error('out/cli is missing: npm test builds it first');
-  console.warn('skipping the app fault tests: the CLI and worker are not built (node scripts/build-cli.mjs)');
-}
+const cliBuilt = cliBuiltOrSkip('the app fault tests');
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ramforge-app-faults-'));

@@ -2,22 +2,17 @@
 // module's LIMITS at once, and a context within them whose KV cache the out-of-process plan
 // shows is larger than the machine's RAM, with the plan's figures in the message.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppService } from './service.js';
 import { defaultSettings } from './settings.js';
-import { packageRoot } from '../node/paths.js';
+import { cliBuiltOrSkip } from '../cli/built-cli.test-util.js';
 import { writeSparseModel } from '../cli/commands/run-command.test-util.js';
 
 let dir = '';
 let model = '';
-const cliBuilt = existsSync(join(packageRoot(), 'out', 'cli', 'ramforge.mjs'));
-if (!cliBuilt) {
-  if (process.env.CI === 'true') throw new Error('out/cli is missing: npm test builds it first');
-  console.warn('skipping the app limits tests: the CLI is not built (node scripts/build-cli.mjs)');
-}
+const cliBuilt = cliBuiltOrSkip('the app limits tests');
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ramforge-app-limits-'));

@@ -3,7 +3,6 @@
 // and no worker is started; when the plan fails for another reason, the real worker's own check
 // refuses the file and the service stays usable (idle with the message, not crashed).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,15 +11,11 @@ import { workerHostFactory } from './host-factory.js';
 import { defaultSettings } from './settings.js';
 import { malformedCorpus } from '../shared/gguf/malformed-corpus.test-util.js';
 import { openGgufModel } from '../node/gguf-file.js';
-import { packageRoot } from '../node/paths.js';
+import { cliBuiltOrSkip } from '../cli/built-cli.test-util.js';
 
 const corpus = malformedCorpus();
 let dir = '';
-const cliBuilt = existsSync(join(packageRoot(), 'out', 'cli', 'ramforge.mjs'));
-if (!cliBuilt) {
-  if (process.env.CI === 'true') throw new Error('out/cli is missing: npm test builds it first');
-  console.warn('skipping the app load-check tests: the CLI is not built (node scripts/build-cli.mjs)');
-}
+const cliBuilt = cliBuiltOrSkip('the app load-check tests');
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ramforge-app-load-check-'));

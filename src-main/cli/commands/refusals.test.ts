@@ -1,20 +1,25 @@
-// Absurd parameters fail fast: every numeric flag of the commands that plan or load is bounded
-// by the settings module's LIMITS, and each absurd value below is a usage error (exit 2) naming
-// the flag, raised before any inference worker is started.
+// What the CLI refuses before any inference worker is started, with exit 2 and a message naming
+// the problem: every file of the malformed corpus, in every command that loads a model (the
+// hardened reader's own message), and absurd parameters (every numeric flag of the commands
+// that plan or load is bounded by the settings module's LIMITS; a context whose KV cache cannot
+// exist on this machine; layers the model does not have).
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CommandSpec } from '../args.js';
 import { UsageError } from '../errors.js';
 import { runCommand, writeSparseModel } from './run-command.test-util.js';
+import { malformedCorpus } from '../../shared/gguf/malformed-corpus.test-util.js';
+import { openGgufModel } from '../../node/gguf-file.js';
+import { detectCgroup } from '../../supervisor/detect.js';
 
 const started = vi.hoisted(() => ({ count: 0 }));
 vi.mock('../../worker/start-worker.js', async (orig) => ({
   ...(await orig<typeof import('../../worker/start-worker.js')>()),
   startWorker: async () => {
     started.count++;
-    throw new Error('no worker may start for absurd parameters');
+    throw new Error('no worker may start for a refused run');
   },
 }));
 
@@ -25,17 +30,56 @@ const { command: sweep } = await import('./sweep.js');
 const { command: benchBinding } = await import('./bench-binding.js');
 const { command: plan } = await import('./plan.js');
 
+const corpus = malformedCorpus();
 let dir = '';
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ramforge-cli-load-check-'));
+  for (const c of corpus) await writeFile(join(dir, `${c.name}.gguf`), c.bytes);
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+// bench-serve and sweep hold every run to a cap and say so first where no cgroup can be made.
+const capped = detectCgroup().usable;
+if (!capped) console.warn('bench-serve and sweep: not checked here, this machine cannot create a memory cgroup');
+const commands: [CommandSpec, string[]][] = [
+  [run, ['-p', 'hi', '-n', '2', '-q']],
+  [bench, ['--ram', '1G', '--tokens', '2']],
+  [benchBinding, []],
+  ...(capped ? ([[benchServe, ['--ram', '1G']], [sweep, ['--caps', '1G']]] as [CommandSpec, string[]][]) : []),
+];
+
+describe('CLI load commands and the malformed corpus', () => {
+  for (const [cmd, extra] of commands) {
+    it(`${cmd.name} refuses every corpus file with exit 2 and the reader's message, no worker started`, async () => {
+      for (const c of corpus) {
+        const path = join(dir, `${c.name}.gguf`);
+        const reader = await openGgufModel(path).then(
+          () => 'accepted',
+          (e: Error) => e.message,
+        );
+        const err = await runCommand(cmd, [...extra, '--', path]).catch((e: unknown) => e);
+        expect(err, c.name).toBeInstanceOf(UsageError);
+        expect((err as UsageError).exitCode, c.name).toBe(2);
+        expect((err as UsageError).message, c.name).toBe(reader);
+      }
+      expect(started.count).toBe(0);
+    });
+  }
+});
+
+let wideDir = '';
 let model = '';
 // KV cache of 64 layers × 8 KV heads × 128 dims, F16 keys and values: 256 KiB per token.
 const KV_PER_TOKEN = 64 * 2 * 8 * 128 * 2;
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'ramforge-limits-'));
-  model = join(dir, 'wide.gguf');
+  wideDir = await mkdtemp(join(tmpdir(), 'ramforge-limits-'));
+  model = join(wideDir, 'wide.gguf');
   await writeSparseModel(model, { layers: 64, embd: 1024, heads: 8, kvHeads: 8, ff: 1024, ctx: 1 << 20 });
 });
 afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
+  await rm(wideDir, { recursive: true, force: true });
 });
 
 const LOADING: CommandSpec[] = [run, bench, benchServe, sweep, benchBinding, plan];
