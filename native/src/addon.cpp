@@ -4,6 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <malloc.h>
+
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -115,9 +118,29 @@ Napi::Value ResidentBytes(const Napi::CallbackInfo& info) {
   return out;
 }
 
+// trimHeap() -> bytes the allocator gave back: llama.cpp's loader frees large temporaries
+// (metadata, tokenizer tables being built) on pool threads whose arenas keep the pages; under a
+// memory cap those pages are charged until handed back.
+Napi::Value TrimHeap(const Napi::CallbackInfo& info) {
+  auto rss = []() -> double {
+    long pages = 0, resident = 0;
+    FILE* f = std::fopen("/proc/self/statm", "r");
+    if (!f) return -1;
+    int n = std::fscanf(f, "%ld %ld", &pages, &resident);
+    std::fclose(f);
+    return n == 2 ? static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) : -1;
+  };
+  double before = rss();
+  malloc_trim(0);
+  double after = rss();
+  return Napi::Number::New(info.Env(), before >= 0 && after >= 0 ? before - after : 0);
+}
+
 }  // namespace
 
 Napi::Value MeasureRead(const Napi::CallbackInfo& info);
+Napi::Value SameBytes(const Napi::CallbackInfo& info);
+Napi::Value ShareWeightsJs(const Napi::CallbackInfo& info);
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   InstallLogCapture();
@@ -129,6 +152,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("residentBytes", Napi::Function::New(env, ResidentBytes));
   exports.Set("fileResident", Napi::Function::New(env, FileResident));
   exports.Set("measureRead", Napi::Function::New(env, MeasureRead));
+  exports.Set("trimHeap", Napi::Function::New(env, TrimHeap));
+  exports.Set("sameBytes", Napi::Function::New(env, SameBytes));
+  exports.Set("shareWeights", Napi::Function::New(env, ShareWeightsJs));
   return exports;
 }
 

@@ -111,6 +111,8 @@ struct TokenMsg {
   int32_t id;
   std::string piece;
   double t_ms;
+  bool has_pass = false;
+  SpecPass pass;  // on the first token of a speculative pass
 };
 
 class GenerateWorker : public Napi::AsyncWorker {
@@ -165,6 +167,12 @@ class GenerateWorker : public Napi::AsyncWorker {
     llama_sampler* smpl = BuildSampler(sampling_, llama_vocab_n_tokens(vocab));
     double t_prev = NowMs();
     stop_reason_ = "max_tokens";
+    if (Context* d = ctx_->draft()) {
+      RunSpeculative(d, smpl, t0, t_prev);
+      llama_sampler_free(smpl);
+      total_ms_ = NowMs() - t0;
+      return;
+    }
     for (int i = 0; i < max_tokens_; i++) {
       if (ctx_->cancel_flag().load()) {
         stop_reason_ = "cancelled";
@@ -183,14 +191,7 @@ class GenerateWorker : public Napi::AsyncWorker {
       char buf[256];
       int n = llama_token_to_piece(vocab, tok, buf, sizeof buf, 0, false);
       std::string piece = n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
-      if (has_tsfn_) {
-        auto* msg = new TokenMsg{i, tok, std::move(piece), now - t0};
-        tsfn_.NonBlockingCall(msg, [](Napi::Env env, Napi::Function cb, TokenMsg* m) {
-          cb.Call({Napi::Number::New(env, m->index), Napi::Number::New(env, m->id),
-                   Napi::Buffer<char>::Copy(env, m->piece.data(), m->piece.size()), Napi::Number::New(env, m->t_ms)});
-          delete m;
-        });
-      }
+      Send(new TokenMsg{i, tok, std::move(piece), now - t0});
       if (i + 1 == max_tokens_) break;  // no need to decode a token nobody will sample after
       if (static_cast<int>(cached.size()) + 1 >= n_ctx) {
         stop_reason_ = "ctx_full";
@@ -205,6 +206,77 @@ class GenerateWorker : public Napi::AsyncWorker {
     }
     llama_sampler_free(smpl);
     total_ms_ = NowMs() - t0;
+  }
+
+  void Send(TokenMsg* msg) {
+    if (!has_tsfn_) {
+      delete msg;
+      return;
+    }
+    tsfn_.NonBlockingCall(msg, [](Napi::Env env, Napi::Function cb, TokenMsg* m) {
+      Napi::Value pass = env.Undefined();
+      if (m->has_pass) {
+        Napi::Object p = Napi::Object::New(env);
+        p.Set("drafted", m->pass.drafted);
+        p.Set("accepted", m->pass.accepted);
+        p.Set("draftMs", m->pass.draft_ms);
+        p.Set("verifyMs", m->pass.verify_ms);
+        pass = p;
+      }
+      cb.Call({Napi::Number::New(env, m->index), Napi::Number::New(env, m->id),
+               Napi::Buffer<char>::Copy(env, m->piece.data(), m->piece.size()), Napi::Number::New(env, m->t_ms), pass});
+      delete m;
+    });
+  }
+
+  // The first token comes from the prompt's logits as without a draft; every later one from a
+  // draft-and-verify pass (speculative.h).
+  void RunSpeculative(Context* draft, llama_sampler* smpl, double t0, double t_prev) {
+    llama_context* lctx = ctx_->get();
+    const llama_vocab* vocab = ctx_->model()->vocab();
+    const int n_ctx = static_cast<int>(llama_n_ctx(lctx));
+    spec_ = true;
+    if (max_tokens_ <= 0) return;
+    if (ctx_->cancel_flag().load()) {
+      stop_reason_ = "cancelled";
+      return;
+    }
+    int index = 0;
+    // Returns false to stop: cancelled, end of generation, enough tokens, context full.
+    auto take = [&](llama_token tok, const SpecPass* pass) -> bool {
+      if (ctx_->cancel_flag().load()) {
+        stop_reason_ = "cancelled";
+        return false;
+      }
+      if (llama_vocab_is_eog(vocab, tok)) {
+        stop_reason_ = "eos";
+        return false;
+      }
+      double now = NowMs();
+      if (index == 0) ttft_ms_ = now - t0;
+      per_token_ms_.push_back(now - t_prev);
+      t_prev = now;
+      tokens_.push_back(tok);
+      char buf[256];
+      int n = llama_token_to_piece(vocab, tok, buf, sizeof buf, 0, false);
+      auto* msg = new TokenMsg{index, tok, n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string(), now - t0};
+      if (pass) {
+        msg->has_pass = true;
+        msg->pass = *pass;
+      }
+      Send(msg);
+      index++;
+      if (index >= max_tokens_) return false;
+      if (static_cast<int>(ctx_->cached().size()) + 1 >= n_ctx) {
+        stop_reason_ = "ctx_full";
+        return false;
+      }
+      return true;
+    };
+    llama_token first = llama_sampler_sample(smpl, lctx, -1);
+    if (!take(first, nullptr)) return;
+    std::string err = SpeculativeDecode(ctx_, draft, ctx_->draft_opts(), smpl, first, take, &spec_stats_);
+    if (!err.empty()) SetError(err);
   }
 
   void OnOK() override {
@@ -222,6 +294,15 @@ class GenerateWorker : public Napi::AsyncWorker {
     o.Set("ttftMs", tokens_.empty() ? total_ms_ : ttft_ms_);
     o.Set("totalMs", total_ms_);
     o.Set("reusedTokens", reused_);
+    if (spec_) {
+      Napi::Object d = Napi::Object::New(env);
+      d.Set("drafted", spec_stats_.drafted);
+      d.Set("accepted", spec_stats_.accepted);
+      d.Set("passes", spec_stats_.passes);
+      d.Set("draftMs", spec_stats_.draft_ms);
+      d.Set("verifyMs", spec_stats_.verify_ms);
+      o.Set("draft", d);
+    }
     deferred_.Resolve(o);
   }
 
@@ -244,6 +325,8 @@ class GenerateWorker : public Napi::AsyncWorker {
   std::string stop_reason_;
   double prompt_ms_ = 0, ttft_ms_ = 0, total_ms_ = 0;
   int reused_ = 0;
+  bool spec_ = false;
+  SpecStats spec_stats_;
 };
 
 std::vector<llama_token> TokensFrom(const Napi::Value& v, int n_vocab, std::string* err) {
@@ -280,6 +363,8 @@ void Context::Init(Napi::Env env, Napi::Object exports) {
                                       InstanceMethod("residencySample", &Context::ResidencySample),
                                       InstanceMethod("residencyDrop", &Context::ResidencyDrop),
                                       InstanceMethod("residencyPrefetch", &Context::ResidencyPrefetch),
+                                      InstanceMethod("attachDraft", &Context::AttachDraft),
+                                      InstanceMethod("detachDraft", &Context::DetachDraft),
                                       InstanceMethod("traceArm", &Context::TraceArm),
                                       InstanceMethod("serveOpen", &Context::ServeOpen),
                                       InstanceMethod("serveSubmit", &Context::ServeSubmit),
@@ -351,6 +436,9 @@ Context::Context(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Context>(inf
 Context::~Context() { Release(); }
 
 void Context::Release() {
+  if (draft_) draft_->busy_.store(false);
+  draft_ = nullptr;
+  if (!draft_ref_.IsEmpty()) draft_ref_.Reset();
   if (server_) {
     server_->Close();
     server_.reset();
@@ -432,6 +520,61 @@ Napi::Value Context::Generate(const Napi::CallbackInfo& info) {
   return p;
 }
 
+// attachDraft(draftContext, {max, min, pMin}): later generate() calls decode speculatively with
+// the draft proposing. The draft context is reserved for this one while attached (BUSY to
+// direct use), and must share the target's vocabulary.
+Napi::Value Context::AttachDraft(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!CheckUsable(env)) return env.Undefined();
+  if (info.Length() < 1 || !info[0].IsObject() || !info[0].As<Napi::Object>().InstanceOf(constructor_.Value())) {
+    ThrowError(env, "BAD_ARGUMENT", "attachDraft(draftContext, {max, min, pMin})");
+    return env.Undefined();
+  }
+  Context* d = Context::Unwrap(info[0].As<Napi::Object>());
+  if (d == this || !d->ctx_ || d->busy_.load() || d->draft_) {
+    ThrowError(env, "BAD_ARGUMENT", "the draft must be another, idle context without a draft of its own");
+    return env.Undefined();
+  }
+  if (server_) {
+    ThrowError(env, "BUSY", "a context serving several sequences does not take a draft");
+    return env.Undefined();
+  }
+  const llama_vocab* tv = model_->vocab();
+  const llama_vocab* dv = d->model_->vocab();
+  if (llama_vocab_n_tokens(tv) != llama_vocab_n_tokens(dv)) {
+    ThrowError(env, "DRAFT_VOCAB", "the draft's vocabulary has " + std::to_string(llama_vocab_n_tokens(dv)) + " tokens, the target's " +
+                                       std::to_string(llama_vocab_n_tokens(tv)));
+    return env.Undefined();
+  }
+  DraftOpts o;
+  Napi::Object opts = info.Length() > 1 && info[1].IsObject() ? info[1].As<Napi::Object>() : Napi::Object::New(env);
+  o.max = GetInt(opts, "max", o.max);
+  o.min = GetInt(opts, "min", o.min);
+  if (opts.Has("pMin") && opts.Get("pMin").IsNumber()) o.p_min = opts.Get("pMin").As<Napi::Number>().FloatValue();
+  if (o.max < 1 || o.max > 64 || o.min < 0 || o.min > o.max || !(o.p_min >= 0 && o.p_min <= 1)) {
+    ThrowError(env, "BAD_ARGUMENT", "draft options out of range: max 1..64, min 0..max, pMin 0..1");
+    return env.Undefined();
+  }
+  if (draft_) draft_->busy_.store(false);
+  draft_ = d;
+  draft_ref_ = Napi::Persistent(info[0].As<Napi::Object>());
+  draft_opts_ = o;
+  d->busy_.store(true);
+  return env.Undefined();
+}
+
+Napi::Value Context::DetachDraft(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (busy_.load()) {
+    ThrowError(env, "BUSY", "the context is generating; cancel() and wait first");
+    return env.Undefined();
+  }
+  if (draft_) draft_->busy_.store(false);
+  draft_ = nullptr;
+  if (!draft_ref_.IsEmpty()) draft_ref_.Reset();
+  return env.Undefined();
+}
+
 // serveOpen(onEvent(e)): continuous batching over this context's sequences (nSeq at creation).
 // While open, the context belongs to the server: generate/evalLogits answer BUSY.
 Napi::Value Context::ServeOpen(const Napi::CallbackInfo& info) {
@@ -439,6 +582,10 @@ Napi::Value Context::ServeOpen(const Napi::CallbackInfo& info) {
   if (!CheckUsable(env)) return env.Undefined();
   if (info.Length() < 1 || !info[0].IsFunction()) {
     ThrowError(env, "BAD_ARGUMENT", "serveOpen(onEvent: (event) => void)");
+    return env.Undefined();
+  }
+  if (draft_) {
+    ThrowError(env, "BUSY", "a context with a draft does not serve several sequences (detachDraft() first)");
     return env.Undefined();
   }
   auto tsfn = Napi::ThreadSafeFunction::New(env, info[0].As<Napi::Function>(), "ramforge-serve", 0, 1);

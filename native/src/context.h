@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "llama.h"
+#include "speculative.h"
 
 namespace rf {
 
@@ -31,6 +32,9 @@ class Context : public Napi::ObjectWrap<Context> {
   std::atomic<bool>& cancel_flag() { return cancel_; }
   std::atomic<bool>& busy() { return busy_; }
   Residency* residency() const { return residency_.get(); }
+  // The draft model's context proposing tokens for this one (speculative decoding), or null.
+  Context* draft() const { return draft_; }
+  const DraftOpts& draft_opts() const { return draft_opts_; }
 
  private:
   static Napi::FunctionReference constructor_;
@@ -50,6 +54,8 @@ class Context : public Napi::ObjectWrap<Context> {
   Napi::Value ServeCancel(const Napi::CallbackInfo& info);
   Napi::Value ServeClose(const Napi::CallbackInfo& info);
   Napi::Value ServeInfo(const Napi::CallbackInfo& info);
+  Napi::Value AttachDraft(const Napi::CallbackInfo& info);
+  Napi::Value DetachDraft(const Napi::CallbackInfo& info);
   Napi::Value TraceArm(const Napi::CallbackInfo& info);
   Napi::Value TraceTake(const Napi::CallbackInfo& info);
   bool CheckResidency(Napi::Env env);
@@ -68,6 +74,9 @@ class Context : public Napi::ObjectWrap<Context> {
   std::unique_ptr<BatchServer> server_;
   int n_batch_ = 512;
   double precharged_bytes_ = 0;
+  Context* draft_ = nullptr;
+  Napi::ObjectReference draft_ref_;  // keeps the draft's context alive while attached
+  DraftOpts draft_opts_;
 };
 
 }  // namespace rf

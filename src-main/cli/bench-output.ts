@@ -56,14 +56,37 @@ export function benchJson(model: string, capBytes: number, enforced: boolean, ro
         peak_bytes: peakBytes(r),
         token_ids: r.generation?.token_ids ?? null,
         identical_tokens: first && r.generation ? JSON.stringify(first) === JSON.stringify(r.generation.token_ids) : null,
+        ...draftColumns(policy, r, rows),
       };
     }),
   };
 }
 
+/**
+ * A `POLICY+draft` row against the same policy without the draft: its ideal is that row's
+ * tok/s times the tokens each verify pass yielded (a pass costing no more than a plain one).
+ */
+function draftColumns(label: string, r: RunReport, rows: BenchRow[]) {
+  const d = r.generation?.draft;
+  if (!d) return {};
+  const plain = rows.find((x) => x.policy === label.replace(/\+draft$/, ''))?.report.generation?.decode_tok_s ?? null;
+  const ideal = plain !== null && d.tokens_per_target_pass !== null ? plain * d.tokens_per_target_pass : null;
+  return {
+    draft: d,
+    tokens_per_target_pass: d.tokens_per_target_pass,
+    acceptance: d.acceptance,
+    ideal_tok_s: ideal,
+    vs_ideal: ratio(r.generation?.decode_tok_s ?? null, ideal),
+  };
+}
+
 export function benchTable(rows: BenchRow[]): string {
   const j = benchJson('', 0, false, rows).results;
-  const head = ['policy', 'status', 'decode tok/s', 'vs first', 'read/token', 'floor/token', 'read/floor', 'limit hits (decode)', 'locked min', 'read rate', 'peak', 'same tokens'];
+  const drafts = j.some((r) => r.tokens_per_target_pass !== undefined);
+  const head = [
+    'policy', 'status', 'decode tok/s', 'vs first', 'read/token', 'floor/token', 'read/floor', 'limit hits (decode)', 'locked min', 'read rate', 'peak', 'same tokens',
+    ...(drafts ? ['tokens/pass', 'accepted', 'vs ideal'] : []),
+  ];
   const b = (v: number | null) => (v === null ? '—' : formatBytes(v));
   const body = j.map((r) => [
     r.policy,
@@ -78,6 +101,13 @@ export function benchTable(rows: BenchRow[]): string {
     r.read_rate_bytes_per_s === null ? '—' : `${b(r.read_rate_bytes_per_s)}/s`,
     b(r.peak_bytes),
     r.identical_tokens === null ? '—' : r.identical_tokens ? 'yes' : 'NO',
+    ...(drafts
+      ? [
+          r.tokens_per_target_pass == null ? '—' : r.tokens_per_target_pass.toFixed(2),
+          r.acceptance == null ? '—' : `${(100 * r.acceptance).toFixed(0)} %`,
+          r.vs_ideal == null ? '—' : `${r.vs_ideal.toFixed(2)}×`,
+        ]
+      : []),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((x) => (x[i] as string).length)));
   const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] as number)).join('  ');

@@ -25,7 +25,9 @@ export interface BenchOptions {
   enforced: boolean;
   /** Where to write each run's report (optional). */
   reportDir?: string;
-  onRun?: (policy: PolicyName, rep: number) => void;
+  /** With a draft model each policy runs twice a repetition: without it and with it (`POLICY+draft`). */
+  draft?: OpenedModel | null;
+  onRun?: (policy: string, rep: number) => void;
 }
 
 export interface BenchResult {
@@ -37,18 +39,26 @@ export async function benchAtCap(o: BenchOptions): Promise<BenchResult> {
   if (o.tokens < 2) throw new UsageError('--tokens must be at least 2 (bytes per token need two decode samples)');
   if (o.reps < 1) throw new UsageError('--reps must be at least 1');
   const f: ParsedArgs['flags'] = { ...o.flags, ram: o.capBytes, 'enforce-ram': o.enforced };
-  const prepared = prepareRun(o.opened, f);
-  if (o.enforced) refuseBelowMinimum(o.opened, f, prepared);
+  // The comparison runs without a draft: its plan is the model's own.
+  const settingsFlags = o.draft ? { ...f, draft: undefined } : f;
+  const prepared = prepareRun(o.opened, settingsFlags);
+  if (o.enforced) refuseBelowMinimum(o.opened, settingsFlags, prepared);
+  const withDraft = o.draft ? prepareRun(o.opened, f, o.draft) : null;
+  if (withDraft && o.enforced) refuseBelowMinimum(o.opened, f, withDraft);
   const plan = prepared.plan;
   // One weight layout for every policy: repacked and plain Q4_0 kernels round differently, and
   // the comparison is of residency schedules, not of kernels.
   const anyReleasing = o.policies.some(releasesPages);
   const repack = prepared.settings.repack ?? !(anyReleasing || (plan !== null && plan.verdict !== 'fits'));
-  const runs = new Map<PolicyName, RunReport[]>(o.policies.map((p) => [p, []]));
+  const variants = o.policies.flatMap((policy) => [
+    { label: policy as string, policy, run: prepared, flags: settingsFlags },
+    ...(withDraft ? [{ label: `${policy}+draft`, policy, run: withDraft, flags: f }] : []),
+  ]);
+  const runs = new Map<string, RunReport[]>(variants.map((v) => [v.label, []]));
   for (let rep = 0; rep < o.reps; rep++)
-    for (const policy of o.policies) {
-      o.onRun?.(policy, rep);
-      const load = { ...loadParams(o.modelPath, f, prepared, policy), repack: releasesPages(policy) ? false : repack };
+    for (const v of variants) {
+      o.onRun?.(v.label, rep);
+      const load = { ...loadParams(o.modelPath, v.flags, v.run, v.policy), repack: releasesPages(v.policy) ? false : repack };
       const generate = { prompt: f['prompt'] as string, maxTokens: o.tokens, sampling: GREEDY };
       const result = await runOnce({
         files: o.opened.shards.map((s) => s.path),
@@ -57,9 +67,9 @@ export async function benchAtCap(o: BenchOptions): Promise<BenchResult> {
         cap: o.enforced ? { limitBytes: o.capBytes, timeoutS: f['enforce-timeout'] as number } : undefined,
         coldStart: true,
       });
-      const report = buildRunReport({ modelPath: o.modelPath, opened: o.opened, plan, load, generate, result });
-      if (o.reportDir) await writeJsonAtomic(`${o.reportDir}/bench-${o.capBytes}-${policy}${o.reps > 1 ? `-${rep + 1}` : ''}.json`, report);
-      runs.get(policy)?.push(report);
+      const report = buildRunReport({ modelPath: o.modelPath, opened: o.opened, plan: v.run.plan, load, generate, result });
+      if (o.reportDir) await writeJsonAtomic(`${o.reportDir}/bench-${o.capBytes}-${v.label}${o.reps > 1 ? `-${rep + 1}` : ''}.json`, report);
+      runs.get(v.label)?.push(report);
     }
-  return { prepared, rows: o.policies.map((policy) => medianRow(policy, runs.get(policy) ?? [])) };
+  return { prepared, rows: variants.map((v) => medianRow(v.label, runs.get(v.label) ?? [])) };
 }

@@ -1,6 +1,7 @@
 // The plan for an opened model under the plan flags, shared by the commands that plan (`plan`
 // for files and URLs, `models` for every model found, `pull` before it downloads), so a model
 // gets the same plan whichever way it is named.
+import type { DraftPlanInput } from '../shared/plan/plan-types.js';
 import { UsageError } from './errors.js';
 import { parseSize } from '../shared/size.js';
 import { planMemory, PlanInputError } from '../shared/plan/plan.js';
@@ -21,6 +22,8 @@ export interface PlanFlags {
   readonly parallel?: number;
   readonly prefetchDepth?: number;
   readonly kvBytes?: number;
+  /** A draft model's share of the budget, for the context the shape chooses. */
+  readonly draft?: (ctx: number) => DraftPlanInput;
 }
 
 /** The plan flags as `plan` declares them (a command without one of them leaves it undefined). */
@@ -73,6 +76,7 @@ export function planForView(view: ModelView, f: PlanFlags, disk: DiskBandwidth, 
       diskBandwidthBytesPerS: disk.bytesPerS,
       diskBandwidthSource: disk.source,
       readaheadBytes,
+      ...(f.draft ? { draft: f.draft(shape.ctx) } : {}),
     });
     return { plan, shape };
   } catch (e) {

@@ -13,8 +13,10 @@ import { machineFitError } from '../shared/settings/machine-fit.js';
 import { cachedDiskBandwidth } from '../node/disk-bw.js';
 import { directIoWorks } from '../node/direct-io.js';
 import { DEFAULT_READAHEAD_BYTES } from '../shared/plan/stream-select.js';
-import { SettingsError, checkPolicy, validateRunSettings, validateSampling, type RunSettings } from '../shared/settings/run-settings.js';
+import { DEFAULT_RUN_SETTINGS, SettingsError, checkPolicy, validateRunSettings, validateSampling, type RunSettings } from '../shared/settings/run-settings.js';
 import { chooseRunShape, type RunShape } from '../shared/settings/run-shape.js';
+import { draftPlanInput } from '../shared/draft/draft-budget.js';
+import type { DraftPlanInput } from '../shared/plan/plan-types.js';
 import { resolvePolicy, toLoadParams } from '../shared/settings/load-params.js';
 import type { GenerateParams, LoadParams, PolicyName } from '../shared/worker-protocol.js';
 
@@ -50,6 +52,9 @@ export function settingsFromFlags(f: ParsedArgs['flags']): RunSettings {
       repack: opt<boolean>(f['repack']),
       prefault: opt<boolean>(f['prefetch']),
       graphTrace: Boolean(f['graph-trace'] || f['graph-trace-detail']),
+      draft: opt<string>(f['draft']),
+      draftMax: (f['draft-max'] as number | undefined) ?? DEFAULT_RUN_SETTINGS.draftMax,
+      draftMin: (f['draft-min'] as number | undefined) ?? DEFAULT_RUN_SETTINGS.draftMin,
     });
   } catch (e) {
     if (e instanceof SettingsError) throw new UsageError(`--${flagOf(e.field)} ${e.message.slice(e.field.length + 2)}`);
@@ -58,7 +63,7 @@ export function settingsFromFlags(f: ParsedArgs['flags']): RunSettings {
 }
 
 function flagOf(field: string): string {
-  return { ramBytes: 'ram', vramBytes: 'vram', prefetchDepth: 'prefetch-depth', prefault: 'prefetch' }[field] ?? field;
+  return { ramBytes: 'ram', vramBytes: 'vram', prefetchDepth: 'prefetch-depth', prefault: 'prefetch', draftMax: 'draft-max', draftMin: 'draft-min' }[field] ?? field;
 }
 
 export interface PreparedRun {
@@ -71,11 +76,12 @@ export interface PreparedRun {
  * Settings, the shape chosen for what the user left open, and the plan for the budget. Whatever
  * cannot run on this model or this machine is a UsageError here, before a worker starts.
  */
-export function prepareRun(opened: OpenedModel, f: ParsedArgs['flags']): PreparedRun {
+export function prepareRun(opened: OpenedModel, f: ParsedArgs['flags'], draft: OpenedModel | null = null): PreparedRun {
   const settings = settingsFromFlags(f);
   checkLayerFlags(opened, f);
-  const shape = chooseRunShape({ view: opened.view, settings, physicalCores: physicalCores() });
-  const plan = makePlan(opened, f, settings, shape);
+  const draftInput = draft ? (ctx: number) => draftPlanInput(opened, { path: draft.shards[0]!.path, shards: draft.shards, view: draft.view }, { ctx, max: settings.draftMax }) : undefined;
+  const shape = chooseRunShape({ view: opened.view, settings, physicalCores: physicalCores(), ...(draftInput ? { draft: draftInput } : {}) });
+  const plan = makePlan(opened, f, settings, shape, draftInput);
   const forMachine = plan ?? planForMachine(opened, settings, shape);
   const why = forMachine && machineFitError(forMachine, totalmem());
   if (why) throw new UsageError(`--ctx ${shape.ctx}: ${why}`);
@@ -102,7 +108,13 @@ function checkLayerFlags(opened: OpenedModel, f: ParsedArgs['flags']): void {
   for (const [flag, layer] of named) if (!(layer >= 0 && layer < n)) throw new UsageError(`--${flag} ${layer}: the model has layers 0–${n - 1}`);
 }
 
-export function makePlan(opened: OpenedModel, f: ParsedArgs['flags'], settings: RunSettings, shape: RunShape): MemoryPlan | null {
+export function makePlan(
+  opened: OpenedModel,
+  f: ParsedArgs['flags'],
+  settings: RunSettings,
+  shape: RunShape,
+  draft?: (ctx: number) => DraftPlanInput,
+): MemoryPlan | null {
   if (settings.ramBytes === null) return null;
   const given = givenDiskBandwidth(f);
   const disk = given ?? cachedDiskBandwidth(opened.shards[0]?.path as string) ?? { bytesPerS: ASSUMED_DISK_BW, source: 'assumed 1 GB/s (pass --disk-bw, or run `ramforge plan` once to measure)' };
@@ -110,7 +122,16 @@ export function makePlan(opened: OpenedModel, f: ParsedArgs['flags'], settings: 
   // The same planning as `ramforge plan`, with the shape already chosen for these settings.
   return planForView(
     opened.view,
-    { ram: settings.ramBytes, vram: settings.vramBytes ?? undefined, ctx: shape.ctx, batch: shape.batch, threads: shape.threads, parallel: settings.parallel, prefetchDepth: settings.prefetchDepth },
+    {
+      ram: settings.ramBytes,
+      vram: settings.vramBytes ?? undefined,
+      ctx: shape.ctx,
+      batch: shape.batch,
+      threads: shape.threads,
+      parallel: settings.parallel,
+      prefetchDepth: settings.prefetchDepth,
+      ...(draft ? { draft } : {}),
+    },
     disk,
     readahead,
   ).plan;
@@ -126,7 +147,8 @@ export function refuseBelowMinimum(opened: OpenedModel, f: ParsedArgs['flags'], 
   if (!plan || plan.verdict !== 'cannot-run' || !settings.enforceRam || f['force']) return;
   const min = plan.quantities.minimumRamBytes.value as number;
   let hint = '';
-  if (shape.ctx > 256 || shape.batch > 32) {
+  // (The hint is the model's own: with a draft the smaller shape was already tried.)
+  if (!plan.draft && (shape.ctx > 256 || shape.batch > 32)) {
     const small = planMemory(opened.view, { ...plan.input, vramBytes: plan.input.vramBytes ?? undefined, threads: plan.input.threads ?? undefined, ctx: 256, ubatch: 32 });
     const smallMin = small.quantities.minimumRamBytes.value as number;
     if (smallMin < min) hint = `; with --ctx 256 --batch 32 it is ${formatBytes(smallMin)} (${smallMin} bytes)`;

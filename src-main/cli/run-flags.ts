@@ -1,6 +1,6 @@
 // Flags shared by `run` and `bench`: model loading, sampling, memory caps and residency.
 import type { FlagSpec } from './args.js';
-import { DEFAULT_MAX_TOKENS, DEFAULT_PREFETCH_DEPTH, DEFAULT_SAMPLING as S, LIMITS as L } from '../shared/settings/run-settings.js';
+import { DEFAULT_MAX_TOKENS, DEFAULT_PREFETCH_DEPTH, DEFAULT_RUN_SETTINGS as D, DEFAULT_SAMPLING as S, LIMITS as L } from '../shared/settings/run-settings.js';
 
 export const SAMPLING_FLAGS: FlagSpec[] = [
   { name: 'max-tokens', short: 'n', type: 'int', default: DEFAULT_MAX_TOKENS, range: L.maxTokens, description: 'tokens to generate at most' },
@@ -22,6 +22,9 @@ export const LOAD_FLAGS: FlagSpec[] = [
   { name: 'repack', type: 'boolean', description: 'repack weights for faster CPU kernels (default on, off under residency policies that release pages)' },
   { name: 'prefetch', type: 'boolean', description: 'prefault the whole file at load; --no-prefetch faults in on demand (default: prefault unless the plan says the model does not fit)' },
   { name: 'gpu-layers', type: 'int', default: 0, range: L.gpuLayers, description: 'layers to offload to a GPU backend (none is built here)' },
+  { name: 'draft', short: 'md', type: 'string', valueName: 'MODEL', description: 'speculative decoding: a small model with the same vocabulary proposes tokens, the model verifies them in one pass (weights it shares byte for byte are not loaded twice)' },
+  { name: 'draft-max', type: 'int', default: D.draftMax, range: { min: 1, max: L.draftTokens.max }, description: 'most tokens drafted per pass (the engine adapts k to the measured acceptance)' },
+  { name: 'draft-min', type: 'int', default: D.draftMin, range: L.draftTokens, description: 'tokens drafted per pass even when the draft is unsure' },
 ];
 
 export const MEMORY_FLAGS: FlagSpec[] = [

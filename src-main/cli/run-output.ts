@@ -1,5 +1,6 @@
 // What `run` writes besides the text: --tokens-json and --profile.
 import type { RunOnceResult } from '../shared/run-result.js';
+import type { DraftStats } from '../shared/worker-protocol.js';
 import { percentile } from '../shared/stats.js';
 import { formatBytes } from '../shared/size.js';
 import type { WorkerResidency } from '../shared/report/build-report.js';
@@ -11,6 +12,7 @@ export function tokensJson(r: RunOnceResult): unknown {
     prompt_token_ids: g.promptTokens,
     token_ids: g.tokens,
     stop_reason: g.stopReason,
+    ...(g.draft ? { draft: draftJson(g.draft, g.tokens.length) } : {}),
     timings: {
       load_ms: r.model?.loadMs ?? null,
       prompt_ms: g.timings.promptMs,
@@ -38,8 +40,32 @@ export function profileText(r: RunOnceResult): string {
     `  decode          ${g.tokens.length} tokens, ${f(g.timings.decodeTokS, 2)} tok/s`,
     `  per-token ms    p50 ${f(percentile(decode, 50), 2)}  p90 ${f(percentile(decode, 90), 2)}  p99 ${f(percentile(decode, 99), 2)}  max ${f(decode.length ? Math.max(...decode) : null, 2)}`,
     `  stop            ${g.stopReason}`,
+    ...(g.draft ? [`  draft           ${draftSummary(g.draft, g.tokens.length)}`] : []),
     '',
   ].join('\n');
+}
+
+/** Tokens per pass over the target: the first token comes from the prompt pass, the rest from verify passes. */
+export function tokensPerPass(d: DraftStats, tokens: number): number | null {
+  return d.passes > 0 ? Math.max(0, tokens - 1) / d.passes : null;
+}
+
+export function draftJson(d: DraftStats, tokens: number): Record<string, number | null> {
+  return {
+    drafted: d.drafted,
+    accepted: d.accepted,
+    acceptance: d.drafted > 0 ? d.accepted / d.drafted : null,
+    target_passes: d.passes,
+    tokens_per_target_pass: tokensPerPass(d, tokens),
+    draft_ms: d.draftMs,
+    verify_ms: d.verifyMs,
+  };
+}
+
+export function draftSummary(d: DraftStats, tokens: number): string {
+  const tpp = tokensPerPass(d, tokens);
+  const acc = d.drafted > 0 ? `${((100 * d.accepted) / d.drafted).toFixed(0)}%` : '—';
+  return `${d.drafted} drafted, ${d.accepted} accepted (${acc}); ${d.passes} target passes, ${tpp === null ? '—' : tpp.toFixed(2)} tokens per pass; draft ${d.draftMs.toFixed(0)} ms, verify ${d.verifyMs.toFixed(0)} ms`;
 }
 
 /** --inspect-layer N: where each of the layer's tensors lives, and what of it is resident. */

@@ -69,6 +69,8 @@ export interface NativeGenerateResult {
   ttftMs: number;
   totalMs: number;
   reusedTokens: number;
+  /** With a draft attached: what the passes drafted and kept. */
+  draft?: { drafted: number; accepted: number; passes: number; draftMs: number; verifyMs: number };
 }
 
 export interface NativeResidencyLayer {
@@ -176,8 +178,11 @@ export interface NativeContext {
   generate(
     prompt: Int32Array | number[],
     opts: NativeGenerateOptions,
-    onToken?: (index: number, id: number, piece: Buffer, tMs: number) => void,
+    onToken?: (index: number, id: number, piece: Buffer, tMs: number, pass?: NativeDraftPass) => void,
   ): Promise<NativeGenerateResult>;
+  /** Later generate() calls decode speculatively, `draft` proposing (it is reserved while attached). */
+  attachDraft(draft: NativeContext, opts: { max: number; min: number; pMin?: number }): void;
+  detachDraft(): void;
   cancel(): void;
   clearMemory(): void;
   info(): { nCtx: number; nBatch: number; nThreads: number; cachedTokens: number; prechargedBytes: number };
@@ -219,6 +224,20 @@ export interface NativeAddon {
   fileResident(path: string, ranges: [number, number][]): number[];
   /** Read speed of the device holding `path`: direct I/O, 4 requests of 4 MiB in flight, into 2 MiB pages. */
   measureRead(path: string, opts?: { bytes?: number; chunkBytes?: number; threads?: number }): Promise<{ bytes: number; seconds: number; direct: boolean }>;
+  /** Hands the allocator's free pages back to the kernel (malloc_trim); returns the RSS bytes released. */
+  trimHeap(): number;
+  /** Compares file ranges byte for byte (off the JS thread; the pages read leave the page cache). */
+  sameBytes(pairs: { a: string; aOffset: number; b: string; bOffset: number; length: number }[]): Promise<boolean[]>;
+  /** Points the draft's tensors `names` at the target's copy; before the draft has a context. Returns the bytes shared. */
+  shareWeights(draft: NativeModel, target: NativeModel, names: string[]): number;
+}
+
+/** One speculative pass: tokens the draft proposed, how many the target kept, and the time of each half. */
+export interface NativeDraftPass {
+  drafted: number;
+  accepted: number;
+  draftMs: number;
+  verifyMs: number;
 }
 
 export function addonPath(): string {

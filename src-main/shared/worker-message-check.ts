@@ -43,7 +43,10 @@ function firstBad(o: Obj, tests: Record<string, (v: unknown) => boolean>): strin
 function checkToken(t: unknown): string | null {
   if (!isObj(t)) return 'token is not an object';
   const bad = firstBad(t, { index: isCount, tokenId: isCount, text: isText, tMs: isNum });
-  return bad ? `token.${bad} is missing or of the wrong type` : null;
+  if (bad) return `token.${bad} is missing or of the wrong type`;
+  const pass = t['pass'];
+  if (pass !== undefined && (!isObj(pass) || firstBad(pass, { drafted: isCount, accepted: isCount }))) return 'token.pass is not { drafted, accepted }';
+  return null;
 }
 
 function checkResidencyEvent(e: unknown): boolean {

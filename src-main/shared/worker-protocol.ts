@@ -39,6 +39,37 @@ export interface LoadParams {
   releaseMappingPages?: boolean;
   /** Capture one decode's scheduler graph (bounded); reuse-aware always captures one. */
   graphTrace?: { maxEvents: number; detail: boolean };
+  /** Speculative decoding: a draft model proposes up to `max` tokens a pass (`--draft`). */
+  draft?: DraftParams;
+}
+
+export interface DraftParams {
+  modelPath: string;
+  /** Most tokens drafted per pass; the engine adapts k within [min, max] from the measured acceptance. */
+  max: number;
+  min: number;
+}
+
+export interface DraftInfo {
+  path: string;
+  name: string;
+  nLayers: number;
+  /** Weight bytes the draft shares with the target (pointed at the target's copy), and its own. */
+  sharedBytes: number;
+  ownBytes: number;
+  max: number;
+  min: number;
+}
+
+/** What speculative decoding did in one generation. */
+export interface DraftStats {
+  /** Tokens the draft proposed, and of them the target kept. */
+  drafted: number;
+  accepted: number;
+  /** Verify passes over the target (each one read of its streamed weights). */
+  passes: number;
+  draftMs: number;
+  verifyMs: number;
 }
 
 export interface StreamParams {
@@ -88,6 +119,8 @@ export interface ModelInfo {
   loadMs: number;
   /** The streaming split the worker executes (stream policy), else null. */
   schedule: StreamSchedule | null;
+  /** The draft model proposing tokens (speculative decoding), when one was loaded. */
+  draft?: DraftInfo | null;
 }
 
 export interface SamplingParams {
@@ -122,6 +155,8 @@ export interface TokenEvent {
   text: string;
   /** Milliseconds since generation started. */
   tMs: number;
+  /** Speculative decoding: on the first token of each pass, what the pass drafted and kept. */
+  pass?: { drafted: number; accepted: number };
 }
 
 export type StopReason = 'eos' | 'max_tokens' | 'cancelled' | 'ctx_full';
@@ -143,6 +178,8 @@ export interface GenerationResult {
   /** Prompt tokens reused from the KV cache of the previous turn. */
   reusedTokens: number;
   timings: GenerationTimings;
+  /** Present when a draft model proposed tokens. */
+  draft?: DraftStats;
 }
 
 /** Host → worker. Every request with an id gets exactly one `result` with that id. */

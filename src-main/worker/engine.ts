@@ -9,6 +9,9 @@ import type {
 } from '../shared/worker-protocol.js';
 import { loadAddon, type NativeContext, type NativeModel, type NativeServeEvent } from '../native/addon.js';
 import { ModelRefusedError, openModelForLoad } from '../node/model-check.js';
+import type { OpenedModel } from '../node/gguf-file.js';
+import { DraftError, loadDraft, type LoadedDraft } from './draft-loader.js';
+import { DRAFT_CONTEXT_BATCH } from '../shared/draft/draft-budget.js';
 import { ResidencyRuntime } from './residency-runtime.js';
 import { basename } from 'node:path';
 
@@ -30,6 +33,7 @@ function codeOf(e: unknown, fallback: string): string {
 export class Engine {
   private model: NativeModel | null = null;
   private ctx: NativeContext | null = null;
+  private draft: LoadedDraft | null = null;
   private info: ModelInfo | null = null;
   residency: ResidencyRuntime | null = null;
 
@@ -37,8 +41,10 @@ export class Engine {
     await this.unload();
     // Our hardened reader sees the file before llama.cpp does, whoever asked for the load.
     let files: string[];
+    let opened: OpenedModel;
     try {
-      files = (await openModelForLoad(params.modelPath)).shards.map((s) => s.path);
+      opened = await openModelForLoad(params.modelPath);
+      files = opened.shards.map((s) => s.path);
     } catch (e) {
       if (e instanceof ModelRefusedError) throw new EngineError(e.code, e.message);
       throw e;
@@ -77,9 +83,32 @@ export class Engine {
       model.free();
       throw new EngineError(codeOf(e, 'CONTEXT_FAILED'), (e as Error).message);
     }
+    let draft: LoadedDraft | null = null;
+    if (params.draft) {
+      try {
+        if ((params.parallel ?? 1) > 1) throw new DraftError('BAD_ARGUMENT', 'a draft model serves one sequence: --draft does not combine with --parallel above 1');
+        draft = await loadDraft(addon, opened, model, params.draft, params.repack ?? true, {
+          nCtx: params.ctx ?? 4096,
+          nSeq: 1,
+          nThreads: params.threads ?? 0,
+          // The draft decodes one token at a time; only catching up with a prompt takes more.
+          // Its compute buffer and logits grow with the batch (4 B × vocabulary per token).
+          nBatch: Math.min(params.batch ?? 512, DRAFT_CONTEXT_BATCH),
+          precharge: policy === 'stream' && params.ramBytes !== undefined,
+        });
+        ctx.attachDraft(draft.ctx, { max: params.draft.max, min: params.draft.min });
+      } catch (e) {
+        draft?.ctx.free();
+        draft?.model.free();
+        ctx.free();
+        model.free();
+        throw new EngineError(e instanceof DraftError ? e.code : codeOf(e, 'DRAFT_FAILED'), (e as Error).message);
+      }
+    }
     const ni = model.info();
     this.model = model;
     this.ctx = ctx;
+    this.draft = draft;
     this.info = {
       path: files[0] as string,
       name: ni.metadata['general.name'] || basename(files[0] as string),
@@ -95,10 +124,15 @@ export class Engine {
       metadata: ni.metadata,
       loadMs: performance.now() - t0,
       schedule: null,
+      draft: draft?.info ?? null,
     };
     // Every policy is observed (mincore, /proc counters); only policies other than `off`
     // install the engine that acts on pages.
-    this.residency = new ResidencyRuntime(model, ctx, files, ni.nLayers, params);
+    // The loader's freed temporaries stay charged in the allocator's arenas until handed back;
+    // the stream schedule is planned against what is charged next.
+    addon.trimHeap();
+    // Weights a draft reads through the target's copy stay resident (never streamed).
+    this.residency = new ResidencyRuntime(model, ctx, files, ni.nLayers, params, new Set(draft?.sharedNames ?? []));
     this.residency.configure();
     this.info.schedule = this.residency.schedule;
     if (params.graphTrace || policy === 'reuse-aware') this.residency.traceAndProfile(ni.bos >= 0 ? ni.bos : 0, params.graphTrace?.maxEvents ?? 100_000);
@@ -263,13 +297,13 @@ export class Engine {
           repeatPenalty: s.repeatPenalty,
           repeatLastN: s.repeatLastN,
         },
-        (index, id, piece, tMs) => {
+        (index, id, piece, tMs, pass) => {
           // Bytes of a UTF-8 character split across tokens are held until it is complete.
           const delta = decoder.decode(piece, { stream: true });
           text += delta;
           delivered++;
           this.residency?.onToken(index + 1, tMs, index <= 1);
-          onToken({ index, tokenId: id, text: delta, tMs });
+          onToken(pass ? { index, tokenId: id, text: delta, tMs, pass: { drafted: pass.drafted, accepted: pass.accepted } } : { index, tokenId: id, text: delta, tMs });
           if (delivered >= expected) allDelivered();
         },
       );
@@ -298,6 +332,7 @@ export class Engine {
         decodeTokS: decodeMs > 0 ? (nDecode * 1000) / decodeMs : 0,
         perTokenMs: r.perTokenMs,
       },
+      ...(r.draft ? { draft: r.draft } : {}),
     };
   }
 
@@ -322,6 +357,10 @@ export class Engine {
     this.residency = null;
     this.ctx?.free();
     this.ctx = null;
+    // After the target's context: it holds the draft's context while attached.
+    this.draft?.ctx.free();
+    this.draft?.model.free();
+    this.draft = null;
     this.model?.free();
     this.model = null;
     this.info = null;

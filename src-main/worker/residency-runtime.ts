@@ -20,6 +20,23 @@ const PAGE_SIZE = 4096;
 const NON_WEIGHT_GROWTH_BYTES = 4 * 1024 * 1024;
 /** Page tables of the model's mapping: 8 B per 4 KiB page. */
 const PAGE_TABLE_FRACTION = 0.002;
+/**
+ * Serving several sequences charges more after load: each request's sampling scratch (a
+ * candidate list of 12 B per vocabulary entry, allocated on the decode thread) and the host
+ * traffic of concurrent token streams (measured on a 128k-vocabulary model with 4 sequences:
+ * +6 MiB on the decode thread's heap, +6 MiB of the worker's own heap and JS pages).
+ */
+function servingGrowthBytes(parallel: number, nVocab: number): number {
+  return parallel > 1 ? parallel * (nVocab * 16 + (1 << 20)) + 8 * 1024 * 1024 : 0;
+}
+
+/**
+ * A draft's verify passes ask for logits at up to max+1 positions: the output buffer grows to
+ * hold them on the first such pass, and sampling makes a candidate list of the vocabulary.
+ */
+function draftGrowthBytes(draftMax: number | null, nVocab: number): number {
+  return draftMax === null ? 0 : (draftMax + 1) * nVocab * 4 + nVocab * 16 + 2 * 1024 * 1024;
+}
 
 /** Non-weight memory this process has charged so far. */
 function measureNonWeight(files: string[]): { bytes: number; source: string } {
@@ -48,14 +65,19 @@ export class ResidencyRuntime {
   profileNote: string | null = null;
   private releaseOrder: number[] | undefined;
 
+  private readonly nVocab: number;
+
   constructor(
     model: NativeModel,
     private ctx: NativeContext,
     private files: string[],
     nLayers: number,
     private params: LoadParams,
+    /** Tensors that must stay resident whatever the plan (a draft reads them through this model). */
+    private readonly keepResident: ReadonlySet<string> = new Set(),
   ) {
     this.policy = params.policy ?? 'off';
+    this.nVocab = model.info().nVocab;
     const real = files.map((f) => realpathSync(f));
     const maps = parseMaps(readFileSync('/proc/self/maps', 'utf8'), real);
     this.inventory = buildInventory(model.tensors(), maps, nLayers, PAGE_SIZE);
@@ -169,12 +191,15 @@ export class ResidencyRuntime {
     const layers: WeightLayer[] = inv.layers
       .filter((l) => this.tiers[l.index] !== 'vram')
       .map((l) => {
-        const tensors = inv.tensors.filter((t) => t.layer === l.index && ram(t)).map((t) => ({ name: t.name, nbytes: t.bytes }));
+        const tensors = inv.tensors.filter((t) => t.layer === l.index && ram(t) && !this.keepResident.has(t.name)).map((t) => ({ name: t.name, nbytes: t.bytes }));
         return { bytes: tensors.reduce((s, t) => s + t.nbytes, 0), tensors };
       });
-    const persistentResident = inv.tensors.filter((t) => t.layer < 0 && ram(t) && !rowsOnly.includes(t.name)).reduce((s, t) => s + t.bytes, 0);
+    const persistentResident = inv.tensors
+      .filter((t) => ram(t) && !rowsOnly.includes(t.name) && (t.layer < 0 || this.keepResident.has(t.name)))
+      .reduce((s, t) => s + t.bytes, 0);
     const cap = this.params.ramBytes ?? null;
-    let tensors = sp.tensors;
+    // A weight a draft reads through this model's copy is never streamed, whoever planned it.
+    let tensors = sp.tensors.filter((n) => !this.keepResident.has(n));
     let unitBytes = largestStreamable(layers);
     let windowBytes = (sp.prefetchDepth + 1) * unitBytes;
     let headroom = 0;
@@ -187,7 +212,9 @@ export class ResidencyRuntime {
       // process's own growth, the page tables of the locked weights.
       const fileBytes = this.files.reduce((s, f) => s + statSync(f).size, 0);
       const computeLater = this.ctx.info().prechargedBytes > 0 ? 0 : sp.computeReserveBytes;
-      nonWeightBudget = measured.bytes + computeLater + NON_WEIGHT_GROWTH_BYTES + Math.ceil(PAGE_TABLE_FRACTION * fileBytes);
+      nonWeightBudget =
+        measured.bytes + computeLater + NON_WEIGHT_GROWTH_BYTES + servingGrowthBytes(this.params.parallel ?? 1, this.nVocab) +
+        draftGrowthBytes(this.params.draft?.max ?? null, this.nVocab) + Math.ceil(PAGE_TABLE_FRACTION * fileBytes);
       // Direct reads put nothing in the page cache: no kernel read-ahead to leave room for.
       readahead = directIoWorks(this.files) ? 0 : sp.readaheadBytes;
       const b = budgetStream({ capBytes: cap, nonWeightBytes: nonWeightBudget, persistentResidentBytes: persistentResident, layers, prefetchDepth: sp.prefetchDepth, readaheadBytes: readahead });

@@ -51,7 +51,7 @@ export const command: CommandSpec = {
     { name: 'clients', type: 'list', default: '1,2,4,8', valueName: 'LIST', description: 'client counts; each sends one request at once' },
     { name: 'tokens', type: 'int', default: 16, range: LIMITS.maxTokens, description: 'tokens each request decodes (greedy)' },
     { name: 'json', type: 'boolean', description: 'print one JSON object instead of the table' },
-    ...LOAD_FLAGS.filter((f) => f.name !== 'parallel'),
+    ...LOAD_FLAGS.filter((f) => !['parallel', 'draft', 'draft-max', 'draft-min'].includes(f.name)),
     ...MEMORY_FLAGS.filter((f) => !['enforce-ram'].includes(f.name)),
   ],
   details: 'Example:\n  ramforge bench-serve model-1b.gguf --ram 406M --clients 1,2,4 --tokens 16',

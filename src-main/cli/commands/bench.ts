@@ -3,6 +3,7 @@
 import type { CommandSpec, ParsedArgs } from '../args.js';
 import { UsageError } from '../errors.js';
 import { openModelInput } from '../model-input.js';
+import { openDraftInput } from '../draft-input.js';
 import { parsePolicy, shapeNote } from '../run-config.js';
 import { benchTable, benchJson } from '../bench-output.js';
 import { benchAtCap } from '../bench-runner.js';
@@ -37,6 +38,7 @@ export const command: CommandSpec = {
     if (policies.length === 0) throw new UsageError('--policies needs at least one policy');
     const tokens = f['tokens'] as number;
     const opened = await openModelInput(modelPath);
+    const draft = await openDraftInput(opened, f);
     const detection = detectCgroup();
     const enforced = !f['advisory'] && detection.usable;
     if (!f['json']) {
@@ -57,6 +59,7 @@ export const command: CommandSpec = {
       reps,
       enforced,
       reportDir: f['report-dir'] as string | undefined,
+      draft,
       onRun: (policy, rep) => {
         if (!f['json']) process.stderr.write(`ramforge bench: running ${policy}${reps > 1 ? ` (${rep + 1}/${reps})` : ''} …\n`);
       },

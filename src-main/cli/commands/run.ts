@@ -2,13 +2,14 @@
 import type { CommandSpec, ParsedArgs } from '../args.js';
 import { EXIT, UsageError } from '../errors.js';
 import { openModelInput } from '../model-input.js';
+import { openDraftInput } from '../draft-input.js';
 import { LOAD_FLAGS, MEMORY_FLAGS, SAMPLING_FLAGS } from '../run-flags.js';
 import { capFrom, loadParams, parsePolicy, prepareRun, refuseBelowMinimum, samplingParams, shapeNote } from '../run-config.js';
 import { runOnce } from '../../worker/run-once.js';
 import { runExitCode, runFailureMessage, type RunOnceResult } from '../../shared/run-result.js';
 import { progressBar } from '../../synth/progress-bar.js';
 import { formatMemoryReport } from '../../supervisor/index.js';
-import { inspectLayerText, profileText, tokensJson } from '../run-output.js';
+import { draftSummary, inspectLayerText, profileText, tokensJson } from '../run-output.js';
 import { buildRunReport } from '../../node/report-file.js';
 import { checkOutputPath, writeOutputs } from '../output-files.js';
 import { formatResidencyReport } from '../../shared/report/residency-text.js';
@@ -48,7 +49,8 @@ export const command: CommandSpec = {
     for (const flag of ['tokens-json', 'report-json']) if (f[flag] !== undefined) await checkOutputPath(flag, f[flag] as string);
     const quiet = Boolean(f['quiet']);
     const opened = await openModelInput(modelPath);
-    const prepared = prepareRun(opened, f);
+    const draft = await openDraftInput(opened, f);
+    const prepared = prepareRun(opened, f, draft);
     refuseBelowMinimum(opened, f, prepared);
     const plan = prepared.plan;
     const load = loadParams(modelPath, f, prepared);
@@ -89,6 +91,7 @@ export const command: CommandSpec = {
     if (result.generation) process.stdout.write('\n');
 
     if (f['profile'] && result.generation && result.model) process.stderr.write(profileText(result));
+    else if (result.generation?.draft) process.stderr.write(`ramforge: draft: ${draftSummary(result.generation.draft, result.generation.tokens.length)}\n`);
     const report = buildRunReport({ modelPath, opened, plan, load, generate, result });
     if (f['residency-report']) process.stderr.write(formatResidencyReport(report));
     if (f['inspect-layer'] !== undefined) process.stderr.write(inspectLayerText(result, f['inspect-layer'] as number));

@@ -5,6 +5,9 @@ import { UsageError } from '../errors.js';
 import { formatBytes } from '../../shared/size.js';
 import { synthesize } from '../../synth/synthesize.js';
 import { progressBar } from '../../synth/progress-bar.js';
+import { writeDraftOf } from '../../synth/draft-of.js';
+import { DraftSubsetError } from '../../shared/draft/draft-subset.js';
+import { GgufError } from '../../shared/gguf/reader.js';
 import { ARCHS, PRESETS, type ShapeOverrides, SynthInputError, WEIGHT_TYPES } from '../../synth/shape.js';
 
 function intFlag(args: ParsedArgs, name: string): number | undefined {
@@ -19,6 +22,25 @@ function formatCount(n: number): string {
   if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
   if (n >= 1e3) return `${(n / 1e3).toFixed(1)}K`;
   return String(n);
+}
+
+async function writeDraft(args: ParsedArgs, target: string, out: string): Promise<number> {
+  const layers = intFlag(args, 'layers');
+  if (layers === undefined) throw new UsageError('--draft-of needs --layers N (how many of the target\'s first layers the draft keeps)');
+  for (const f of ['embd', 'ff', 'heads', 'kv-heads', 'ctx-train', 'tie-embeddings', 'vocab', 'chat-template', 'name'])
+    if (args.flags[f] !== undefined) throw new UsageError(`--${f} does not apply to --draft-of (the draft is the target's own layers)`);
+  const bar = args.flags.quiet ? undefined : progressBar(process.stderr, 'synth');
+  try {
+    const r = await writeDraftOf(target, layers, out, bar ? (d, t) => bar.update(d, t) : undefined);
+    bar?.done();
+    process.stdout.write(`${r.path}: ${formatBytes(r.bytes)} (${r.bytes} bytes), draft of ${target}: its first ${r.layers} of ${r.targetLayers} layers, ${r.tensors} tensors\n`);
+    return 0;
+  } catch (e) {
+    bar?.done();
+    if (e instanceof DraftSubsetError) throw new UsageError(e.message);
+    if (e instanceof GgufError) throw new UsageError(`${target}: ${e.message}`);
+    throw e;
+  }
 }
 
 export const command: CommandSpec = {
@@ -41,6 +63,7 @@ export const command: CommandSpec = {
     { name: 'vocab', type: 'string', valueName: 'NAME', description: 'tokenizer from models/ggml-vocab-NAME.gguf (default per arch and preset)' },
     { name: 'name', type: 'string', description: 'general.name written to the file' },
     { name: 'chat-template', type: 'boolean', description: 'write a chat template (from the vocab, else the usual one of its family); --no-chat-template writes none, as base models ship' },
+    { name: 'draft-of', type: 'string', valueName: 'TARGET', description: "write a draft for speculative decoding: TARGET's embeddings, output head and first --layers N layers, byte for byte" },
     { name: 'quiet', short: 'q', type: 'boolean', description: 'no progress bar' },
   ],
   details: [
@@ -50,12 +73,18 @@ export const command: CommandSpec = {
     'small: llama-spm; 1b, 3b, 8b: llama-bpe), qwen2 (qwen2), gptneox (gpt-neox). Every preset',
     'writes a separate output head: with random weights a tied head tends to repeat tokens.',
     '',
-    'Example:',
+    'A draft made with --draft-of shares every weight with its target; run it with',
+    "'ramforge run TARGET --draft DRAFT' and it costs no memory beyond its KV cache.",
+    '',
+    'Examples:',
     '  ramforge synth --arch llama --preset tiny --type Q4_0 --out t.gguf',
+    '  ramforge synth --draft-of t.gguf --layers 1 --out t-draft.gguf',
   ].join('\n'),
   async run(args) {
     const out = args.flags.out;
     if (typeof out !== 'string' || out.length === 0) throw new UsageError("'synth' needs --out PATH (see 'ramforge synth --help')");
+    const draftOf = args.flags['draft-of'];
+    if (draftOf !== undefined) return writeDraft(args, String(draftOf), out);
     const overrides: ShapeOverrides = {
       nLayer: intFlag(args, 'layers'),
       nEmbd: intFlag(args, 'embd'),

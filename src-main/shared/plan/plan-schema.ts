@@ -38,7 +38,7 @@ export const PLAN_JSON_SCHEMA = {
   title: 'ramforge plan --json',
   type: 'object',
   additionalProperties: false,
-  required: ['schemaVersion', 'model', 'input', 'layers', 'tiers', 'quantities', 'stream', 'verdict', 'reason', 'notes'],
+  required: ['schemaVersion', 'model', 'input', 'layers', 'tiers', 'quantities', 'stream', 'draft', 'verdict', 'reason', 'notes'],
   properties: {
     schemaVersion: { const: 1 },
     model: {
@@ -95,6 +95,27 @@ export const PLAN_JSON_SCHEMA = {
     },
     verdict: { enum: ['fits', 'out-of-core', 'cannot-run'] },
     reason: { type: 'string' },
+    draft: {
+      oneOf: [
+        { type: 'null' },
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['path', 'sharedBytes', 'ownWeightBytes', 'overheadBytes', 'residentCostBytes', 'extraReadPerPassBytes', 'breakEvenTokensPerPass', 'pays', 'reason'],
+          properties: {
+            path: { type: 'string' },
+            sharedBytes: quantity,
+            ownWeightBytes: quantity,
+            overheadBytes: quantity,
+            residentCostBytes: quantity,
+            extraReadPerPassBytes: quantity,
+            breakEvenTokensPerPass: quantity,
+            pays: { type: 'boolean' },
+            reason: { type: 'string' },
+          },
+        },
+      ],
+    },
     notes: { type: 'array', items: { type: 'string' } },
   },
 } as const;

@@ -35,6 +35,8 @@ export interface PlanInput {
   readonly readaheadBytes?: number;
   /** Sequences decoded together, each with a KV cache of `ctx` (default 1). */
   readonly parallel?: number;
+  /** A draft model for speculative decoding: what it holds and which target tensors it reads. */
+  readonly draft?: DraftPlanInput;
 }
 
 export interface LayerPlan {
@@ -74,7 +76,7 @@ export interface MemoryPlan {
     readonly fileBytes: number;
     readonly tensorBytes: number;
   };
-  readonly input: Required<Omit<PlanInput, 'vramBytes' | 'threads' | 'diskBandwidthSource' | 'readaheadBytes' | 'parallel'>> & {
+  readonly input: Required<Omit<PlanInput, 'vramBytes' | 'threads' | 'diskBandwidthSource' | 'readaheadBytes' | 'parallel' | 'draft'>> & {
     readonly vramBytes: number | null;
     readonly threads: number | null;
     readonly diskBandwidthSource: string;
@@ -103,7 +105,37 @@ export interface MemoryPlan {
     readonly fullResidencyRamBytes: Quantity;
   };
   readonly stream: StreamPlan | null;
+  /** The draft's share of the budget and what it costs the target (null without a draft). */
+  readonly draft: DraftPlan | null;
   readonly verdict: Verdict;
   readonly reason: string;
   readonly notes: string[];
+}
+
+export interface DraftPlanInput {
+  readonly path: string;
+  /** Target tensors whose bytes the draft shares (it reads them through the target's copy). */
+  readonly sharedTensors: readonly string[];
+  /** Weights the draft holds itself (locked in RAM beside the target). */
+  readonly ownWeightBytes: number;
+  /** Its tokenizer, KV cache, compute buffers and the verify passes' logits. */
+  readonly overhead: Quantity;
+  /** Most tokens drafted per pass. */
+  readonly max: number;
+}
+
+export interface DraftPlan {
+  readonly path: string;
+  readonly sharedBytes: Quantity;
+  readonly ownWeightBytes: Quantity;
+  readonly overheadBytes: Quantity;
+  /** Target weight bytes no longer held resident because the draft takes their room. */
+  readonly residentCostBytes: Quantity;
+  /** Each verify pass reads this much more than a pass without the draft. */
+  readonly extraReadPerPassBytes: Quantity;
+  /** Tokens each verify pass must yield for the draft to pay off (the bytes read grow by this factor). */
+  readonly breakEvenTokensPerPass: Quantity;
+  /** Whether the draft can pay off at this cap: it fits, and max+1 tokens a pass beat the break-even. */
+  readonly pays: boolean;
+  readonly reason: string;
 }

@@ -4,7 +4,7 @@
 // the run costs (docs/streaming.md, "The budget").
 import { formatBytes } from '../size.js';
 import type { LayerView, ModelView } from '../gguf/model-view.js';
-import type { LayerPlan, MemoryPlan, PlanInput, Quantity, Tier, Verdict } from './plan-types.js';
+import type { DraftPlan, LayerPlan, MemoryPlan, PlanInput, Quantity, Tier, Verdict } from './plan-types.js';
 import { DEFAULT_PREFETCH_DEPTH } from '../settings/run-settings.js';
 import { VRAM_CONTEXT_BYTES, computeBufferBytes, kvBytesForLayer, predictedTokS, runtimeOverheadBytes } from './estimates.js';
 import { DEFAULT_READAHEAD_BYTES, HEADROOM_FRACTION, HEADROOM_MIN_BYTES, budgetStream } from './stream-select.js';
@@ -71,7 +71,11 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
   const tokenEmbd = view.persistent.tensors.find((t) => t.name === 'token_embd.weight');
   const tied = !view.persistent.tensors.some((t) => t.name.startsWith('output.'));
   const embdNotResident = tokenEmbd && !tied ? tokenEmbd.nbytes : 0;
-  const persistentResident = persistent - embdNotResident;
+  // Layer tensors a draft reads through this model's copy are held resident like the
+  // persistent ones (a draft reads them every drafted token).
+  const draftShared = new Set(input.draft?.sharedTensors ?? []);
+  const sharedLayerBytes = sum(view.layers.flatMap((l) => l.tensors.filter((t) => draftShared.has(t.name)).map((t) => t.nbytes)));
+  const persistentResident = persistent - embdNotResident + sharedLayerBytes;
   const layerTotal = sum(view.layers.map((l) => l.bytes));
   const compute = computeBufferBytes(nVocab, nHead, nEmbd, nFf, ctx, ubatch);
   const overhead = runtimeOverheadBytes(view.tensorBytes, nVocab);
@@ -94,14 +98,18 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
   }
   const ramIdx = view.layers.map((_, i) => i).filter((i) => tiers[i] !== 'vram');
   const kvRam = sum(ramIdx.map((i) => kvPerLayer[i]?.value as number));
-  const fixed = persistentResident + kvRam + computeB + overheadB;
-  const ramLayerBytes = ramIdx.map((i) => view.layers[i]?.bytes as number);
+  const draftFixed = input.draft ? input.draft.ownWeightBytes + (input.draft.overhead.value ?? 0) : 0;
+  const fixed = persistentResident + kvRam + computeB + overheadB + draftFixed;
+  // The shared tensors are counted with the persistent ones, not with their layers.
+  const withoutShared = (l: LayerView): LayerView =>
+    draftShared.size === 0 ? l : { ...l, tensors: l.tensors.filter((t) => !draftShared.has(t.name)), bytes: l.bytes - sum(l.tensors.filter((t) => draftShared.has(t.name)).map((t) => t.nbytes)) };
+  const ramLayerBytes = ramIdx.map((i) => withoutShared(view.layers[i] as LayerView).bytes);
   const allRamLayers = sum(ramLayerBytes);
 
   // --- resident weights and streamed rest. Decode reads each weight once per pass: the budget
   // after fixed costs, the streaming window, the kernel's read-ahead and the headroom holds
   // weights that are never read again; the rest streams through the window.
-  const ramLayers = ramIdx.map((i) => view.layers[i] as LayerView);
+  const ramLayers = ramIdx.map((i) => withoutShared(view.layers[i] as LayerView));
   const budget = budgetStream({
     capBytes: input.ramBytes,
     nonWeightBytes: fixed - persistentResident,
@@ -145,6 +153,7 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
   const used = verdict === 'cannot-run' ? null : fixed + residentLayerBytes + streamingReserve + headroom;
   const floor = Math.max(0, persistentResident + allRamLayers - (input.ramBytes - fixed + persistentResident));
 
+  const draft = input.draft ? draftSection(view, input, input.draft, { verdict, streamedBytes, residentLayerBytes: residentLayerBytes + sharedLayerBytes, sharedLayerBytes, minimum: budget.minimumCapBytes }) : null;
   const reason = reasonFor(verdict, { input, pinned: pinned.layers.length, streamed: streamed.layers.length, vram: vram.layers.length, streamedBytes, minimum, full, tok: speed.value });
   const notes: string[] = [];
   if (view.contextLength !== null && ctx > view.contextLength) notes.push(`ctx ${ctx} is above the model's trained context length ${view.contextLength}`);
@@ -210,9 +219,50 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
       verdict === 'out-of-core'
         ? { tensors: selection.tensors, unitBytes, windowBytes: window, readaheadBytes: readahead, headroomBytes: headroom }
         : null,
+    draft,
     verdict,
     reason,
     notes,
+  };
+}
+
+/** What the draft costs the target at this cap, and whether it can pay off. */
+function draftSection(
+  view: ModelView,
+  input: PlanInput,
+  d: NonNullable<PlanInput['draft']>,
+  withDraft: { verdict: Verdict; streamedBytes: number; residentLayerBytes: number; sharedLayerBytes: number; minimum: number },
+): DraftPlan {
+  const alone = planMemory(view, { ...input, draft: undefined });
+  const sharedBytes = sum(
+    [...view.persistent.tensors, ...view.layers.flatMap((l) => l.tensors)].filter((t) => d.sharedTensors.includes(t.name)).map((t) => t.nbytes),
+  );
+  const aloneRead = alone.quantities.bytesReadPerToken.value ?? 0;
+  const aloneResident = alone.quantities.pinnedBytes.value ?? 0;
+  const cost = Math.max(0, aloneResident - withDraft.residentLayerBytes);
+  const extra = withDraft.streamedBytes - aloneRead;
+  // Decode under a cap is bound by the bytes each pass reads: with the draft a pass reads
+  // `with`, and it must yield with/alone tokens to match a pass without it.
+  const breakEven = aloneRead > 0 ? withDraft.streamedBytes / aloneRead : 1;
+  const fits = withDraft.verdict !== 'cannot-run';
+  const pays = fits && breakEven < d.max + 1;
+  const reason = !fits
+    ? `the draft does not fit beside the model in ${fb(input.ramBytes)} (its ${fb(d.ownWeightBytes)} of own weights and ${fb(d.overhead.value ?? 0)} of tokenizer, KV and buffers, with the ${fb(sharedBytes)} it shares held resident): the smallest cap with it is ${fb(withDraft.minimum)}`
+    : aloneRead === 0
+      ? `the model fits in RAM: a pass reads nothing from storage, so the draft pays off only if its tokens cost less than the model's own (compute-bound decode)`
+      : pays
+        ? `each verify pass reads ${fb(withDraft.streamedBytes)} (${fb(extra)} more than without the draft): the draft pays off once a pass yields more than ${breakEven.toFixed(2)} tokens (at most ${d.max + 1} with ${d.max} drafted)`
+        : `each verify pass would read ${fb(withDraft.streamedBytes)}, ${breakEven.toFixed(2)}× a pass without the draft: more than the ${d.max + 1} tokens a pass can yield`;
+  return {
+    path: d.path,
+    sharedBytes: q(sharedBytes, `target tensors the draft reads through the target's copy (${d.sharedTensors.length}) = ${fb(sharedBytes)}`),
+    ownWeightBytes: q(d.ownWeightBytes, `the draft's weights not shared with the target = ${fb(d.ownWeightBytes)}`),
+    overheadBytes: d.overhead,
+    residentCostBytes: q(cost, `target layer weights resident without the draft ${fb(aloneResident)} − with it ${fb(withDraft.residentLayerBytes)} (of which ${fb(withDraft.sharedLayerBytes)} the draft shares) = ${fb(cost)}`),
+    extraReadPerPassBytes: q(extra, `read per pass with the draft ${fb(withDraft.streamedBytes)} − without ${fb(aloneRead)} = ${fb(extra)}`),
+    breakEvenTokensPerPass: q(breakEven, aloneRead > 0 ? `${fb(withDraft.streamedBytes)} / ${fb(aloneRead)} = ${breakEven.toFixed(2)}` : 'nothing streamed: 1'),
+    pays,
+    reason,
   };
 }
 

@@ -169,6 +169,20 @@ export function buildRunReport(i: ReportInput): RunReport {
           prompt_tok_s: g.timings.promptTokS,
           decode_tok_s: g.timings.decodeTokS,
           per_token_ms: g.timings.perTokenMs,
+          ...(g.draft
+            ? {
+                draft: {
+                  model: i.model?.draft?.path ?? i.load.draft?.modelPath ?? '',
+                  drafted: g.draft.drafted,
+                  accepted: g.draft.accepted,
+                  acceptance: g.draft.drafted > 0 ? g.draft.accepted / g.draft.drafted : null,
+                  target_passes: g.draft.passes,
+                  tokens_per_target_pass: g.draft.passes > 0 ? Math.max(0, g.tokens.length - 1) / g.draft.passes : null,
+                  draft_ms: g.draft.draftMs,
+                  verify_ms: g.draft.verifyMs,
+                },
+              }
+            : {}),
         }
       : null,
     ledger: ledgerOf(i, res),

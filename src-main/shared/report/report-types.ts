@@ -79,6 +79,8 @@ export interface RunReport {
     prompt_tok_s: number;
     decode_tok_s: number;
     per_token_ms: number[];
+    /** Speculative decoding: what the draft proposed and the target kept (absent without a draft). */
+    draft?: ReportDraft | null;
   };
   ledger: {
     entries: LedgerEntry[];
@@ -127,4 +129,18 @@ export interface RunReport {
     /** Every node, with --graph-trace-detail; empty otherwise. */
     nodes: ManifestNode[];
   };
+}
+
+export interface ReportDraft {
+  model: string;
+  drafted: number;
+  accepted: number;
+  /** accepted / drafted; null when nothing was drafted. */
+  acceptance: number | null;
+  /** Verify passes over the target: each one read of its streamed weights. */
+  target_passes: number;
+  /** Generated tokens after the first (which the prompt pass yields) per verify pass. */
+  tokens_per_target_pass: number | null;
+  draft_ms: number;
+  verify_ms: number;
 }

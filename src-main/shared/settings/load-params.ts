@@ -43,6 +43,7 @@ export function toLoadParams(i: LoadInput): LoadParams {
     prefetchDepth: s.prefetchDepth,
   };
   if (s.ramBytes !== null) p.ramBytes = s.ramBytes;
+  if (s.draft !== null) p.draft = { modelPath: s.draft, max: s.draftMax, min: s.draftMin };
   if (i.plan) {
     p.tiers = i.plan.layers.map((l) => l.tier);
     p.stream = {

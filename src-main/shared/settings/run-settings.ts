@@ -27,6 +27,11 @@ export interface RunSettings {
   prefault: boolean | null;
   /** Record one decode's graph trace at load (the app's trace view). */
   graphTrace: boolean;
+  /** A draft model for speculative decoding (one sequence only), or null. */
+  draft: string | null;
+  /** Most tokens the draft proposes a pass; the engine adapts within [draftMin, draftMax]. */
+  draftMax: number;
+  draftMin: number;
 }
 
 /**
@@ -61,6 +66,8 @@ export const LIMITS = {
   reps: { min: 1, max: 1000 },
   /** Bytes per KV cache element the plan assumes (q4_0 ≈ 0.56 … f32 = 4). */
   kvElementBytes: { min: 0.25, max: 8 },
+  /** Tokens a draft proposes per pass (the native edge's own bound is 64). */
+  draftTokens: { min: 0, max: 32 },
 } as const;
 
 export type Limit = { readonly min: number; readonly max: number };
@@ -82,6 +89,9 @@ export const DEFAULT_RUN_SETTINGS: RunSettings = {
   repack: null,
   prefault: null,
   graphTrace: true,
+  draft: null,
+  draftMax: 8,
+  draftMin: 0,
 };
 
 /** Sampling a new chat or `ramforge run` starts with (llama.cpp's own defaults). */
@@ -160,7 +170,16 @@ export function validateRunSettings(s: unknown): RunSettings {
     repack: boolOrNull(v.repack, 'repack'),
     prefault: boolOrNull(v.prefault, 'prefault'),
     graphTrace: bool(v.graphTrace, 'graphTrace'),
+    ...checkDraft(v),
   };
+}
+
+function checkDraft(v: RunSettings): Pick<RunSettings, 'draft' | 'draftMax' | 'draftMin'> {
+  if (v.draft !== null && (typeof v.draft !== 'string' || v.draft.length === 0)) throw new SettingsError('draft', 'must be a model path or null');
+  const draftMax = int(v.draftMax, 'draftMax', Math.max(1, LIMITS.draftTokens.min), LIMITS.draftTokens.max);
+  const draftMin = int(v.draftMin, 'draftMin', LIMITS.draftTokens.min, draftMax);
+  if (v.draft !== null && v.parallel > 1) throw new SettingsError('draft', 'a draft model serves one sequence: it does not combine with parallel above 1');
+  return { draft: v.draft, draftMax, draftMin };
 }
 
 /** Sampling parameters from an untrusted source, every field bounded. */

@@ -1,6 +1,7 @@
 // Context length, micro-batch and threads for a run when the user did not fix them: chosen to
 // leave the cap as much room for weights as the run can spare, each choice with its reason.
 // Pure: the caller supplies the machine's physical core count.
+import type { DraftPlanInput } from '../plan/plan-types.js';
 import type { ModelView } from '../gguf/model-view.js';
 import { planMemory } from '../plan/plan.js';
 import { computeBufferBytes, kvBytesForLayer } from '../plan/estimates.js';
@@ -20,6 +21,8 @@ export interface ShapeInput {
   view: ModelView;
   settings: Pick<RunSettings, 'ctx' | 'batch' | 'threads' | 'ramBytes' | 'vramBytes' | 'prefetchDepth'> & { parallel?: number };
   physicalCores: number;
+  /** A draft model's share of the budget for a given context (the shape then makes room for it). */
+  draft?: (ctx: number) => DraftPlanInput;
 }
 
 /** llama.cpp's default context when the model's own is larger. */
@@ -55,10 +58,19 @@ function computeBytes(view: ModelView, ctx: number, ubatch: number): number {
 }
 
 /** The plan for this shape does not refuse to run (always true without a budget). */
-export function runnable(view: ModelView, s: ShapeInput['settings'], ctx: number, ubatch: number): boolean {
+export function runnable(view: ModelView, s: ShapeInput['settings'], ctx: number, ubatch: number, draft?: ShapeInput['draft']): boolean {
   if (s.ramBytes === null) return true;
   try {
-    const p = planMemory(view, { ramBytes: s.ramBytes, vramBytes: s.vramBytes ?? undefined, ctx, ubatch, diskBandwidthBytesPerS: 1e9, prefetchDepth: s.prefetchDepth, parallel: s.parallel ?? 1 });
+    const p = planMemory(view, {
+      ramBytes: s.ramBytes,
+      vramBytes: s.vramBytes ?? undefined,
+      ctx,
+      ubatch,
+      diskBandwidthBytesPerS: 1e9,
+      prefetchDepth: s.prefetchDepth,
+      parallel: s.parallel ?? 1,
+      ...(draft ? { draft: draft(ctx) } : {}),
+    });
     return p.verdict !== 'cannot-run';
   } catch {
     return true;
@@ -101,8 +113,8 @@ export function chooseRunShape(i: ShapeInput): RunShape {
     }
   }
   // Below the minimum working set, shrink what was not fixed until the run fits.
-  if (cap !== null && !runnable(view, s, ctx, ubatch)) {
-    while (!runnable(view, s, ctx, ubatch) && ((s.ctx === null && ctx > 256) || (s.batch === null && ubatch > MIN_UBATCH))) {
+  if (cap !== null && !runnable(view, s, ctx, ubatch, i.draft)) {
+    while (!runnable(view, s, ctx, ubatch, i.draft) && ((s.ctx === null && ctx > 256) || (s.batch === null && ubatch > MIN_UBATCH))) {
       if (s.batch === null && ubatch > MIN_UBATCH) ubatch /= 2;
       else ctx /= 2;
     }

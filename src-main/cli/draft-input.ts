@@ -1,0 +1,24 @@
+// --draft MODEL: the draft is validated like any model (the hardened reader, out of the
+// worker) and must speak the target's vocabulary; either failure is a usage error (exit 2)
+// before anything loads.
+import type { ParsedArgs } from './args.js';
+import { UsageError } from './errors.js';
+import { openModelInput } from './model-input.js';
+import type { OpenedModel } from '../node/gguf-file.js';
+import { vocabMismatch } from '../shared/draft/vocab-match.js';
+
+export async function openDraftInput(target: OpenedModel, f: ParsedArgs['flags']): Promise<OpenedModel | null> {
+  const path = f['draft'] as string | undefined;
+  if (path === undefined) return null;
+  let draft: OpenedModel;
+  try {
+    draft = await openModelInput(path);
+  } catch (e) {
+    if (e instanceof UsageError) throw new UsageError(`--draft ${path}: ${e.message}`);
+    throw e;
+  }
+  const why = vocabMismatch(target.shards[0]!.header, draft.shards[0]!.header);
+  if (why) throw new UsageError(`--draft ${path} cannot propose tokens for this model: ${why}. A draft must use the same vocabulary.`);
+  if ((f['parallel'] as number | undefined ?? 1) > 1) throw new UsageError('--draft serves one sequence: it does not combine with --parallel above 1');
+  return draft;
+}
