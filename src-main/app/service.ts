@@ -8,7 +8,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { ApiEvent, Conversation, EngineState, ModelRef, RamforgeHostApi, RunSettings } from '../shared/api.js';
-import type { GenerateParams, GenerationResult, LoadParams, ModelInfo, PolicyName, SamplingParams, WorkerExit } from '../shared/worker-protocol.js';
+import type { GenerateParams, GenerationResult, LoadParams, ModelInfo, PolicyName, WorkerExit } from '../shared/worker-protocol.js';
+import { GREEDY } from '../shared/settings/run-settings.js';
 import { runCliJson } from './cli-tools.js';
 import { ConversationStore } from './conversations.js';
 import { DEMO_MODEL_FILE } from './demo-model.js';
@@ -53,8 +54,6 @@ export interface AppServiceOptions {
 
 /** Characters a completion's text may have: more than any context holds, less than a socket message. */
 const MAX_COMPLETION_TEXT = 1_000_000;
-
-const GREEDY: SamplingParams = { temperature: 0, topK: 1, topP: 1, minP: 0, seed: 1, repeatPenalty: 1, repeatLastN: 64 };
 
 // `implements`: a method of the API's one list that the service lacks is a compile error.
 export class AppService implements RamforgeHostApi {

@@ -17,6 +17,7 @@ import { mutateForLoad } from '../shared/gguf/load-mutations.test-util.js';
 import { mulberry32 } from '../shared/gguf/fuzz.test-util.js';
 import { openModelForLoad } from '../node/model-check.js';
 import type { GgufHeader } from '../shared/gguf/reader-types.js';
+import { GREEDY } from '../shared/settings/run-settings.js';
 
 const CASES = Number(process.env.RAMFORGE_LOAD_FUZZ_CASES ?? 200);
 const CASE_LIMIT_MS = 60_000;
@@ -72,7 +73,7 @@ describe('load fuzzing past the reader', () => {
         let outcome: Outcome;
         try {
           await within(h.load({ modelPath: file, ctx: 64, threads: 1 }), `${label}: load`);
-          await within(h.generate({ prompt: 'Hello', maxTokens: 2, sampling: { temperature: 0, topK: 0, topP: 1, minP: 0, seed: 1, repeatPenalty: 1, repeatLastN: 0 } }, () => undefined), `${label}: generate`);
+          await within(h.generate({ prompt: 'Hello', maxTokens: 2, sampling: GREEDY }, () => undefined), `${label}: generate`);
           outcome = { kind: 'loaded' };
         } catch (e) {
           const err = e as { code?: string; message?: string };

@@ -9,7 +9,7 @@ import { openModelInput } from '../model-input.js';
 import { runOnce } from '../../worker/run-once.js';
 import { packageRoot } from '../../node/paths.js';
 import { percentile } from '../../shared/stats.js';
-import { LIMITS } from '../../shared/settings/run-settings.js';
+import { GREEDY, LIMITS } from '../../shared/settings/run-settings.js';
 
 function llamaBench(): string {
   const root = packageRoot();
@@ -51,7 +51,7 @@ export const command: CommandSpec = {
       const r = await runOnce({
         files: opened.shards.map((s) => s.path),
         load: { modelPath, threads, ctx: 512, policy: 'off' },
-        generate: { prompt: 'Once upon a time', maxTokens: tokens, sampling: { temperature: 0, topK: 0, topP: 1, minP: 0, seed: 1, repeatPenalty: 1, repeatLastN: 0 } },
+        generate: { prompt: 'Once upon a time', maxTokens: tokens, sampling: GREEDY },
       });
       if (!r.generation) throw new CliError(`our run failed: ${r.error?.message ?? 'unknown'}`, 1);
       ours.push(r.generation.timings.decodeTokS);
