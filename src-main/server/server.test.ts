@@ -31,6 +31,8 @@ beforeAll(async () => {
       if (p.endsWith('bad.gguf')) throw new Error('bad magic 0x00000000 at offset 0');
       return { path: p, layers: [] };
     },
+    // No CLI child for the fake model paths: the plan answer the service reads (no budget, no tiers).
+    planModel: async () => ({}),
   });
   srv = await startServer({ service, rendererDir: join(dir, 'renderer'), uploadDir: join(dir, 'uploads'), port: 0, uploadLimits: { maxBytes: 1024, reserveBytes: 0 } });
   credential = await login(srv.port, srv.loginUrl());
