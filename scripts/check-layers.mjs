@@ -7,7 +7,7 @@
 // Test code follows one convention: tests are `*.test.ts(x)`, their helpers `*.test-util.ts(x)`
 // beside the tests that use them most, and programs or data files that tests run or read live
 // in a `fixtures/` folder. Production code imports none of them; a file named after another
-// scheme (test-support, testdata, test-helpers, test-fixtures) is reported.
+// scheme (test-support, testdata, testing, test-helpers, test-fixtures) is reported.
 //
 //   node scripts/check-layers.mjs        prints each violation (file: import — why), exit 1 if any
 //
@@ -49,7 +49,7 @@ const FORBIDDEN_PACKAGES = {
 const TEST_FILE = /\.test\.tsx?$|\.test-util\.tsx?$/;
 const FIXTURES = /(^|\/)fixtures\//;
 /** Names of the schemes test helpers used before the convention. */
-const OTHER_SCHEME = /(^|\/)(test-support|testdata|test-helpers?|test-fixtures)(\/|\.tsx?$)|-test-(helpers?|support|fixtures)\.tsx?$/;
+const OTHER_SCHEME = /(^|\/)(test-support|testdata|testing|test-helpers?|test-fixtures)(\/|\.tsx?$)|-test-(helpers?|support|fixtures)\.tsx?$/;
 const isTestPath = (p) => TEST_FILE.test(p) || FIXTURES.test(p);
 
 function layerOf(path) {

@@ -22,7 +22,7 @@ const { registerIpc } = await import('../electron/ipc.js');
 const { dispatch } = await import('../server/ws-api.js');
 const { AppService } = await import('../app/service.js');
 const { createWsClient } = await import('../../src-renderer/ws-client.js');
-const { fakeApi } = await import('../../src-renderer/testing/fake-api.js');
+const { fakeApi } = await import('../../src-renderer/store/fake-api.test-util.js');
 const { createMockApi } = await import('../../src-renderer/dev/mock-api.js');
 
 /** A host whose every API method records its name and arguments. */

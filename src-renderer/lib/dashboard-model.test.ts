@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EngineState } from '../../src-main/shared/api.js';
 import type { ModelInfo } from '../../src-main/shared/worker-protocol.js';
-import { sample } from '../testing/sample.js';
+import { sample } from './sample.test-util.js';
 import { liveDashboard } from './dashboard-model.js';
 import { normalizePlan } from './plan-model.js';
 import { normalizeReport } from './report-model.js';

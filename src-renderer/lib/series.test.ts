@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sample } from '../testing/sample.js';
+import { sample } from './sample.test-util.js';
 import { bytesPerTokenSeries, cgroupSeries, eventCounts, heatmapGrid, pickColumns, tokSSeries } from './series.js';
 
 describe('heatmapGrid', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sample } from '../testing/sample.js';
+import { sample } from './sample.test-util.js';
 import { figuresFromReport, figuresFromSamples, firstKnown, readOverFloor } from './stream-figures.js';
 import { normalizeSample } from './sample-model.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sample } from '../testing/sample.js';
+import { sample } from './sample.test-util.js';
 import { limitHitsSeries, pinnedResidentSeries, readRateSeries } from './stream-series.js';
 
 describe('limitHitsSeries', () => {

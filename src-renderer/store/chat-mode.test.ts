@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { EngineState } from '../../src-main/shared/api.js';
 import type { GenerationResult } from '../../src-main/shared/worker-protocol.js';
 import { setApi } from '../api.js';
-import { fakeApi, type FakeApi } from '../testing/fake-api.js';
+import { fakeApi, type FakeApi } from './fake-api.test-util.js';
 import { startStore, useStore } from './index.js';
 
 let api: FakeApi;

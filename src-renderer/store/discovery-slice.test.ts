@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { setApi } from '../api.js';
-import { fakeApi, type FakeApi } from '../testing/fake-api.js';
+import { fakeApi, type FakeApi } from './fake-api.test-util.js';
 import { startStore, useStore } from './index.js';
 
 let api: ReturnType<typeof fakeApi>;

@@ -3,7 +3,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ServerStats } from '../../src-main/shared/server-stats.js';
 import { setApi } from '../api.js';
-import { fakeApi, type FakeApi } from '../testing/fake-api.js';
+import { fakeApi, type FakeApi } from './fake-api.test-util.js';
 import { startStore, useStore } from './index.js';
 
 let api: FakeApi;

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { ResidencySample } from '../../src-main/shared/residency-types.js';
 import type { GenerationResult } from '../../src-main/shared/worker-protocol.js';
 import { setApi } from '../api.js';
-import { fakeApi, type FakeApi } from '../testing/fake-api.js';
+import { fakeApi, type FakeApi } from './fake-api.test-util.js';
 import { parseSizeField } from './engine-slice.js';
 import { startStore, useStore } from './index.js';
 

@@ -5,7 +5,7 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import type { ServerStats } from '../../../src-main/shared/server-stats.js';
 import { setApi } from '../../api.js';
 import { startStore, useStore } from '../../store/index.js';
-import { fakeApi, type FakeApi } from '../../testing/fake-api.js';
+import { fakeApi, type FakeApi } from '../../store/fake-api.test-util.js';
 import { ServerPanelView } from './ServerPanel.js';
 
 let api: FakeApi;
