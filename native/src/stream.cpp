@@ -1,5 +1,7 @@
 #include "stream.h"
 
+#include <pthread.h>
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -52,7 +54,8 @@ StreamSchedule::~StreamSchedule() {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
   }
-  cv_.notify_all();
+  io_cv_.notify_all();
+  ready_cv_.notify_all();
   for (auto& t : io_)
     if (t.joinable()) t.join();
   // Tensors must never be left pointing into memory that is about to go.
@@ -150,10 +153,10 @@ std::string StreamSchedule::Configure(StreamConfig cfg, const std::vector<std::s
   if (n > 0) {
     // Slots need not start on a huge page: a read into a run of huge pages is one request
     // whatever its offset in them; only the window as a whole is aligned.
-    slot_bytes_ = (largest + page - 1) & ~(page - 1);
-    int k = static_cast<int>(std::max<size_t>(2, cfg.window_bytes / slot_bytes_));
-    k = std::min(k, std::max(2, n));
-    size_t used = slot_bytes_ * static_cast<size_t>(k);
+    largest_ = (largest + page - 1) & ~(page - 1);
+    // At least two of the largest unit: one in use while the next is read.
+    size_t used = std::max<size_t>(2 * largest_, (cfg.window_bytes + page - 1) & ~(page - 1));
+    ring_bytes_ = used;
     slots_len_ = used + kHuge;
     void* m = mmap(nullptr, slots_len_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED) return std::string("cannot map the streaming window: ") + std::strerror(errno);
@@ -161,10 +164,9 @@ std::string StreamSchedule::Configure(StreamConfig cfg, const std::vector<std::s
     slots_ = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(m) + kHuge - 1) & ~static_cast<uintptr_t>(kHuge - 1));
     madvise(slots_, used, MADV_HUGEPAGE);
     if (Populate(slots_, used, MADV_POPULATE_WRITE) != 0) std::memset(slots_, 0, used);
-    for (int i = k - 1; i >= 0; i--) free_slots_.push_back(i);
     std::lock_guard<std::mutex> l(cnt_mu_);
     counters_.slot_bytes = static_cast<double>(used);
-    counters_.slots = k;
+    counters_.slots = static_cast<int>(used / largest_);
   }
 
   // Streamed tensors are read into the window, never through the mapping: whatever of them the
@@ -239,7 +241,7 @@ int StreamSchedule::UnitsOf(ggml_tensor* t, int* out, int max) const {
 }
 
 void StreamSchedule::PointAt(Unit& unit, bool slot) {
-  char* base = slot ? slots_ + static_cast<size_t>(unit.slot) * slot_bytes_ : nullptr;
+  char* base = slot ? slots_ + unit.off : nullptr;
   for (auto& m : unit.members) m.t->data = slot ? static_cast<void*>(base + m.delta) : m.original;
   unit.pointed = slot;
 }
@@ -273,27 +275,12 @@ bool StreamSchedule::Ask(ggml_tensor* t) {
     double t0 = NowMs();
     if (st == kIdle) {
       // Out of order (the first pass, or a graph that uses units in another order): read it
-      // now; a slot held by a unit read ahead but not in use is given up for it.
-      if (free_slots_.empty()) {
-        for (int v = 0; v < static_cast<int>(units_.size()) && free_slots_.empty(); v++)
-          if (v != u && state_[v] == kReady && !units_[v].pointed) {
-            lock.unlock();
-            Release(v);
-            lock.lock();
-          }
-      }
-      if (free_slots_.empty() && state_[u] == kIdle) {
-        // Every slot is in use by this very node: compute reads this unit through the mapping.
-        lock.unlock();
-        std::lock_guard<std::mutex> l(cnt_mu_);
-        counters_.late++;
-        continue;
-      }
+      // now; read-ahead nobody is using gives up its room for it (StartNextLocked).
       urgent_.push_back(u);
       cursor_ = (pos_[u] + 1) % static_cast<int>(order_.size());
-      cv_.notify_all();
+      io_cv_.notify_one();
     }
-    cv_.wait(lock, [&] { return state_[u] == kReady || stop_; });
+    ready_cv_.wait(lock, [&] { return state_[u] == kReady || stop_; });
     if (state_[u] == kReady && !unit.pointed) PointAt(unit, true);
     lock.unlock();
     double dur = NowMs() - t0;
@@ -341,12 +328,10 @@ void StreamSchedule::Release(int u) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (state_[u] != kReady) return;
-    if (unit.pointed) PointAt(unit, false);
-    free_slots_.push_back(unit.slot);
-    unit.slot = -1;
-    state_[u] = kIdle;
+    ReleaseLocked(u);
   }
-  cv_.notify_all();
+  // Room in the window is work for one I/O thread (it queues the next unit's chunks and wakes others).
+  io_cv_.notify_one();
   {
     std::lock_guard<std::mutex> l(cnt_mu_);
     counters_.releases++;
@@ -374,26 +359,76 @@ void StreamSchedule::Learn(int u) {
   seen_order_.clear();
 }
 
-// With a free slot: the unit compute is waiting for, else the next idle unit of the cycle;
-// its reads are queued in chunks so that several requests keep the device busy.
+// Gives a unit's window room back; the ring's tail moves past every freed unit at its front.
+void StreamSchedule::ReleaseLocked(int u) {
+  Unit& unit = units_[u];
+  if (unit.pointed) PointAt(unit, false);
+  unit.placed = false;
+  state_[u] = kIdle;
+  while (!live_.empty() && !units_[live_.front()].placed) live_.pop_front();
+  if (live_.empty()) head_ = tail_ = 0;
+  else tail_ = units_[live_.front()].off;
+}
+
+// Room for `len` bytes at the ring's head (wrapping to its start when the end is too short),
+// or false. Units are read and used in a cycle, so the room frees in the order it was taken.
+bool StreamSchedule::PlaceLocked(int u, size_t len) {
+  size_t at;
+  if (live_.empty()) {
+    at = 0;
+  } else if (head_ > tail_) {
+    if (ring_bytes_ - head_ >= len) at = head_;
+    else if (tail_ >= len) at = 0;
+    else return false;
+  } else if (head_ < tail_) {
+    if (tail_ - head_ >= len) at = head_;
+    else return false;
+  } else {
+    return false;  // head == tail with units live: full
+  }
+  if (len > ring_bytes_) return false;
+  Unit& unit = units_[u];
+  unit.off = at;
+  unit.placed = true;
+  head_ = at + len == ring_bytes_ ? 0 : at + len;
+  if (live_.empty()) tail_ = at;
+  live_.push_back(u);
+  return true;
+}
+
+// The unit compute is waiting for, else the next idle unit of the cycle, when the window has
+// room for it: small units are read several at a time, so the device always has requests.
+// Its reads are queued in chunks so that several requests keep the device busy.
 bool StreamSchedule::StartNextLocked() {
-  if (free_slots_.empty()) return false;
   int u = -1;
+  bool urgent = false;
   while (!urgent_.empty() && u < 0) {
     int c = urgent_.front();
-    urgent_.pop_front();
-    if (state_[c] == kIdle) u = c;
+    if (state_[c] == kIdle) {
+      u = c;
+      urgent = true;
+    } else {
+      urgent_.pop_front();
+    }
   }
   const int n = static_cast<int>(order_.size());
+  int next_cursor = cursor_;
   for (int k = 0; k < n && u < 0; k++) {
-    int c = order_[cursor_];
-    cursor_ = (cursor_ + 1) % n;
+    int c = order_[next_cursor];
+    next_cursor = (next_cursor + 1) % n;
     if (state_[c] == kIdle) u = c;
   }
   if (u < 0) return false;
   Unit& unit = units_[u];
-  unit.slot = free_slots_.back();
-  free_slots_.pop_back();
+  if (!PlaceLocked(u, unit.read_len)) {
+    if (!urgent) return false;
+    // Compute waits for this one: read-ahead that nobody uses yet makes room.
+    for (int v : std::vector<int>(live_.begin(), live_.end()))
+      if (v != u && state_[v] == kReady && !units_[v].pointed) ReleaseLocked(v);
+    if (!PlaceLocked(u, unit.read_len)) return false;
+  }
+  if (urgent) urgent_.pop_front();
+  else cursor_ = next_cursor;
   state_[u] = kLoading;
   unit.used.assign(unit.members.size(), 0);
   unit.remaining = static_cast<int>(unit.members.size());
@@ -408,14 +443,17 @@ bool StreamSchedule::StartNextLocked() {
 }
 
 void StreamSchedule::IoLoop() {
+  pthread_setname_np(pthread_self(), "ramforge-io");
   for (;;) {
     Chunk c;
     {
       std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [&] { return stop_ || !chunks_.empty() || StartNextLocked(); });
+      io_cv_.wait(lock, [&] { return stop_ || !chunks_.empty() || StartNextLocked(); });
       if (stop_) return;
       c = chunks_.front();
       chunks_.pop_front();
+      // More chunks of the unit just started: the other threads take them.
+      if (!chunks_.empty()) io_cv_.notify_all();
       if (in_flight_++ == 0) busy_since_ = NowMs();
     }
     ReadChunk(c);
@@ -424,7 +462,7 @@ void StreamSchedule::IoLoop() {
 
 void StreamSchedule::ReadChunk(const Chunk& c) {
   Unit& unit = units_[c.unit];
-  char* dst = slots_ + static_cast<size_t>(unit.slot) * slot_bytes_ + c.off;
+  char* dst = slots_ + unit.off + c.off;
   int fd = fds_[unit.file];
   int64_t off = unit.read_offset + static_cast<int64_t>(c.off);
   size_t done = 0;
@@ -459,6 +497,8 @@ void StreamSchedule::ReadChunk(const Chunk& c) {
       state_[c.unit] = kReady;
       finished = true;
       dur = NowMs() - unit.started;
+      // A unit compute waits for may not have found room while this one was still loading.
+      if (!urgent_.empty()) io_cv_.notify_one();
     }
   }
   if (!err.empty()) {
@@ -467,7 +507,7 @@ void StreamSchedule::ReadChunk(const Chunk& c) {
     if (counters_.error.empty()) counters_.error = err;
   }
   if (finished) {
-    cv_.notify_all();
+    ready_cv_.notify_all();
     {
       std::lock_guard<std::mutex> l(cnt_mu_);
       counters_.reads++;

@@ -118,7 +118,8 @@ class StreamSchedule {
     std::vector<Member> members;
     std::vector<char> used;  // per member: consumed since the unit was read
     int remaining = 0;
-    int slot = -1;
+    size_t off = 0;        // where in the window the unit is read, while placed
+    bool placed = false;
     bool pointed = false;  // members point at the slot
     int chunks_left = 0;
     double started = 0;
@@ -134,6 +135,8 @@ class StreamSchedule {
   bool StartNextLocked();
   void ReadChunk(const Chunk& c);
   void Release(int u);
+  void ReleaseLocked(int u);
+  bool PlaceLocked(int u, size_t len);
   void Learn(int u);
   void PointAt(Unit& unit, bool slot);
   int UnitsOf(ggml_tensor* t, int* out, int max) const;
@@ -153,14 +156,18 @@ class StreamSchedule {
   size_t block_ = 4096;
   char* slots_ = nullptr;      // 2 MiB aligned, inside slots_map_
   char* slots_map_ = nullptr;
-  size_t slot_bytes_ = 0, slots_len_ = 0;
+  size_t largest_ = 0, slots_len_ = 0;
+  // The window is a ring: units take room at the head in the order they are read and give it
+  // back at the tail in the order they are used.
+  size_t ring_bytes_ = 0, head_ = 0, tail_ = 0;
+  std::deque<int> live_;  // units holding room, in the order they took it
   size_t chunk_ = 2 << 20;
   int tokens_since_rows_drop_ = 0;
 
   std::mutex mu_;
-  std::condition_variable cv_;
+  std::condition_variable io_cv_;     // I/O threads: chunks to read or a slot to fill
+  std::condition_variable ready_cv_;  // compute: a unit became ready
   std::vector<int> state_;
-  std::vector<int> free_slots_;
   std::deque<int> urgent_;
   std::deque<Chunk> chunks_;
   int cursor_ = 0;
