@@ -24,6 +24,8 @@ export function planArgs(modelPath: string, s: RunSettings): string[] {
   if (s.threads !== null) args.push('--threads', String(s.threads));
   if (s.parallel > 1) args.push('--parallel', String(s.parallel));
   if (s.vramBytes !== null) args.push('--vram', String(s.vramBytes));
+  // The plan budgets the draft beside the model (and refuses one of another vocabulary, exit 2).
+  if (s.draft !== null) args.push('--draft', s.draft, '--draft-max', String(s.draftMax), '--draft-min', String(s.draftMin));
   args.push('--', modelPath);
   return args;
 }

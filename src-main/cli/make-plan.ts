@@ -63,7 +63,8 @@ export function planForView(view: ModelView, f: PlanFlags, disk: DiskBandwidth, 
       parallel: f.parallel ?? 1,
       prefetchDepth: f.prefetchDepth ?? DEFAULT_PREFETCH_DEPTH,
     });
-    const shape = chooseRunShape({ view, settings, physicalCores: physicalCores() });
+    // With a draft the shape makes room for it, as it does for `run --draft`.
+    const shape = chooseRunShape({ view, settings, physicalCores: physicalCores(), ...(f.draft ? { draft: f.draft } : {}) });
     const plan = planMemory(view, {
       ramBytes: f.ram,
       vramBytes: f.vram,

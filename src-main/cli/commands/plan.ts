@@ -14,6 +14,9 @@ import { givenDiskBandwidth, planFlagsFrom, planForView } from '../make-plan.js'
 import { isModelUrl } from '../../shared/remote/model-url.js';
 import { downloadDiskBandwidth, openRemoteModelOrExit } from '../remote-model.js';
 import { defaultDownloadDir } from '../../node/download-dir.js';
+import { LOAD_FLAGS } from '../run-flags.js';
+import { openDraftInput } from '../draft-input.js';
+import { draftPlanInput } from '../../shared/draft/draft-budget.js';
 
 export const command: CommandSpec = {
   name: 'plan',
@@ -29,6 +32,8 @@ export const command: CommandSpec = {
     { name: 'parallel', short: 'np', type: 'int', range: LIMITS.parallel, description: 'requests decoded together, each with a KV cache of --ctx tokens (default 1)' },
     { name: 'kv-bytes', type: 'number', range: LIMITS.kvElementBytes, description: 'bytes per KV-cache element (f16 = 2, q8_0 ≈ 1.0625)', default: 2 },
     { name: 'disk-bw', type: 'string', description: 'storage read bandwidth, e.g. 2G or 500MB/s (default: measured once on this device and cached)', valueName: 'SIZE/s' },
+    // The draft flags as `run` declares them: the app plans a load with the run's own settings.
+    ...LOAD_FLAGS.filter((f) => f.name === 'draft' || f.name === 'draft-max' || f.name === 'draft-min'),
     { name: 'json', type: 'boolean', description: 'print the plan as JSON (docs/cli-json.md, "plan")' },
   ],
   details:
@@ -47,7 +52,13 @@ export const command: CommandSpec = {
     // A URL's model will be read from local storage once downloaded, which is assumed to take
     // direct I/O (most file systems do): no kernel read-ahead is budgeted for its streamed units.
     const readaheadBytes = remote || directIoWorks(m.shards.map((x) => x.path)) ? 0 : DEFAULT_READAHEAD_BYTES;
-    const { plan, shape } = planForView(m.view, planFlagsFrom(args.flags, ram), disk, readaheadBytes);
+    // With --draft the plan budgets the draft beside the model, as `run --draft` does.
+    const draft = await openDraftInput(m, args.flags);
+    const max = args.flags['draft-max'] as number;
+    if ((args.flags['draft-min'] as number) > max) throw new UsageError(`--draft-min must be at most --draft-max (${max})`);
+    const flags = planFlagsFrom(args.flags, ram);
+    const withDraft = draft ? { ...flags, draft: (ctx: number) => draftPlanInput(m, { path: draft.shards[0]!.path, shards: draft.shards, view: draft.view }, { ctx, max }) } : flags;
+    const { plan, shape } = planForView(m.view, withDraft, disk, readaheadBytes);
     if (!args.flags.json) process.stderr.write(shapeNote(shape));
     process.stdout.write(args.flags.json ? JSON.stringify(plan, null, 2) + '\n' : formatPlan(plan));
     return EXIT.ok;
