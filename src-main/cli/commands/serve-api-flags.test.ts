@@ -1,8 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from '../args.js';
 import { UsageError } from '../errors.js';
 import { command } from './serve.js';
-import { serveApiFlags } from './serve-api-flags.js';
+import { serveApiFlags, startSettings } from './serve-api-flags.js';
+import { writeSparseModel } from './run-command.test-util.js';
+import { writeDraftOf } from '../../synth/draft-of.js';
 
 const flags = (argv: string[]) => parseArgs(argv, command).flags;
 const envKey = process.env.RAMFORGE_API_KEY;
@@ -40,5 +45,36 @@ describe('serve --api flags', () => {
     expect(() => flags(['--api', '--api-port', '70000'])).toThrow(UsageError);
     expect(() => flags(['--api', '--api-queue', '-1'])).toThrow(UsageError);
     expect(() => flags(['--api', '--parallel', '0'])).toThrow(UsageError);
+  });
+});
+
+describe('serve --draft', () => {
+  let dir = '';
+  const shape = { arch: 'llama' as const, layers: 4, embd: 256, heads: 4, kvHeads: 2, ff: 512, vocab: 512, matType: 2 };
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ramforge-serve-draft-'));
+    await writeSparseModel(join(dir, 'm.gguf'), shape);
+    await writeDraftOf(join(dir, 'm.gguf'), 1, join(dir, 'd.gguf'));
+    await writeSparseModel(join(dir, 'other.gguf'), { ...shape, vocab: 500 });
+  });
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+  const start = (argv: string[]) => startSettings(join(dir, 'm.gguf'), flags(argv), argv.includes('--api'), () => {});
+
+  it("reaches the loaded model's settings; under --api the automatic choice is one sequence", async () => {
+    const lines: string[] = [];
+    const s = await startSettings(join(dir, 'm.gguf'), flags(['--api', '--draft', join(dir, 'd.gguf'), '--draft-max', '5', '--draft-min', '2']), true, (l) => lines.push(l));
+    expect(s).toMatchObject({ draft: join(dir, 'd.gguf'), draftMax: 5, draftMin: 2, parallel: 1 });
+    expect(lines).toEqual(['parallel 1 (a draft model serves one sequence)']);
+    expect((await start(['--draft', join(dir, 'd.gguf')])).draft).toBe(join(dir, 'd.gguf'));
+    expect((await start([])).draft).toBeNull();
+  });
+
+  it('refuses a draft of another vocabulary, --parallel above 1 and a draft without a model before serve starts (exit 2)', async () => {
+    await expect(start(['--api', '--draft', join(dir, 'other.gguf')])).rejects.toThrow(/cannot propose tokens for this model/);
+    await expect(start(['--api', '--parallel', '2', '--draft', join(dir, 'd.gguf')])).rejects.toThrow(UsageError);
+    // Only the model serve loads at start takes a draft.
+    await expect(command.run(parseArgs(['--draft', join(dir, 'd.gguf')], command))).rejects.toThrow(/--draft is for the model serve loads at start/);
   });
 });

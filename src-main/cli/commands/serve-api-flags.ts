@@ -1,7 +1,9 @@
 // `ramforge serve`'s flags for the OpenAI-compatible API (--api and its options) and for the
-// model it loads at start (--ram, --enforce-ram, --ctx, --parallel, --policy): checked into
-// what serve starts with. --parallel left out under --api is chosen from the model's plan.
+// model it loads at start (--ram, --enforce-ram, --ctx, --parallel, --policy, --draft): checked
+// into what serve starts with. --parallel left out under --api is chosen from the model's plan
+// (one sequence with a draft).
 import { totalmem } from 'node:os';
+import { resolve } from 'node:path';
 import { isLoopbackHost } from '../../api/http-access.js';
 import { DEFAULT_MAX_QUEUE } from '../../api/gate.js';
 import { DEFAULT_API_PORT } from '../../shared/api-server-state.js';
@@ -11,6 +13,8 @@ import { physicalCores } from '../../node/machine.js';
 import type { FlagSpec, FlagValue } from '../args.js';
 import { UsageError } from '../errors.js';
 import { openModelInput } from '../model-input.js';
+import { openDraftInput } from '../draft-input.js';
+import { LOAD_FLAGS } from '../run-flags.js';
 
 export const SERVE_API_FLAGS: FlagSpec[] = [
   { name: 'api', type: 'boolean', description: 'also serve an OpenAI-compatible API (/v1/chat/completions, /v1/completions, /v1/models)' },
@@ -24,12 +28,15 @@ export const SERVE_API_FLAGS: FlagSpec[] = [
   { name: 'enforce-ram', type: 'boolean', description: 'hold the worker to --ram with a kernel memory cgroup' },
   { name: 'ctx', short: 'c', type: 'int', range: LIMITS.ctx, description: 'context per sequence in tokens (default: chosen to fit, as for run)' },
   { name: 'policy', type: 'string', valueName: 'NAME', description: 'residency policy (default: stream when the plan says the model does not fit, else off)' },
+  // As `run` declares them; a draft serves one sequence, so the API then decodes one request at a time.
+  ...LOAD_FLAGS.filter((f) => f.name === 'draft' || f.name === 'draft-max' || f.name === 'draft-min'),
 ];
 
 export const SERVE_API_HELP = [
   'OpenAI-compatible API (--api):',
   '  ramforge serve --api MODEL.gguf                       http://127.0.0.1:8080/v1, the UI as well',
   '  ramforge serve --api --no-ui --api-key KEY --ram 4G --enforce-ram MODEL.gguf',
+  '  ramforge serve --api --draft DRAFT.gguf MODEL.gguf     speculative decoding, one request at a time',
   'A model without a chat template (a base model) answers /v1/completions; /v1/chat/completions',
   'then answers 400. Requests beyond the sequences wait (--api-queue), then get 429.',
 ].join('\n');
@@ -67,11 +74,15 @@ export async function startSettings(model: string, f: Record<string, FlagValue |
   const ram = (f.ram as number | undefined) ?? null;
   if (f['enforce-ram'] === true && ram === null) throw new UsageError('--enforce-ram needs --ram SIZE');
   let parallel = f.parallel as number | undefined;
-  if (parallel === undefined && api) {
-    const opened = await openModelInput(model);
+  const draft = f.draft === undefined ? null : resolve(f.draft as string);
+  // A draft of another vocabulary (or with --parallel above 1) is refused here, exit 2, not
+  // after serve has started; the header read for it is the one the choice below uses.
+  const opened = draft !== null || (parallel === undefined && api) ? await openModelInput(model) : null;
+  if (opened && draft !== null) await openDraftInput(opened, { ...f, draft });
+  if (parallel === undefined && api && opened) {
     const choice = chooseParallel({
       view: opened.view,
-      settings: { ...DEFAULT_RUN_SETTINGS, ctx: (f.ctx as number | undefined) ?? null },
+      settings: { ...DEFAULT_RUN_SETTINGS, ctx: (f.ctx as number | undefined) ?? null, draft },
       budgetBytes: ram ?? totalmem(),
       physicalCores: physicalCores(),
     });
@@ -86,6 +97,9 @@ export async function startSettings(model: string, f: Record<string, FlagValue |
       ctx: (f.ctx as number | undefined) ?? null,
       parallel: parallel ?? 1,
       policy: (f.policy as string | undefined) ?? 'auto',
+      draft,
+      draftMax: (f['draft-max'] as number | undefined) ?? DEFAULT_RUN_SETTINGS.draftMax,
+      draftMin: (f['draft-min'] as number | undefined) ?? DEFAULT_RUN_SETTINGS.draftMin,
     });
   } catch (e) {
     if (e instanceof SettingsError) throw new UsageError(e.message);

@@ -70,6 +70,7 @@ export const command: CommandSpec = {
       process.stderr.write(`ramforge serve: warning: ${rendererDir} has no index.html (build it with: npm run build:app)\n`);
     }
     if (args.positionals.length > 0 && args.flags.model !== undefined) throw new UsageError('give the model once: as MODEL or as --model');
+    if (args.flags.draft !== undefined && args.positionals.length === 0 && args.flags.model === undefined && args.flags.demo !== true) throw new UsageError('--draft is for the model serve loads at start: give a MODEL');
     // Without the UI nothing else could ever load a model.
     if (api?.ui === false && args.positionals.length === 0 && args.flags.model === undefined && args.flags.demo !== true) throw new UsageError('--no-ui needs a MODEL to serve (or --demo)');
     let model = (args.positionals[0] as string | undefined) ?? (args.flags.model as string | undefined);

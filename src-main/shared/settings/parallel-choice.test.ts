@@ -50,6 +50,11 @@ describe('chooseParallel', () => {
     expect(choose(v, budget, 4096).parallel).toBe(1);
   });
 
+  it('with a draft model: one sequence, whatever the budget holds', () => {
+    const c = chooseParallel({ view: oneB(), settings: { ...DEFAULT_RUN_SETTINGS, draft: '/m/draft.gguf' }, budgetBytes: 24 * GiB, physicalCores: 2 });
+    expect(c).toEqual({ parallel: 1, reason: 'parallel 1 (a draft model serves one sequence)' });
+  });
+
   it('a model trained on a short context is not held to 512 tokens', () => {
     const v = headerOnlyView({ arch: 'llama', layers: 2, embd: 64, heads: 4, kvHeads: 2, ff: 128, vocab: 256, matType: 0, ctx: 128 });
     expect(choose(v, 1 * GiB).parallel).toBe(4);

@@ -17,7 +17,7 @@ export interface ParallelChoice {
 
 export interface ParallelInput {
   view: ModelView;
-  settings: Pick<RunSettings, 'ctx' | 'batch' | 'threads' | 'vramBytes' | 'prefetchDepth'>;
+  settings: Pick<RunSettings, 'ctx' | 'batch' | 'threads' | 'vramBytes' | 'prefetchDepth'> & { draft?: string | null };
   /** The cap (--ram), else the machine's memory. */
   budgetBytes: number;
   physicalCores: number;
@@ -27,6 +27,8 @@ const MiB = 1024 * 1024;
 
 export function chooseParallel(i: ParallelInput): ParallelChoice {
   const { view, budgetBytes } = i;
+  // Speculative decoding verifies one sequence's drafted tokens per pass: it has no second sequence.
+  if (i.settings.draft) return { parallel: 1, reason: 'parallel 1 (a draft model serves one sequence)' };
   const kvBudget = budgetBytes * KV_SHARE;
   // The context a sequence should keep: what the user fixed, else the model's (at most the
   // default), never required to be above MIN_PARALLEL_CTX.
