@@ -11,9 +11,10 @@ interface Props extends IntFieldRule {
   /** What auto will choose (or chose), shown in the empty field. */
   autoHint?: string | null;
   title?: string;
+  disabled?: boolean;
 }
 
-export function IntField({ label, testId, value, onChange, min, max, auto, autoHint = null, title }: Props) {
+export function IntField({ label, testId, value, onChange, min, max, auto, autoHint = null, title, disabled = false }: Props) {
   const rule = { min, max, auto };
   const [text, setText] = useState(intFieldText(value));
   const [error, setError] = useState<string | null>(null);
@@ -34,6 +35,7 @@ export function IntField({ label, testId, value, onChange, min, max, auto, autoH
         min={min}
         max={max}
         data-testid={testId}
+        disabled={disabled}
         placeholder={auto ? (autoHint ? `auto (${autoHint})` : 'auto') : undefined}
         aria-invalid={error !== null}
         className={error ? 'invalid' : undefined}

@@ -4,6 +4,7 @@ import { LIMITS } from '../../src-main/shared/settings/run-settings.js';
 import { POLICIES as POLICY_NAMES } from '../../src-main/shared/worker-protocol.js';
 import { useStore } from '../store/index.js';
 import { IntField } from './IntField.js';
+import { DraftSettings } from './DraftSettings.js';
 
 const POLICIES: RunSettings['policy'][] = ['auto', ...POLICY_NAMES];
 
@@ -66,6 +67,7 @@ export function SettingsPanel() {
         </div>
         {triState('repack', 'Repack', 'setting-repack', 'Let ggml repack weights into CPU-friendly layouts (auto: on unless weights stream)')}
         {triState('prefault', 'Prefault', 'setting-prefault', 'Prefault the whole mapping at load (auto: only when the model fits)')}
+        <DraftSettings />
         {settingsError && <div className="field wide err-text">{settingsError}</div>}
       </div>
       <LoadControls />

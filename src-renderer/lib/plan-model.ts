@@ -3,6 +3,7 @@
 // and the formula that produced it). Also accepts index lists per tier.
 import type { Tier } from '../../src-main/shared/residency-types.js';
 import { arr, field, isObj, num, numLike, obj, str } from './fields.js';
+import { planDraft, type PlanDraft } from './plan-draft.js';
 
 export interface PlanLayer {
   index: number;
@@ -50,6 +51,8 @@ export interface PlanInfo {
   minCapBytes: number | null;
   prefetchDepth: number | null;
   diskBytesPerS: number | null;
+  /** The draft model's share of the budget (speculative decoding), when the settings name one. */
+  draft: PlanDraft | null;
   formula: string[];
 }
 
@@ -114,6 +117,7 @@ export function normalizePlan(raw: unknown): PlanInfo {
     minCapBytes: pick('minCapBytes', 'minimumRamBytes', 'smallestCapBytes', 'minimumCapBytes', 'minRamBytes'),
     prefetchDepth: pick('prefetchDepth'),
     diskBytesPerS: pick('diskBytesPerS', 'diskBandwidthBytesPerS', 'diskBw', 'storageBytesPerS'),
+    draft: planDraft(field(raw, 'draft')),
     formula: [
       ...(Array.isArray(formula)
         ? formula.map((f) => (typeof f === 'string' ? f : JSON.stringify(f)))

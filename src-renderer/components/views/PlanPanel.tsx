@@ -1,9 +1,11 @@
-// The plan for the chosen budget and context: tiers per layer, predicted cost, verdict.
+// The plan for the chosen budget and context: tiers per layer, predicted cost, verdict, and
+// with a draft model what it costs and whether it pays off.
 import { formatBytes, formatBytesPerTok, formatTokS } from '../../lib/format.js';
 import { useStore } from '../../store/index.js';
 import { PlanBar } from '../charts/PlanBar.js';
 import { Empty } from '../Empty.js';
 import { Kpi } from '../Kpi.js';
+import { PlanDraftSection } from './PlanDraftSection.js';
 
 // MemoryPlan verdicts: 'fits' | 'out-of-core' | 'cannot-run'.
 function verdictClass(v: string | null): string {
@@ -53,6 +55,7 @@ export function PlanPanel() {
           </div>
           <PlanBar layers={plan.layers} />
           {plan.verdictText && <div className="dim">{plan.verdictText}</div>}
+          {plan.draft && <PlanDraftSection draft={plan.draft} />}
           {plan.formula.length > 0 && (
             <details>
               <summary>How this was computed</summary>
