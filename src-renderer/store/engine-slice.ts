@@ -69,6 +69,7 @@ export const createEngineSlice: Slice<EngineSlice> = (set, get) => ({
   loadModel: async (path) => {
     set({ engineError: null, loadFraction: 0 });
     get().clearTelemetry();
+    get().resetSpec();
     try {
       await getApi().load(path, get().settings);
       void get().refreshModels();

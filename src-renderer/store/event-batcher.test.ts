@@ -17,6 +17,15 @@ describe('event batching', () => {
     expect((out[0]!.event as Extract<ApiEvent, { type: 'token' }>).token).toMatchObject({ text: 'Hello', index: 1 });
   });
 
+  it('keeps every speculative pass the folded tokens began, in order', () => {
+    const pass = (index: number, drafted: number, accepted: number): ApiEvent => ({ type: 'token', requestId: 'a', token: { index, tokenId: index, text: 'x', tMs: index, pass: { drafted, accepted } } });
+    const out = coalesce([tok('a', 0, 'x'), pass(1, 4, 2), tok('a', 2, 'y'), tok('a', 3, 'z'), pass(4, 4, 0), tok('b', 0, 'q')]);
+    expect(out.map((o) => [o.tokens, o.passes])).toEqual([
+      [5, [{ drafted: 4, accepted: 2 }, { drafted: 4, accepted: 0 }]],
+      [1, []],
+    ]);
+  });
+
   it('handles everything queued since the last flush in one go', () => {
     let flush: (() => void) | null = null;
     const seen: [string, number][] = [];

@@ -1,9 +1,13 @@
 // Host events → store actions. One subscription for the whole app.
 import type { ApiEvent } from '../../src-main/shared/api.js';
+import type { PassCount } from '../lib/speculative-model.js';
 import type { Store } from './types.js';
 
-/** `tokens`: how many token events a (coalesced) token event stands for. */
-export function handleEvent(s: Store, e: ApiEvent, tokens = 1): void {
+/**
+ * `tokens`: how many token events a (coalesced) token event stands for; `passes`: the
+ * speculative verify passes they began (a single event's own `pass` when not given).
+ */
+export function handleEvent(s: Store, e: ApiEvent, tokens = 1, passes?: PassCount[]): void {
   switch (e.type) {
     case 'state': {
       s.setEngine(e.state);
@@ -18,12 +22,14 @@ export function handleEvent(s: Store, e: ApiEvent, tokens = 1): void {
       break;
     case 'token': {
       s.onToken(e.requestId, e.token);
+      s.onSpecTokens(e.requestId, tokens, passes ?? (e.token.pass ? [e.token.pass] : []));
       const run = s.compareRun;
       if (run && e.requestId.startsWith(`${run.requestId}:`)) for (let i = 0; i < tokens; i++) s.countCompareToken(e.requestId.slice(run.requestId.length + 1));
       break;
     }
     case 'generation-done':
       s.onGenerationDone(e.requestId, e.result);
+      s.onSpecDone(e.requestId, e.result);
       void s.fetchLastReport();
       break;
     case 'generation-error':

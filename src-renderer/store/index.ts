@@ -12,6 +12,7 @@ import type { Store } from './types.js';
 import { createUiSlice } from './ui-slice.js';
 import { createDiscoverySlice } from './discovery-slice.js';
 import { createServerSlice } from './server-slice.js';
+import { createSpeculativeSlice } from './speculative-slice.js';
 
 export type { Store } from './types.js';
 
@@ -24,6 +25,7 @@ export const useStore = create<Store>()((...a) => ({
   ...createUiSlice(...a),
   ...createDiscoverySlice(...a),
   ...createServerSlice(...a),
+  ...createSpeculativeSlice(...a),
 }));
 
 /**
@@ -32,7 +34,7 @@ export const useStore = create<Store>()((...a) => ({
  */
 export function startStore(opts: { schedule?: (flush: () => void) => void } = {}): () => void {
   const api = getApi();
-  const off = api.onEvent(createEventBatcher((e, tokens) => handleEvent(useStore.getState(), e, tokens), opts.schedule));
+  const off = api.onEvent(createEventBatcher((e, tokens, passes) => handleEvent(useStore.getState(), e, tokens, passes), opts.schedule));
   const s = useStore.getState();
   api.getState().then(s.setEngine, (e: unknown) => useStore.setState({ engineError: e instanceof Error ? e.message : String(e) }));
   void s.refreshModels();

@@ -8,8 +8,9 @@ import type { TelemetrySlice } from './telemetry-slice.js';
 import type { UiSlice } from './ui-slice.js';
 import type { DiscoverySlice } from './discovery-slice.js';
 import type { ServerSlice } from './server-slice.js';
+import type { SpeculativeSlice } from './speculative-slice.js';
 
-export type Store = EngineSlice & InspectSlice & ChatSlice & TelemetrySlice & ReportSlice & UiSlice & DiscoverySlice & ServerSlice;
+export type Store = EngineSlice & InspectSlice & ChatSlice & TelemetrySlice & ReportSlice & UiSlice & DiscoverySlice & ServerSlice & SpeculativeSlice;
 
 export type Slice<T> = StateCreator<Store, [], [], T>;
 

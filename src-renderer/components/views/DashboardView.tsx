@@ -1,7 +1,7 @@
 // Live memory dashboard (or a saved report's): residency heatmap, eviction/prefetch
 // timeline, the stream schedule and how decode ran under the cap (limit hits, locked-weight
-// residency, read rate, bytes per token against the floor), cgroup usage, tok/s, the API
-// server's load (live only), ledger.
+// residency, read rate, bytes per token against the floor), cgroup usage, tok/s, speculative
+// decoding and the API server's load (live only), ledger.
 import { useMemo } from 'react';
 import { formatBytes, formatBytesPerTok, formatCount, formatMs, formatPct, formatRate, formatTokS } from '../../lib/format.js';
 import { bytesPerTokenSeries, peakOf, tokSSeries } from '../../lib/series.js';
@@ -18,6 +18,7 @@ import { ResidencyHeatmap } from '../charts/ResidencyHeatmap.js';
 import { TokSChart } from '../charts/TokSChart.js';
 import { Kpi } from '../Kpi.js';
 import { ServerPanel } from '../server/ServerPanel.js';
+import { SpeculativePanel } from '../speculative/SpeculativePanel.js';
 import { ReportActions, SourceSelect } from '../ReportActions.js';
 import { useDashboardData } from '../use-dashboard.js';
 import { ReportSummary } from './ReportSummary.js';
@@ -95,6 +96,7 @@ export function DashboardView() {
           <LimitHitsChart points={hits} total={f.limitHits} />
         </div>
       </div>
+      {live && <SpeculativePanel />}
       {live && <ServerPanel />}
       <div className="panel">
         <h4>Memory ledger</h4>
