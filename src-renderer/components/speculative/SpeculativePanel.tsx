@@ -8,6 +8,7 @@ import { bytesPerGeneratedToken, specFigures, type SpecRun } from '../../lib/spe
 import { useStore } from '../../store/index.js';
 import { AcceptanceChart } from '../charts/AcceptanceChart.js';
 import { Kpi } from '../Kpi.js';
+import './speculative.css';
 
 /** Shown while the loaded model has a draft. */
 export function SpeculativePanel() {
@@ -25,8 +26,8 @@ export function SpeculativePanelView({ draft, run, readPerToken = null }: { draf
     <div className="panel" data-testid="speculative-panel" data-state={state}>
       <h4>
         Speculative decoding<span className="spacer" />
-        <span className="faint" title={draft.path} data-testid="spec-draft">
-          {`draft ${draft.name} · ${draft.nLayers} layers · k ${draft.min}–${draft.max} · ${formatBytes(draft.sharedBytes)} shared with the model`}
+        <span className="faint spec-draft" title={draft.path} data-testid="spec-draft">
+          {`draft ${draft.name} · ${draft.nLayers} layer${draft.nLayers === 1 ? '' : 's'} · k ${draft.min}–${draft.max} · ${formatBytes(draft.sharedBytes)} shared with the model`}
         </span>
       </h4>
       <div className="kpis">

@@ -47,7 +47,7 @@ describe('SpeculativePanel', () => {
   it('names the draft and shows an explicit empty state before a generation', () => {
     const html = panel();
     expect(html).toContain('data-state="empty"');
-    expect(kpi(html, 'spec-draft')).toBe('draft tiny-draft · 1 layers · k 0–8 · 3.0 MiB shared with the model');
+    expect(kpi(html, 'spec-draft')).toBe('draft tiny-draft · 1 layer · k 0–8 · 3.0 MiB shared with the model');
     expect(kpi(html, 'spec-passes')).toBe('0');
     expect(kpi(html, 'spec-acceptance')).toBe('—');
     expect(html).toContain('data-testid="speculative-chart" data-points="0"');

@@ -3,11 +3,12 @@
 import { formatBytes } from '../../lib/format.js';
 import type { PlanDraft } from '../../lib/plan-draft.js';
 import { Kpi } from '../Kpi.js';
+import './plan-draft.css';
 
 export function PlanDraftSection({ draft }: { draft: PlanDraft }) {
   const pays = draft.pays;
   return (
-    <div className="stack" data-testid="plan-draft">
+    <div className="stack plan-draft" data-testid="plan-draft">
       <h4>
         Draft model<span className="spacer" />
         <span className={pays === null ? 'badge' : pays ? 'badge ok' : 'badge warn'} data-testid="plan-draft-pays" data-pays={pays === null ? '' : String(pays)}>
