@@ -26,6 +26,15 @@ export function synthBaseModel(): string {
   return out;
 }
 
+/** A draft for speculative decoding: `synth --draft-of TARGET --layers N` (the target's own first N layers). */
+export function synthDraftOf(target: string, layers: number): string {
+  const out = target.replace(/\.gguf$/, `-draft${layers}.gguf`);
+  if (existsSync(out)) return out;
+  const r = spawnSync(process.execPath, [CLI, 'synth', '--draft-of', target, '--layers', String(layers), '--out', out], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`ramforge synth --draft-of failed (${r.status}): ${r.stderr}`);
+  return out;
+}
+
 /** A file that is not a GGUF model at all. */
 export function malformedModel(): string {
   mkdirSync(CACHE, { recursive: true });
