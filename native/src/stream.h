@@ -3,11 +3,11 @@
 // after it). Decode uses every weight once per pass in a fixed order, so the schedule is a
 // cycle over the streamed units.
 //
-// Streamed weights never go through the page cache or the model's mapping. A few slots of
-// anonymous memory, mapped once and kept, form the streaming window; I/O threads read each unit
-// with direct I/O into a free slot, and just before the scheduler computes a node that uses the
-// unit, the unit's tensors are pointed at the slot; after the last such node they point back at
-// the mapping and the slot is free again. So reading costs no page-cache charge, no read-ahead
+// Streamed weights never go through the page cache or the model's mapping. Anonymous memory,
+// mapped once and kept, forms the streaming window, used as a ring; I/O threads read each unit
+// with direct I/O into room at its head, and just before the scheduler computes a node that uses
+// the unit, the unit's tensors are pointed there; after the last such node they point back at
+// the mapping and the room is free again. So reading costs no page-cache charge, no read-ahead
 // past the unit, no mapping churn (new page-table entries are expensive under virtualization:
 // ~1.4 µs per 4 KiB page on first touch, measured here, i.e. 100+ ms per 400 MB pass), and
 // nothing has to be dropped. A tensor the schedule does not see coming still points at the
