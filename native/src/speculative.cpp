@@ -77,19 +77,47 @@ llama_token Argmax(llama_context* ctx, int n_vocab, float* prob) {
 
 }  // namespace
 
+DraftLength::DraftLength(int min, int max) : min_(min), max_(max), k_(max), t_verify_(static_cast<size_t>(max) + 2, -1) {}
+
+int DraftLength::next() {
+  if (k_ > 0 || max_ == 0) return k_;
+  if (++idle_ < kProbeEvery) return 0;
+  idle_ = 0;
+  return 1;
+}
+
+double DraftLength::VerifyMs(int n) const {
+  // Least squares line through the sizes seen; with one size seen, every size costs the same
+  // (the optimistic guess a streamed pass suggests) until another is tried.
+  double sn = 0, st = 0, snn = 0, snt = 0, m = 0;
+  for (size_t i = 1; i < t_verify_.size(); i++) {
+    if (t_verify_[i] < 0) continue;
+    const double x = static_cast<double>(i);
+    sn += x, st += t_verify_[i], snn += x * x, snt += x * t_verify_[i], m++;
+  }
+  if (m == 0) return -1;
+  if (t_verify_[static_cast<size_t>(n)] >= 0) return t_verify_[static_cast<size_t>(n)];
+  if (m == 1) return st;
+  const double slope = std::max(0.0, (m * snt - sn * st) / (m * snn - sn * sn));
+  return st / m + slope * (n - sn / m);
+}
+
 void DraftLength::observe(const SpecPass& p) {
   // Decayed counts: acceptance drifts with the text, so recent passes weigh more.
-  accepted_ = accepted_ * 0.9 + p.accepted;
-  rejected_ = rejected_ * 0.9 + (p.accepted < p.drafted ? 1 : 0);
+  if (p.drafted > 0) {
+    accepted_ = accepted_ * 0.9 + p.accepted;
+    rejected_ = rejected_ * 0.9 + (p.accepted < p.drafted ? 1 : 0);
+  }
   auto ema = [](double& v, double x) { v = v < 0 ? x : 0.8 * v + 0.2 * x; };
   if (p.drafted > 0) ema(t_draft_, p.draft_ms / p.drafted);
-  ema(t_verify_, p.verify_ms);
-  if (t_draft_ < 0 || t_verify_ <= 0) return;
+  const size_t n = static_cast<size_t>(p.drafted) + 1;
+  if (n < t_verify_.size()) ema(t_verify_[n], p.verify_ms);
+  if (t_draft_ < 0) return;
   const double a = std::min(0.999, accepted_ / (accepted_ + rejected_));
   double best = -1;
   for (int k = min_; k <= max_; k++) {
     const double tokens = (1 - std::pow(a, k + 1)) / (1 - a);
-    const double rate = tokens / (t_verify_ + k * t_draft_);
+    const double rate = tokens / (VerifyMs(k + 1) + k * t_draft_);
     if (rate > best * 1.0001) {
       best = rate;
       k_ = k;
@@ -114,16 +142,19 @@ std::string SpeculativeDecode(Context* target, Context* draft, const DraftOpts& 
     const size_t n_past = target->cached().size();
     SpecPass pass;
     double t0 = NowMs();
-    // The draft catches up with what the target holds (the prompt, a fully accepted draft's
-    // last token), then proposes from `last` on.
-    const auto& tc = target->cached();
-    auto& dc = draft->cached();
-    size_t common = 0;
-    while (common < dc.size() && common < tc.size() && dc[common] == tc[common]) common++;
-    Truncate(draft, common);
-    if (common < n_past && !Decode(draft, tc.data() + common, static_cast<int>(n_past - common), static_cast<int>(common), false, &err))
-      return "draft: " + err;
     int k = std::min(chooser.next(), n_ctx - static_cast<int>(n_past) - 2);
+    // The draft catches up with what the target holds (the prompt, the tokens of passes that
+    // drafted nothing, a fully accepted draft's last token), then proposes from `last` on. With
+    // nothing to draft it stays behind: catching up later is one batch, not one decode a token.
+    if (k > 0) {
+      const auto& tc = target->cached();
+      auto& dc = draft->cached();
+      size_t common = 0;
+      while (common < dc.size() && common < tc.size() && dc[common] == tc[common]) common++;
+      Truncate(draft, common);
+      if (common < n_past && !Decode(draft, tc.data() + common, static_cast<int>(n_past - common), static_cast<int>(common), false, &err))
+        return "draft: " + err;
+    }
     drafts.clear();
     llama_token tok = last;
     for (int i = 0; i < k; i++) {

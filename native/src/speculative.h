@@ -36,18 +36,27 @@ struct SpecStats {
 };
 
 // Chooses k for the next pass from what the passes so far measured: the draft's per-token
-// acceptance (decayed counts), the time per drafted token and per verify pass. The k that
-// maximises expected tokens per second, (1 - a^(k+1)) / (1 - a) / (T_verify + k * t_draft).
+// acceptance (decayed counts), the time per drafted token, and the verify pass's time for each
+// batch size it has run (a pass of k+1 tokens costs more compute than one of 1, even when it
+// reads the same bytes). The k that maximises expected tokens per second,
+// (1 - a^(k+1)) / (1 - a) / (T_verify(k+1) + k * t_draft); sizes not yet run are estimated
+// from those that were, optimistically, so that they get tried. While k is 0 nothing is drafted
+// and acceptance is not measured, so every kProbeEvery passes one token is drafted to look again.
 class DraftLength {
  public:
-  DraftLength(int min, int max) : min_(min), max_(max), k_(max) {}
-  int next() const { return k_; }
+  DraftLength(int min, int max);
+  int next();
   void observe(const SpecPass& p);
 
+  static constexpr int kProbeEvery = 16;
+
  private:
+  double VerifyMs(int n) const;
   int min_, max_, k_;
+  int idle_ = 0;  // passes in a row with k 0
   double accepted_ = 1, rejected_ = 1;  // a weak prior: acceptance 1/2
-  double t_draft_ = -1, t_verify_ = -1;
+  double t_draft_ = -1;
+  std::vector<double> t_verify_;  // EMA of the verify pass's ms by batch size (index n), -1 unseen
 };
 
 // Runs the generation loop after the prompt: the target holds the prompt in its KV (its

@@ -51,10 +51,13 @@ describe('speculative decoding (--draft)', () => {
     ] as const)
       it(`${arch} under ${name}: the tokens with a draft are the target's own`, () => {
         const alone = run(target(arch), [...flags]);
-        const drafted = run(target(arch), [...flags, '--draft', draft(arch)]);
+        // At least 2 drafted a pass: every verify pass checks several positions, so rejections
+        // and the KV rollback are exercised (the adaptive k alone would draft little here).
+        const drafted = run(target(arch), [...flags, '--draft', draft(arch), '--draft-min', '2']);
         expect(alone.token_ids.length).toBeGreaterThan(8);
         expect(drafted.token_ids).toEqual(alone.token_ids);
         expect(drafted.draft?.target_passes).toBeGreaterThan(0);
+        expect(drafted.draft!.drafted).toBeGreaterThanOrEqual(2 * drafted.draft!.target_passes);
         expect(alone.draft).toBeUndefined();
       }, 300_000);
 
