@@ -40,6 +40,10 @@ class SameBytesWorker : public Napi::AsyncWorker {
         SetError("cannot open " + (fa < 0 ? p.a : p.b) + ": " + std::strerror(errno));
         return;
       }
+      // No read-ahead: pages read past a tensor's end would stay cached (and charged) after
+      // the per-piece DONTNEED below; the whole of both files is dropped at the end as well.
+      posix_fadvise(fa, 0, 0, POSIX_FADV_RANDOM);
+      posix_fadvise(fb, 0, 0, POSIX_FADV_RANDOM);
       bool same = true;
       for (int64_t off = 0; off < p.len && same; off += static_cast<int64_t>(piece)) {
         size_t n = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(piece), p.len - off));
@@ -51,6 +55,8 @@ class SameBytesWorker : public Napi::AsyncWorker {
         posix_fadvise(fa, p.a_off + off, static_cast<off_t>(n), POSIX_FADV_DONTNEED);
         posix_fadvise(fb, p.b_off + off, static_cast<off_t>(n), POSIX_FADV_DONTNEED);
       }
+      posix_fadvise(fa, 0, 0, POSIX_FADV_DONTNEED);
+      posix_fadvise(fb, 0, 0, POSIX_FADV_DONTNEED);
       close(fa);
       close(fb);
       result_.push_back(same);

@@ -69,6 +69,9 @@ export async function loadDraft(
   let sharedBytes = 0;
   let ctx: NativeContext;
   try {
+    // The loader's freed arenas go back before the context is made and the budget measured
+    // (the tokenizer tables are built on another thread, in another malloc arena).
+    addon.trimHeap();
     sharedBytes = shared.length ? addon.shareWeights(model, targetModel, shared.map((s) => s.name)) : 0;
     ctx = model.createContext(ctxOpts);
   } catch (e) {

@@ -94,7 +94,10 @@ export class Engine {
           // The draft decodes one token at a time; only catching up with a prompt takes more.
           // Its compute buffer and logits grow with the batch (4 B × vocabulary per token).
           nBatch: Math.min(params.batch ?? 512, DRAFT_CONTEXT_BATCH),
-          precharge: policy === 'stream' && params.ramBytes !== undefined,
+          // Not precharged: its own buffers are a few MiB, and faulting in every anonymous
+          // region that grew since the target's context would charge the arenas the draft's
+          // loader left free (measured: 22 MiB charged, 3 MiB used).
+          precharge: false,
         });
         ctx.attachDraft(draft.ctx, { max: params.draft.max, min: params.draft.min });
       } catch (e) {

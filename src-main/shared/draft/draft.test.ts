@@ -14,6 +14,8 @@ import { vocabMismatch } from './vocab-match.js';
 import { draftPlanInput } from './draft-budget.js';
 import { planMemory } from '../plan/plan.js';
 import { kvInteger } from '../gguf/metadata.js';
+import { chooseRunShape, MIN_UBATCH } from '../settings/run-shape.js';
+import { DEFAULT_RUN_SETTINGS } from '../settings/run-settings.js';
 
 let dir = '';
 let target: OpenedModel;
@@ -87,5 +89,29 @@ describe('the plan with a draft', () => {
     expect(p.verdict).toBe('cannot-run');
     expect(p.draft?.pays).toBe(false);
     expect(p.draft?.reason).toMatch(/does not fit/);
+  });
+});
+
+describe('the run shape with a draft', () => {
+  const draftAt = (max: number) => (ctx: number) => draftPlanInput(target, { path: 'd.gguf', shards: draft.shards, view: draft.view }, { ctx, max });
+  const shape = (ram: number, max: number) =>
+    chooseRunShape({ view: target.view, settings: { ...DEFAULT_RUN_SETTINGS, ramBytes: ram }, physicalCores: 2, draft: draftAt(max) });
+  const runs = (ram: number, ctx: number, ubatch: number, max: number) =>
+    planMemory(target.view, { ramBytes: ram, ctx, ubatch, diskBandwidthBytesPerS: 2e9, draft: draftAt(max)(ctx) }).verdict !== 'cannot-run';
+
+  it('goes below the micro-batch floor only when ctx 256 is not enough, and never below the verify pass (max + 1 positions)', () => {
+    // The smallest cap at which the draft runs with ctx 256 and the floor micro-batch.
+    let floorCap = 64 * 1024 * 1024;
+    while (!runs(floorCap, 256, MIN_UBATCH, 8)) floorCap += 1024 * 1024;
+    const atFloor = shape(floorCap, 8);
+    expect(atFloor.batch).toBe(MIN_UBATCH);
+    const below = shape(floorCap - 2 * 1024 * 1024, 8);
+    expect(below.ctx).toBe(256);
+    expect(below.batch).toBeLessThan(MIN_UBATCH);
+    expect(below.batch).toBeGreaterThanOrEqual(9);
+    expect(below.reasons.some((r) => /beside the draft: its verify pass needs 9 positions/.test(r))).toBe(true);
+    expect(runs(floorCap - 2 * 1024 * 1024, below.ctx, below.batch, 8)).toBe(true);
+    // With 16 drafted tokens a verify pass is 17 positions: the micro-batch stays at 32.
+    expect(shape(floorCap - 2 * 1024 * 1024, 16).batch).toBe(MIN_UBATCH);
   });
 });

@@ -187,7 +187,7 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
       kvRamBytes: q(kvRam, `KV of the ${ramIdx.length} layers not in VRAM = ${fb(kvRam)}`),
       computeBufferBytes: compute,
       runtimeOverheadBytes: overhead,
-      fixedRamBytes: q(fixed, `persistent ${fb(persistentResident)}${embdNotResident ? ' (without token_embd)' : ''} + KV in RAM ${fb(kvRam)} + compute ${fb(computeB)} + overhead ${fb(overheadB)} = ${fb(fixed)}`),
+      fixedRamBytes: q(fixed, `persistent ${fb(persistentResident)}${embdNotResident ? ' (without token_embd)' : ''} + KV in RAM ${fb(kvRam)} + compute ${fb(computeB)} + overhead ${fb(overheadB)}${draftFixed ? ` + draft ${fb(draftFixed)}` : ''} = ${fb(fixed)}`),
       pinnedBytes: q(residentLayerBytes, `layer weights held resident (locked): all ${fb(allRamLayers)} − streamed ${fb(streamedBytes)} = ${fb(residentLayerBytes)}`),
       streamingReserveBytes: q(
         streamingReserve,

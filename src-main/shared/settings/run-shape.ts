@@ -77,6 +77,12 @@ export function runnable(view: ModelView, s: ShapeInput['settings'], ctx: number
   }
 }
 
+function pow2AtLeast(n: number): number {
+  let p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
 export function chooseRunShape(i: ShapeInput): RunShape {
   const { view, settings: s } = i;
   const reasons: string[] = [];
@@ -112,21 +118,33 @@ export function chooseRunShape(i: ShapeInput): RunShape {
       }
     }
   }
-  // Below the minimum working set, shrink what was not fixed until the run fits.
+  // Below the minimum working set, shrink what was not fixed until the run fits: the
+  // micro-batch to its floor, then the context, then (with a draft, whose verify pass needs only
+  // max+1 positions in one micro-batch) the micro-batch below its floor.
+  let ubatchWhy = '';
   if (cap !== null && !runnable(view, s, ctx, ubatch, i.draft)) {
-    while (!runnable(view, s, ctx, ubatch, i.draft) && ((s.ctx === null && ctx > 256) || (s.batch === null && ubatch > MIN_UBATCH))) {
+    const draftFloor = i.draft ? Math.min(MIN_UBATCH, pow2AtLeast(i.draft(ctx).max + 1)) : MIN_UBATCH;
+    for (;;) {
+      if (runnable(view, s, ctx, ubatch, i.draft)) break;
       if (s.batch === null && ubatch > MIN_UBATCH) ubatch /= 2;
-      else ctx /= 2;
+      else if (s.ctx === null && ctx > 256) {
+        ctx /= 2;
+        ctxWhy = 'the smallest that runs under the cap';
+      } else if (s.batch === null && ubatch > draftFloor) {
+        ubatch /= 2;
+        ubatchWhy = `the smallest that runs beside the draft: its verify pass needs ${i.draft!(ctx).max + 1} positions`;
+      } else break;
     }
-    if (s.ctx === null) ctxWhy = 'the smallest that runs under the cap';
   }
   reasons.push(`ctx ${ctx}${n > 1 ? ` per sequence × ${n}` : ''} (${ctxWhy}; KV cache ${mib(n * kvBytes(view, ctx))})`);
   reasons.push(
     s.batch !== null
       ? `micro-batch ${ubatch} (--batch)`
-      : cap === null
-        ? `micro-batch ${ubatch} (llama.cpp's default)`
-        : `micro-batch ${ubatch} (compute buffer ${mib(computeBytes(view, ctx, ubatch))} within 1/16 of the cap)`,
+      : ubatchWhy
+        ? `micro-batch ${ubatch} (${ubatchWhy}; compute buffer ${mib(computeBytes(view, ctx, ubatch))})`
+        : cap === null
+          ? `micro-batch ${ubatch} (llama.cpp's default)`
+          : `micro-batch ${ubatch} (compute buffer ${mib(computeBytes(view, ctx, ubatch))} within 1/16 of the cap)`,
   );
   return { ctx, batch: ubatch, threads, reasons };
 }
