@@ -15,6 +15,9 @@ import { sweepMarkdown, sweepSvg, type SweepPoint } from '../../shared/report/sw
 import type { PolicyName } from '../../shared/worker-protocol.js';
 import { LIMITS } from '../../shared/settings/run-settings.js';
 
+/** refuseBelowMinimum's message: the cap is under what the plan says runs. */
+const BELOW_MINIMUM = /is below the smallest cap that runs this model/;
+
 export const command: CommandSpec = {
   name: 'sweep',
   summary: 'bench at a series of caps; writes a table (Markdown), the numbers (JSON) and a plot (SVG)',
@@ -49,7 +52,19 @@ export const command: CommandSpec = {
     const runs: unknown[] = [];
     for (const cap of caps) {
       process.stderr.write(`ramforge sweep: cap ${cap} bytes (${Math.round((100 * cap) / fileBytes)} % of the file)\n`);
-      const { prepared, rows } = await benchAtCap({ modelPath, opened, flags: f, capBytes: cap, policies, tokens: f['tokens'] as number, reps: f['reps'] as number, enforced: true });
+      let result: Awaited<ReturnType<typeof benchAtCap>>;
+      try {
+        result = await benchAtCap({ modelPath, opened, flags: f, capBytes: cap, policies, tokens: f['tokens'] as number, reps: f['reps'] as number, enforced: true });
+      } catch (e) {
+        // A cap below the model's minimum working set is a point of the sweep, not its end:
+        // the row says it cannot run and the next cap is measured.
+        if (!(e instanceof UsageError) || !BELOW_MINIMUM.test(e.message)) throw e;
+        process.stderr.write(`ramforge sweep: ${e.message}\n`);
+        runs.push({ cap_bytes: cap, status: 'cannot-run', reason: e.message });
+        points.push({ capBytes: cap, fraction: cap / fileBytes, cells: policies.map((policy) => ({ policy, status: 'cannot-run', decodeTokS: null, readPerToken: null, floorPerToken: null, limitHitsDecode: null, identicalTokens: null })) });
+        continue;
+      }
+      const { prepared, rows } = result;
       const j = benchJson(modelPath, cap, true, rows, prepared.shape);
       runs.push(j);
       points.push({
@@ -74,6 +89,6 @@ export const command: CommandSpec = {
     writeFileSync(join(out, 'sweep.svg'), sweepSvg(points, `${opened.view.name ?? modelPath}: ${policies.join(' vs ')} under an enforced cap`) + '\n');
     process.stdout.write(md);
     process.stderr.write(`ramforge sweep: wrote ${join(out, 'sweep.md')}, sweep.json and sweep.svg\n`);
-    return points.every((p) => p.cells.every((c) => c.status === 'ok')) ? 0 : 1;
+    return points.every((p) => p.cells.every((c) => c.status === 'ok' || c.status === 'cannot-run')) ? 0 : 1;
   },
 };

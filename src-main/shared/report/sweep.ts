@@ -21,6 +21,8 @@ export interface SweepPoint {
 
 const pct = (f: number) => `${Math.round(f * 100)} %`;
 const n2 = (v: number | null) => (v === null ? '—' : v.toFixed(2));
+/** tok/s, or why there is none (oom, cannot-run below the model's minimum working set). */
+const tokS = (c: SweepCell | undefined) => (c && c.status !== 'ok' && c.decodeTokS === null ? c.status : n2(c?.decodeTokS ?? null));
 
 /** One row per cap: each policy's tok/s and read/token, the ratio of the last policy to the first. */
 export function sweepMarkdown(points: readonly SweepPoint[]): string {
@@ -36,7 +38,7 @@ export function sweepMarkdown(points: readonly SweepPoint[]): string {
     return [
       formatBytes(pt.capBytes),
       pct(pt.fraction),
-      ...policies.map((p) => n2(by.get(p)?.decodeTokS ?? null)),
+      ...policies.map((p) => tokS(by.get(p))),
       ...(policies.length > 1 ? [a !== null && b !== null && a > 0 ? `${(b / a).toFixed(2)}×` : '—'] : []),
       ...policies.map((p) => {
         const v = by.get(p)?.readPerToken ?? null;
