@@ -24,6 +24,8 @@ describe('sweep table', () => {
   it('says why a cap has no tok/s: below the minimum working set, or killed', () => {
     const below = rows.find((r) => r.includes('300.0 MiB'))!;
     expect(below.split('|').filter((c) => c.trim() === 'cannot-run')).toHaveLength(2);
+    expect(below.trim().endsWith('| — |')).toBe(true); // no tokens to compare
+    expect(rows.find((r) => r.includes('400.0 MiB'))!.trim().endsWith('| yes |')).toBe(true);
     const killed = rows.find((r) => r.includes('600.0 MiB'))!;
     expect(killed).toContain('| oom |');
     expect(killed).toContain('| 10.00 |');

@@ -46,7 +46,7 @@ export function sweepMarkdown(points: readonly SweepPoint[]): string {
       }),
       floor === null ? '—' : formatBytes(floor),
       ...policies.map((p) => String(by.get(p)?.limitHitsDecode ?? '—')),
-      pt.cells.every((c) => c.identicalTokens !== false) ? 'yes' : 'NO',
+      pt.cells.every((c) => c.identicalTokens === null) ? '—' : pt.cells.every((c) => c.identicalTokens !== false) ? 'yes' : 'NO',
     ];
   });
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;

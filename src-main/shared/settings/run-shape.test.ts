@@ -3,7 +3,7 @@ import { parseGgufHeader } from '../gguf/reader.js';
 import { buildModelView, type ModelView } from '../gguf/model-view.js';
 import { buildGguf, tensorBytes } from '../gguf/build-gguf.test-util.js';
 import { tinySpec, type TinyOptions } from '../gguf/tiny-models.test-util.js';
-import { chooseRunShape } from './run-shape.js';
+import { chooseRunShape, MIN_SHRUNK_UBATCH } from './run-shape.js';
 import { DEFAULT_RUN_SETTINGS, type RunSettings } from './run-settings.js';
 import { planMemory } from '../plan/plan.js';
 
@@ -55,5 +55,19 @@ describe('chooseRunShape', () => {
     expect(s.ctx).toBeLessThan(2048);
     expect(planMemory(v, { ramBytes: tight + MiB, ctx: s.ctx, ubatch: s.batch, diskBandwidthBytesPerS: 1e9 }).verdict).not.toBe('cannot-run');
     expect(s.reasons.join('\n')).toMatch(/smallest that runs/);
+  });
+
+  it('just below the minimum at ctx 256, the micro-batch goes under 32 (never under 8) and the run fits; far below, it is refused', () => {
+    const v = oneB();
+    const tight = planMemory(v, { ramBytes: 1 << 40, ctx: 256, ubatch: 32, diskBandwidthBytesPerS: 1e9 }).quantities.minimumRamBytes.value as number;
+    const s = chooseRunShape({ view: v, settings: settings({ ramBytes: tight - 2 * MiB }), physicalCores: 2 });
+    expect(s.ctx).toBe(256);
+    expect(s.batch).toBeLessThan(32);
+    expect(s.batch).toBeGreaterThanOrEqual(MIN_SHRUNK_UBATCH);
+    expect(s.reasons.join('\n')).toMatch(/micro-batch \d+ \(the smallest that runs under the cap/);
+    expect(planMemory(v, { ramBytes: tight - 2 * MiB, ctx: s.ctx, ubatch: s.batch, diskBandwidthBytesPerS: 1e9 }).verdict).not.toBe('cannot-run');
+    const far = chooseRunShape({ view: v, settings: settings({ ramBytes: tight / 2 }), physicalCores: 2 });
+    expect(far.batch).toBe(MIN_SHRUNK_UBATCH);
+    expect(planMemory(v, { ramBytes: tight / 2, ctx: far.ctx, ubatch: far.batch, diskBandwidthBytesPerS: 1e9 }).verdict).toBe('cannot-run');
   });
 });

@@ -33,6 +33,8 @@ export const MIN_DEFAULT_CTX = 2048;
 export const MIN_PARALLEL_CTX = 512;
 export const MAX_UBATCH = 512;
 export const MIN_UBATCH = 32;
+/** Below MIN_UBATCH only when nothing else makes the run fit. */
+export const MIN_SHRUNK_UBATCH = 8;
 /** Shares of the cap the KV cache and the compute buffer may take before they are shrunk. */
 export const KV_SHARE = 1 / 8;
 export const COMPUTE_SHARE = 1 / 16;
@@ -119,20 +121,21 @@ export function chooseRunShape(i: ShapeInput): RunShape {
     }
   }
   // Below the minimum working set, shrink what was not fixed until the run fits: the
-  // micro-batch to its floor, then the context, then (with a draft, whose verify pass needs only
-  // max+1 positions in one micro-batch) the micro-batch below its floor.
+  // micro-batch to its floor, then the context, then the micro-batch below its floor (a prompt
+  // then takes more passes over the weights, but the run runs; with a draft, never below its
+  // verify pass of max+1 positions).
   let ubatchWhy = '';
   if (cap !== null && !runnable(view, s, ctx, ubatch, i.draft)) {
-    const draftFloor = i.draft ? Math.min(MIN_UBATCH, pow2AtLeast(i.draft(ctx).max + 1)) : MIN_UBATCH;
+    const lastFloor = i.draft ? Math.min(MIN_UBATCH, Math.max(MIN_SHRUNK_UBATCH, pow2AtLeast(i.draft(ctx).max + 1))) : MIN_SHRUNK_UBATCH;
     for (;;) {
       if (runnable(view, s, ctx, ubatch, i.draft)) break;
       if (s.batch === null && ubatch > MIN_UBATCH) ubatch /= 2;
       else if (s.ctx === null && ctx > 256) {
         ctx /= 2;
         ctxWhy = 'the smallest that runs under the cap';
-      } else if (s.batch === null && ubatch > draftFloor) {
+      } else if (s.batch === null && ubatch > lastFloor) {
         ubatch /= 2;
-        ubatchWhy = `the smallest that runs beside the draft: its verify pass needs ${i.draft!(ctx).max + 1} positions`;
+        ubatchWhy = i.draft ? `the smallest that runs beside the draft: its verify pass needs ${i.draft(ctx).max + 1} positions` : 'the smallest that runs under the cap: a prompt takes more passes';
       } else break;
     }
   }
