@@ -77,7 +77,8 @@ llama_token Argmax(llama_context* ctx, int n_vocab, float* prob) {
 
 }  // namespace
 
-DraftLength::DraftLength(int min, int max) : min_(min), max_(max), k_(max), t_verify_(static_cast<size_t>(max) + 2, -1) {}
+DraftLength::DraftLength(int min, int max)
+    : min_(min), max_(max), k_(max), t_verify_(static_cast<size_t>(max) + 2, -1), samples_(static_cast<size_t>(max) + 2) {}
 
 int DraftLength::next() {
   if (k_ > 0 || max_ == 0) return k_;
@@ -111,7 +112,14 @@ void DraftLength::observe(const SpecPass& p) {
   auto ema = [](double& v, double x) { v = v < 0 ? x : 0.8 * v + 0.2 * x; };
   if (p.drafted > 0) ema(t_draft_, p.draft_ms / p.drafted);
   const size_t n = static_cast<size_t>(p.drafted) + 1;
-  if (n < t_verify_.size()) ema(t_verify_[n], p.verify_ms);
+  if (n < t_verify_.size()) {
+    auto& v = samples_[n];
+    if (v.size() == kSamples) v.erase(v.begin());
+    v.push_back(p.verify_ms);
+    std::vector<double> sorted = v;
+    std::sort(sorted.begin(), sorted.end());
+    t_verify_[n] = sorted.size() % 2 ? sorted[sorted.size() / 2] : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
+  }
   if (t_draft_ < 0) return;
   const double a = std::min(0.999, accepted_ / (accepted_ + rejected_));
   double best = -1;

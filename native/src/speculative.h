@@ -56,7 +56,11 @@ class DraftLength {
   int idle_ = 0;  // passes in a row with k 0
   double accepted_ = 1, rejected_ = 1;  // a weak prior: acceptance 1/2
   double t_draft_ = -1;
-  std::vector<double> t_verify_;  // EMA of the verify pass's ms by batch size (index n), -1 unseen
+  // The verify pass's ms by batch size (index n): the median of its last kSamples passes, so
+  // one pass slowed by something else does not swing k; -1 unseen.
+  static constexpr size_t kSamples = 8;
+  std::vector<double> t_verify_;
+  std::vector<std::vector<double>> samples_;
 };
 
 // Runs the generation loop after the prompt: the target holds the prompt in its KV (its

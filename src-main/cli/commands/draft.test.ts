@@ -22,6 +22,9 @@ beforeAll(async () => {
     await synthesize({ arch, preset: 'tiny', type: 'Q4_0', seed: 11, out: target(arch), overrides: { nLayer: 4 } });
     await writeDraftOf(target(arch), 2, draft(arch));
   }
+  // Same tokenizer, weights of another seed: it (almost) never proposes the target's token, and
+  // as large as the target, each drafted token costs about a pass.
+  await synthesize({ arch: 'llama', preset: 'tiny', type: 'Q4_0', seed: 12, out: join(dir, 'stranger.gguf'), overrides: { nLayer: 4 } });
 }, 300_000);
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -70,6 +73,18 @@ describe('speculative decoding (--draft)', () => {
     expect(d.drafted).toBeGreaterThan(0);
     expect(d.accepted).toBe(d.drafted);
     expect(d.tokens_per_target_pass).toBeGreaterThan(4);
+  }, 300_000);
+
+  it('a draft that is never accepted is turned down: most passes draft nothing, the tokens stay the target\'s', () => {
+    const alone = run(target('llama'), ['--policy', 'off', '-n', '64']);
+    const d = run(target('llama'), ['--policy', 'off', '-n', '64', '--draft', join(dir, 'stranger.gguf')]);
+    expect(d.token_ids).toEqual(alone.token_ids);
+    const s = d.draft!;
+    expect(s.target_passes).toBeGreaterThan(32);
+    // The first passes draft (the prior acceptance is 1/2), then k falls to 0 with one probe
+    // every 16 passes; a length chosen from acceptance alone would draft on every pass.
+    expect(s.drafted).toBeLessThan(s.target_passes / 2);
+    expect(s.accepted).toBeLessThan(s.drafted);
   }, 300_000);
 
   it('a draft with another vocabulary is refused with exit 2 before anything loads', () => {
