@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { chromiumAvailable, CHROMIUM, IS_CI } from './support/env.js';
-import { launchChromium, screenshot, type Browser } from './support/browser.js';
+import { screenshot, type Browser, openApp } from './support/browser.js';
 import { startServe, type Served } from './support/serve.js';
 import { synthBaseModel } from './support/models.js';
 
@@ -24,10 +24,8 @@ describe.runIf(haveChromium || IS_CI)('a base model in completion mode, in Chrom
     if (!haveChromium) throw new Error(`${CHROMIUM} is missing and CI=true: install the chromium package`);
     model = synthBaseModel();
     served = await startServe();
-    browser = await launchChromium();
+    browser = await openApp(served.url);
     page = browser.page;
-    await page.goto(served.url);
-    await byId('app-root').waitFor({ timeout: 30_000 });
   });
 
   afterAll(async () => {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { chromiumAvailable, CHROMIUM, IS_CI } from './support/env.js';
-import { launchChromium, screenshot, type Browser } from './support/browser.js';
+import { screenshot, type Browser, openApp } from './support/browser.js';
 import { startServe, type Served } from './support/serve.js';
 import { synthModel } from './support/models.js';
 import { buildFakeHome, DISCOVERY_ENV_KEYS, type Expected } from '../src-main/node/discovery/fake-home.test-util.js';
@@ -44,10 +44,8 @@ describe.runIf(haveChromium || IS_CI)('model discovery and plan before download,
     const env: NodeJS.ProcessEnv = { HOME: home, RAMFORGE_CACHE: cacheRoot() };
     for (const k of DISCOVERY_ENV_KEYS) if (k !== 'RAMFORGE_DATA') env[k] = '';
     served = await startServe([], env);
-    browser = await launchChromium();
+    browser = await openApp(served.url);
     page = browser.page;
-    await page.goto(served.url);
-    await byId('app-root').waitFor({ timeout: 30_000 });
   });
 
   afterAll(async () => {

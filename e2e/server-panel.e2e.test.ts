@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from 'node:net';
 import type { Page } from 'playwright-core';
 import { chromiumAvailable, CHROMIUM, IS_CI } from './support/env.js';
-import { launchChromium, screenshot, type Browser } from './support/browser.js';
+import { screenshot, type Browser, openApp } from './support/browser.js';
 import { startServe, type Served } from './support/serve.js';
 import { synthModel } from './support/models.js';
 
@@ -46,10 +46,8 @@ describe.runIf(haveChromium || IS_CI)('the API server on the dashboard, in Chrom
     served = await startServe(['--api', '--api-port', '0', '--parallel', '2', synthModel('tiny')]);
     apiUrl = await until(() => /OpenAI-compatible API on (http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(served.log())?.[1] ?? null, 60_000, 'the API address');
     await until(() => (/loaded /.test(served.log()) ? true : null), 120_000, 'the model to load');
-    browser = await launchChromium();
+    browser = await openApp(served.url);
     page = browser.page;
-    await page.goto(served.url);
-    await byId('app-root').waitFor({ timeout: 30_000 });
   });
 
   afterAll(async () => {
@@ -94,10 +92,8 @@ describe.runIf(haveChromium || IS_CI)('the OpenAI-compatible API setting, in Chr
     if (!haveChromium) throw new Error(`${CHROMIUM} is missing and CI=true: install the chromium package`);
     served = await startServe([synthModel('tiny')]);
     await until(() => (/loaded /.test(served.log()) ? true : null), 120_000, 'the model to load');
-    browser = await launchChromium();
+    browser = await openApp(served.url);
     page = browser.page;
-    await page.goto(served.url);
-    await byId('app-root').waitFor({ timeout: 30_000 });
   });
 
   afterAll(async () => {

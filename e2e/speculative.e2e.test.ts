@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { chromiumAvailable, CHROMIUM, IS_CI } from './support/env.js';
-import { launchChromium, screenshot, type Browser } from './support/browser.js';
+import { screenshot, type Browser, openApp } from './support/browser.js';
 import { startServe, type Served } from './support/serve.js';
 import { synthDraftOf, synthModel } from './support/models.js';
 
@@ -28,10 +28,8 @@ describe.runIf(haveChromium || IS_CI)('speculative decoding in the app, in Chrom
     target = synthModel('tiny');
     draft = synthDraftOf(target, 1);
     served = await startServe();
-    browser = await launchChromium();
+    browser = await openApp(served.url);
     page = browser.page;
-    await page.goto(served.url);
-    await byId('app-root').waitFor({ timeout: 30_000 });
   });
 
   afterAll(async () => {

@@ -32,6 +32,14 @@ export async function launchChromium(): Promise<Browser> {
   };
 }
 
+/** Chromium on the app `ramforge serve` serves at `url`, once the app has rendered. */
+export async function openApp(url: string): Promise<Browser> {
+  const b = await launchChromium();
+  await b.page.goto(url);
+  await b.page.getByTestId('app-root').waitFor({ timeout: 30_000 });
+  return b;
+}
+
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const path = join(SCREENSHOTS, `${name}.png`);
