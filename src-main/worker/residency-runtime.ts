@@ -8,7 +8,7 @@ import { buildInventory, parseMaps, type Inventory } from '../shared/residency/i
 import { buildStreamLayout, type StreamLayout } from '../shared/residency/stream-units.js';
 import type { InventoryTensor } from '../shared/residency/inventory.js';
 import { DEFAULT_READAHEAD_BYTES, budgetStream, largestStreamable, selectStreamed, type WeightLayer } from '../shared/plan/stream-select.js';
-import { DEFAULT_PREFETCH_DEPTH } from '../shared/settings/run-settings.js';
+import { DEFAULT_PREFETCH_DEPTH, STREAM_IO_REQUEST_BYTES, STREAM_IO_THREADS } from '../shared/settings/run-settings.js';
 import { openOwnGroup } from '../supervisor/own-group.js';
 import type { ResidencyEvent, ResidencySample, Tier } from '../shared/residency-types.js';
 import type { LoadParams, PolicyName, StreamSchedule } from '../shared/worker-protocol.js';
@@ -154,8 +154,8 @@ export class ResidencyRuntime {
         windowBytes,
         pinned: layout.pinned,
         random: layout.random,
-        ioThreads: Number(process.env.RAMFORGE_IO_THREADS ?? 4),
-        ioChunkBytes: Number(process.env.RAMFORGE_IO_CHUNK ?? 4 * 1024 * 1024),
+        ioThreads: STREAM_IO_THREADS,
+        ioChunkBytes: STREAM_IO_REQUEST_BYTES,
       };
       const streamedLayers = new Set(layout.units.map((u) => u.layer));
       this.tiers = this.tiers.map((t, i) => (t === 'vram' ? t : streamedLayers.has(i) ? 'streamed' : 'pinned'));

@@ -81,6 +81,15 @@ export type Limit = { readonly min: number; readonly max: number };
  */
 export const DEFAULT_PREFETCH_DEPTH = 3;
 
+/**
+ * How streamed units are read: I/O threads, each with one request in flight, and the request
+ * size. Measured on the 1b preset at 406 MiB: 1, 2 or 4 threads and 4 or 8 MiB requests give
+ * the same decode speed here (the virtio disk's largest request is 4 MiB); 4 threads keep a
+ * deeper queue for devices that want one.
+ */
+export const STREAM_IO_THREADS = 4;
+export const STREAM_IO_REQUEST_BYTES = 4 * 1024 * 1024;
+
 export const DEFAULT_RUN_SETTINGS: RunSettings = {
   ramBytes: null,
   vramBytes: null,
