@@ -2,24 +2,13 @@
 // a real `ramforge serve` child: malformed request lines, targets and headers, upgrade requests
 // (with the acceptance each one should get), raw WebSocket frames, and API messages of wrong
 // types and sizes. Loopback only. Every case records what came back; the tests assert on it.
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { connect, type Socket } from 'node:net';
 import { WebSocket } from 'ws';
 import { API_METHODS } from '../shared/api.js';
+import { mulberry32 as rng, pick, type Rand } from '../shared/seeded-random.test-util.js';
 
-/** mulberry32: small, seeded, good enough to pick cases reproducibly. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-type Rand = () => number;
-const pick = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
 const chance = (r: Rand, p: number): boolean => r() < p;
 const int = (r: Rand, lo: number, hi: number): number => lo + Math.floor(r() * (hi - lo + 1));
 function bytes(r: Rand, n: number): Buffer {
@@ -289,7 +278,7 @@ function junk(r: Rand, depth = 0): unknown {
     case 2:
       return pick(r, [true, false]);
     case 3:
-      return pick(r, ['', 'x', '/tmp/none.gguf', '-weird.gguf', '../../etc/passwd', '\u0000', '\ud800', 'é'.repeat(50)]);
+      return pick(r, ['', 'x', join(tmpdir(), 'none.gguf'), '-weird.gguf', '../../etc/passwd', '\u0000', '\ud800', 'é'.repeat(50)]);
     case 4:
       return 'y'.repeat(pick(r, [1000, 100_000, 1_000_000]));
     case 5:
