@@ -3,20 +3,7 @@
 // nesting, wrong methods and routes, broken request lines, and slow bodies. Each is built to be
 // wrong, so each must get a 4xx; sent over raw sockets on loopback, the status line is read.
 import { connect } from 'node:net';
-
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-type Rand = () => number;
-const pick = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
+import { mulberry32 as rng, pick, type Rand } from '../shared/seeded-random.test-util.js';
 
 export interface FuzzCase {
   kind: string;

@@ -5,17 +5,7 @@ import { parseGgufHeader } from './reader.js';
 import { GgufError } from './reader-errors.js';
 import { buildModelView, checkModelView } from './model-view.js';
 import { tinyModel } from './tiny-models.test-util.js';
-
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../seeded-random.test-util.js';
 
 const INTERESTING_U32 = [0, 1, 2, 3, 4, 8, 9, 12, 13, 31, 32, 33, 63, 64, 255, 256, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff];
 const INTERESTING_U64 = [0n, 1n, 2n, 63n, 64n, 1000n, 2n ** 31n, 2n ** 32n, 2n ** 53n, 2n ** 62n, 2n ** 63n - 1n, 2n ** 63n, 2n ** 64n - 1n];
