@@ -1,22 +1,14 @@
 #include "batch.h"
 
 #include <algorithm>
-#include <chrono>
 
+#include "clock.h"
 #include "common.h"
 #include "context.h"
 #include "model.h"
 #include "residency.h"
 
 namespace rf {
-
-namespace {
-
-double NowMs() {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-}  // namespace
 
 BatchServer::BatchServer(Context* ctx, Napi::ThreadSafeFunction events) : ctx_(ctx), events_(std::move(events)) {
   llama_context* lctx = ctx_->get();

@@ -5,10 +5,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 
+#include "clock.h"
 #include "ggml.h"
 #include "pages.h"
 
@@ -19,9 +19,6 @@
 namespace rf {
 
 namespace {
-double NowMs() {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 const size_t kPage = static_cast<size_t>(sysconf(_SC_PAGESIZE));
 }  // namespace
 

@@ -1,10 +1,10 @@
 #include "speculative.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <unordered_map>
 
+#include "clock.h"
 #include "common.h"
 #include "context.h"
 #include "ggml-backend.h"
@@ -17,11 +17,6 @@ const std::vector<std::pair<std::string, ggml_tensor*>>& llama_internal_get_tens
 namespace rf {
 
 namespace {
-
-double NowMs() {
-  using namespace std::chrono;
-  return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
-}
 
 // Decodes toks at positions pos0.. in sequence 0, in chunks of the context's batch; logits for
 // every token when `all_logits` (verification), else none. Appends to the context's cached().
