@@ -1,30 +1,24 @@
 // The app's API implementation, shared by Electron main (over IPC) and browser mode (over a
-// WebSocket): engine state, one inference worker at a time, conversations, recent models.
+// WebSocket): engine state, one inference worker at a time, conversations; the models there are
+// (recent, discovered, pulled) are the ModelLibrary's.
 // A worker that dies never takes the service with it: the state becomes 'crashed' with the
 // reason, and restart() starts a fresh worker.
 import { releasesPages } from '../shared/policy-rules.js';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import type { ApiEvent, Conversation, EngineState, ModelRef, RamforgeHostApi, RunSettings } from '../shared/api.js';
 import type { GenerateParams, GenerationResult, LoadParams, ModelInfo, PolicyName, WorkerExit } from '../shared/worker-protocol.js';
 import { GREEDY } from '../shared/settings/run-settings.js';
-import { runCliJson } from './cli-tools.js';
 import { ConversationStore } from './conversations.js';
-import { DEMO_MODEL_FILE } from './demo-model.js';
 import { describeExit } from './exit-message.js';
 import type { HostFactory, HostLike } from './host-like.js';
-import { RecentModels, modelRef } from './recent-models.js';
-import { checkSettings, loadFromPlan, planArgs } from './settings.js';
+import { checkSettings, loadFromPlan } from './settings.js';
+import { ModelLibrary } from './model-library.js';
 import { writeJsonAtomic } from './atomic-write.js';
 import type { TurnRecord } from './report.js';
 import type { MemoryPlan } from '../shared/plan/plan-types.js';
-import type { UsageSample } from '../shared/cgroup/report.js';
-import type { ResidencySample } from '../shared/residency-types.js';
+import { TurnSamples } from './turn-samples.js';
 import { checkMaxTokens, checkMessages, checkPolicies, checkSampling, checkString } from './validate.js';
-import { ModelDiscovery } from './discovery.js';
-import { ModelPulls } from './pulls.js';
 import { isModelUrl } from '../shared/remote/model-url.js';
 import type { ApiServerState } from '../shared/api-server-state.js';
 import { DEFAULT_MAX_QUEUE, GenerationGate } from '../api/gate.js';
@@ -65,8 +59,7 @@ export class AppService implements RamforgeHostApi {
   private lastLoad: { path: string; settings: RunSettings } | null = null;
   /** What the current worker was loaded with, for reports. */
   private loaded: { path: string; params: LoadParams; plan: MemoryPlan | null; info: ModelInfo; loadedAt: number } | null = null;
-  private samples: ResidencySample[] = [];
-  private cgroupSamples: UsageSample[] = [];
+  private readonly samples = new TurnSamples();
   private activeRequest: string | null = null;
   /** Stops the app's own running generation (and only it: API requests may share the worker). */
   private uiAbort: AbortController | null = null;
@@ -76,12 +69,9 @@ export class AppService implements RamforgeHostApi {
   private readonly statsFeed: ServerStatsFeed;
   private readonly apiBackend: AppApiBackend;
   private readonly apiControl: ApiServerControl;
-  private lastReadBytes: number | null = null;
   private report: unknown | null = null;
   private readonly conversations: ConversationStore;
-  private readonly recent: RecentModels;
-  private readonly discovery: ModelDiscovery;
-  private readonly pulls: ModelPulls;
+  private readonly library: ModelLibrary;
 
   constructor(private readonly opts: AppServiceOptions) {
     this.statsFeed = new ServerStatsFeed(() => this.gate, this.throughput, (stats) => this.emit({ type: 'server-stats', stats }));
@@ -92,16 +82,14 @@ export class AppService implements RamforgeHostApi {
         loaded: () => this.loaded,
         status: () => this.state.status,
         ended: async (h) => ({ ended: await this.diedDuring(h), crashed: this.dead.has(h) && !this.closing.has(h) }),
-        readBytes: () => this.lastReadBytes,
+        readBytes: () => this.samples.readBytes(),
       },
       () => this.gate,
       this.throughput,
     );
     this.apiControl = new ApiServerControl(this.apiBackend, this.statsFeed, join(opts.dataDir, 'api-server.json'));
     this.conversations = new ConversationStore(join(opts.dataDir, 'conversations'));
-    this.recent = new RecentModels(join(opts.dataDir, 'recent-models.json'));
-    this.discovery = new ModelDiscovery({ dataDir: opts.dataDir, ...(opts.discover ? { run: opts.discover } : {}), onChange: () => this.emit({ type: 'models-changed' }) });
-    this.pulls = new ModelPulls({ ...(opts.cliEntry ? { entry: opts.cliEntry } : {}), onProgress: (p) => this.emit({ type: 'pull-progress', ...p }) });
+    this.library = new ModelLibrary({ ...opts, emit: (e) => this.emit(e) });
   }
 
   onEvent(listener: (e: ApiEvent) => void): () => void {
@@ -132,65 +120,36 @@ export class AppService implements RamforgeHostApi {
     return this.getStateSync();
   }
 
-  async listModels(): Promise<ModelRef[]> {
-    const pinned = [...(this.opts.pinnedModels?.() ?? []), join(this.opts.dataDir, 'models', DEMO_MODEL_FILE)];
-    const out: ModelRef[] = [];
-    const seen = new Set<string>();
-    for (const p of pinned) {
-      const r = seen.has(p) ? null : await modelRef(p);
-      if (r) {
-        out.push(r);
-        seen.add(p);
-      }
-    }
-    for (const r of await this.recent.list()) if (!seen.has(r.path)) (seen.add(r.path), out.push(r));
-    return out;
+  listModels(): Promise<ModelRef[]> {
+    return this.library.list();
   }
 
-  async inspect(path: unknown): Promise<unknown> {
-    const p = checkString(path, 'path');
-    const v = await (this.opts.inspectModel ?? defaultInspect)(p);
-    await this.recent.add(p).catch(() => {});
-    return v;
+  inspect(path: unknown): Promise<unknown> {
+    return this.library.inspect(path);
   }
 
-  /** Inspect bytes sent by the client: the bytes go to a private temp file the reader reads. */
-  async inspectUpload(name: unknown, size: unknown, head: unknown): Promise<unknown> {
-    const n = basename(checkString(name, 'name', 255)).replace(/[^A-Za-z0-9._-]/g, '_');
-    if (!(head instanceof Uint8Array)) throw new TypeError('head must be bytes');
-    if (typeof size !== 'number' || size !== head.length) {
-      throw new TypeError('inspectUpload needs the whole file (size must equal the bytes sent); large files are uploaded with PUT /upload');
-    }
-    const dir = await mkdtemp(join(tmpdir(), 'ramforge-inspect-'));
-    try {
-      const p = join(dir, n || 'upload.gguf');
-      await writeFile(p, head);
-      return await (this.opts.inspectModel ?? defaultInspect)(p);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+  inspectUpload(name: unknown, size: unknown, head: unknown): Promise<unknown> {
+    return this.library.inspectUpload(name, size, head);
   }
 
-  async plan(path: unknown, settings: unknown): Promise<unknown> {
-    const p = checkString(path, 'path');
-    const s = checkSettings(settings);
-    return (this.opts.planModel ?? defaultPlan)(p, s);
+  plan(path: unknown, settings: unknown): Promise<unknown> {
+    return this.library.plan(path, settings);
   }
 
   discoverModels(ramBytes: unknown): Promise<unknown> {
-    return this.discovery.list(ramBytes);
+    return this.library.discover(ramBytes);
   }
 
   setModelFolders(paths: unknown): Promise<string[]> {
-    return this.discovery.setFolders(paths);
+    return this.library.setFolders(paths);
   }
 
   pullModel(url: unknown, ramBytes: unknown): Promise<unknown> {
-    return this.pulls.start(url, ramBytes);
+    return this.library.pull(url, ramBytes);
   }
 
   async cancelPull(url: unknown): Promise<void> {
-    this.pulls.cancel(url);
+    this.library.cancelPull(url);
   }
 
   private async startHost(s: RunSettings): Promise<HostLike> {
@@ -199,13 +158,11 @@ export class AppService implements RamforgeHostApi {
       enforceRam: s.enforceRam,
       onSample: (sample) => {
         if (this.host !== host) return;
-        if (sample.readBytes !== null) this.lastReadBytes = sample.readBytes;
-        if (this.samples.length < 100_000) this.samples.push(sample);
+        this.samples.add(sample);
         this.emit({ type: 'sample', sample });
       },
       onCgroupSample: (c) => {
         if (this.host !== host) return;
-        if (this.cgroupSamples.length < 100_000) this.cgroupSamples.push(c);
         this.emit({ type: 'cgroup-sample', ...c });
       },
       onServeStep: () => {
@@ -214,8 +171,7 @@ export class AppService implements RamforgeHostApi {
     };
     if (s.ramBytes !== null) opts.ramBytes = s.ramBytes;
     let host: HostLike | null = null;
-    // A new worker counts its storage reads from zero.
-    this.lastReadBytes = null;
+    this.samples.newWorker();
     host = await this.opts.hostFactory(opts);
     const h = host;
     this.host = h;
@@ -266,7 +222,7 @@ export class AppService implements RamforgeHostApi {
     };
     let planJson: unknown = null;
     try {
-      planJson = await (this.opts.planModel ?? defaultPlan)(p, s);
+      planJson = await this.library.planChecked(p, s);
     } catch (e) {
       if ((e as { code?: unknown }).code === 'bad-input') await refuse(e);
     }
@@ -285,15 +241,14 @@ export class AppService implements RamforgeHostApi {
       throw e;
     }
     this.loaded = null;
-    this.samples = [];
-    this.cgroupSamples = [];
+    this.samples.newLoad();
     // What restart() repeats: this load, also when the worker dies during it.
     this.lastLoad = { path: p, settings: s };
     try {
       const info = await h.load(params, (fraction) => this.emit({ type: 'load-progress', fraction }));
       this.loaded = { path: p, params, plan, info, loadedAt: Date.now() };
       this.gate.setCapacity(params.parallel ?? 1);
-      await this.recent.add(p).catch(() => {});
+      await this.library.used(p);
       this.setState({ status: 'ready', model: info, message: null });
       return info;
     } catch (e) {
@@ -338,9 +293,7 @@ export class AppService implements RamforgeHostApi {
     }
     this.activeRequest = requestId;
     this.setState({ status: 'generating', message: null });
-    // A turn's report holds the load samples and this turn's samples.
-    this.samples = this.samples.filter((x) => x.phase === 'load');
-    this.cgroupSamples = [];
+    this.samples.newTurn();
     const startedAt = new Date().toISOString();
     const t0 = performance.now();
     const ui = new AbortController();
@@ -388,7 +341,7 @@ export class AppService implements RamforgeHostApi {
         load: this.loaded.params,
         plan: this.loaded.plan,
         model: this.loaded.info,
-        samples: [...this.samples],
+        samples: this.samples.list(),
         cgroup: h.cgroupReport(),
       });
     } catch (e) {
@@ -480,20 +433,9 @@ export class AppService implements RamforgeHostApi {
   }
 
   async close(): Promise<void> {
-    this.discovery.close();
-    this.pulls.close();
+    this.library.close();
     await this.apiControl.close();
     await this.stopHost();
     this.listeners.clear();
   }
 }
-
-function defaultInspect(path: string): Promise<unknown> {
-  // `--` first: a path that begins with '-' is a file, not a flag.
-  return runCliJson(['inspect', '--json', '--', path]);
-}
-
-function defaultPlan(path: string, s: RunSettings): Promise<unknown> {
-  return runCliJson(planArgs(path, s));
-}
-
