@@ -51,15 +51,16 @@ class DraftLength {
   static constexpr int kProbeEvery = 16;
 
  private:
-  double VerifyMs(int n) const;
+  // The median verify time of each batch size (index n), -1 for sizes not run yet.
+  std::vector<double> Medians() const;
+  static double VerifyMs(const std::vector<double>& t_verify, int n);
   int min_, max_, k_;
   int idle_ = 0;  // passes in a row with k 0
   double accepted_ = 1, rejected_ = 1;  // a weak prior: acceptance 1/2
   double t_draft_ = -1;
-  // The verify pass's ms by batch size (index n): the median of its last kSamples passes, so
-  // one pass slowed by something else does not swing k; -1 unseen.
+  // The verify pass's last kSamples times by batch size (index n): their median, not a mean,
+  // so that one pass slowed by something else does not swing k.
   static constexpr size_t kSamples = 8;
-  std::vector<double> t_verify_;
   std::vector<std::vector<double>> samples_;
 };
 
