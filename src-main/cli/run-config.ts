@@ -142,6 +142,9 @@ export function makePlan(
  * OOM kill: refuse before anything loads, naming the smallest cap that runs (and with the
  * smallest context and micro-batch, when the user fixed larger ones). --force runs anyway.
  */
+/** A cap below the plan's minimum working set under --enforce-ram: exit 2 before anything loads. */
+export class BelowMinimumError extends UsageError {}
+
 export function refuseBelowMinimum(opened: OpenedModel, f: ParsedArgs['flags'], run: PreparedRun): void {
   const { plan, settings, shape } = run;
   if (!plan || plan.verdict !== 'cannot-run' || !settings.enforceRam || f['force']) return;
@@ -153,7 +156,7 @@ export function refuseBelowMinimum(opened: OpenedModel, f: ParsedArgs['flags'], 
     const smallMin = small.quantities.minimumRamBytes.value as number;
     if (smallMin < min) hint = `; with --ctx 256 --batch 32 it is ${formatBytes(smallMin)} (${smallMin} bytes)`;
   }
-  throw new UsageError(
+  throw new BelowMinimumError(
     `--ram ${formatBytes(settings.ramBytes as number)} is below the smallest cap that runs this model with ctx ${shape.ctx} and micro-batch ${shape.batch}: ` +
       `${formatBytes(min)} (--ram ${min})${hint}. Nothing was loaded. --force runs it anyway (expect an OOM kill, exit 137).`,
   );

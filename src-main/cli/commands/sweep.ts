@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { CommandSpec, ParsedArgs } from '../args.js';
 import { UsageError } from '../errors.js';
 import { openModelInput } from '../model-input.js';
-import { parsePolicy } from '../run-config.js';
+import { BelowMinimumError, parsePolicy } from '../run-config.js';
 import { benchJson } from '../bench-output.js';
 import { benchAtCap } from '../bench-runner.js';
 import { LOAD_FLAGS, MEMORY_FLAGS } from '../run-flags.js';
@@ -14,9 +14,6 @@ import { parseSize } from '../../shared/size.js';
 import { sweepMarkdown, sweepSvg, type SweepPoint } from '../../shared/report/sweep.js';
 import type { PolicyName } from '../../shared/worker-protocol.js';
 import { LIMITS } from '../../shared/settings/run-settings.js';
-
-/** refuseBelowMinimum's message: the cap is under what the plan says runs. */
-const BELOW_MINIMUM = /is below the smallest cap that runs this model/;
 
 export const command: CommandSpec = {
   name: 'sweep',
@@ -58,7 +55,7 @@ export const command: CommandSpec = {
       } catch (e) {
         // A cap below the model's minimum working set is a point of the sweep, not its end:
         // the row says it cannot run and the next cap is measured.
-        if (!(e instanceof UsageError) || !BELOW_MINIMUM.test(e.message)) throw e;
+        if (!(e instanceof BelowMinimumError)) throw e;
         process.stderr.write(`ramforge sweep: ${e.message}\n`);
         runs.push({ cap_bytes: cap, status: 'cannot-run', reason: e.message });
         points.push({ capBytes: cap, fraction: cap / fileBytes, cells: policies.map((policy) => ({ policy, status: 'cannot-run', decodeTokS: null, readPerToken: null, floorPerToken: null, limitHitsDecode: null, identicalTokens: null })) });

@@ -126,7 +126,8 @@ export function chooseRunShape(i: ShapeInput): RunShape {
   // verify pass of max+1 positions).
   let ubatchWhy = '';
   if (cap !== null && !runnable(view, s, ctx, ubatch, i.draft)) {
-    const lastFloor = i.draft ? Math.min(MIN_UBATCH, Math.max(MIN_SHRUNK_UBATCH, pow2AtLeast(i.draft(ctx).max + 1))) : MIN_SHRUNK_UBATCH;
+    const verifyPositions = i.draft ? i.draft(ctx).max + 1 : 0;
+    const lastFloor = i.draft ? Math.min(MIN_UBATCH, Math.max(MIN_SHRUNK_UBATCH, pow2AtLeast(verifyPositions))) : MIN_SHRUNK_UBATCH;
     for (;;) {
       if (runnable(view, s, ctx, ubatch, i.draft)) break;
       if (s.batch === null && ubatch > MIN_UBATCH) ubatch /= 2;
@@ -135,7 +136,7 @@ export function chooseRunShape(i: ShapeInput): RunShape {
         ctxWhy = 'the smallest that runs under the cap';
       } else if (s.batch === null && ubatch > lastFloor) {
         ubatch /= 2;
-        ubatchWhy = i.draft ? `the smallest that runs beside the draft: its verify pass needs ${i.draft(ctx).max + 1} positions` : 'the smallest that runs under the cap: a prompt takes more passes';
+        ubatchWhy = i.draft ? `the smallest that runs beside the draft: its verify pass needs ${verifyPositions} positions` : 'the smallest that runs under the cap: a prompt takes more passes';
       } else break;
     }
   }
