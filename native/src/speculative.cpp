@@ -125,11 +125,18 @@ void DraftLength::observe(const SpecPass& p) {
   }
   if (t_draft_ < 0) return;
   const std::vector<double> t_verify = Medians();
+  // A pass of more tokens never costs less than one of fewer. The medians of two sizes are
+  // taken at different times, though: a size last run while something else held the CPU keeps
+  // its slow samples for as long as it is not run again (the 1-token pass, once every pass
+  // drafts). Without this floor such a stale median makes drafting look free and locks it in.
+  std::vector<double> est(static_cast<size_t>(max_) + 2, 0);
+  for (int n = 1; n <= max_ + 1; n++)
+    est[static_cast<size_t>(n)] = std::max(VerifyMs(t_verify, n), est[static_cast<size_t>(n) - 1]);
   const double a = std::min(0.999, accepted_ / (accepted_ + rejected_));
   double best = -1;
   for (int k = min_; k <= max_; k++) {
     const double tokens = (1 - std::pow(a, k + 1)) / (1 - a);
-    const double rate = tokens / (VerifyMs(t_verify, k + 1) + k * t_draft_);
+    const double rate = tokens / (est[static_cast<size_t>(k) + 1] + k * t_draft_);
     if (rate > best * 1.0001) {
       best = rate;
       k_ = k;

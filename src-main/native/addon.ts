@@ -230,6 +230,8 @@ export interface NativeAddon {
   sameBytes(pairs: { a: string; aOffset: number; b: string; bOffset: number; length: number }[]): Promise<boolean[]>;
   /** Points the draft's tensors `names` at the target's copy; before the draft has a context. Returns the bytes shared. */
   shareWeights(draft: NativeModel, target: NativeModel, names: string[]): number;
+  /** The speculative decoder's choice of k on passes the caller describes: the k chosen before each pass. */
+  draftLengthRun(min: number, max: number, passes: number, pass: (k: number, i: number) => NativeDraftPass): number[];
 }
 
 /** One speculative pass: tokens the draft proposed, how many the target kept, and the time of each half. */
