@@ -34,7 +34,7 @@ export const MEMORY_FLAGS: FlagSpec[] = [
   { name: 'enforce-timeout', type: 'number', default: 900, valueName: 'SECONDS', range: L.timeoutS, description: 'with --enforce-ram: kill the run after this long (exit 124)' },
   { name: 'memory-report', type: 'boolean', description: 'print the cgroup figures (limit, peak, limit hits, OOM kills) on stderr' },
   { name: 'policy', type: 'string', valueName: 'NAME', description: 'residency policy: off|observe|conservative|memory-bound|reuse-aware|stream (default: stream when the plan says the model does not fit, else off)' },
-  { name: 'prefetch-depth', type: 'int', default: DEFAULT_PREFETCH_DEPTH, range: L.prefetchDepth, description: 'stream: units read ahead of the one in use' },
+  { name: 'prefetch-depth', type: 'int', default: DEFAULT_PREFETCH_DEPTH, range: L.prefetchDepth, description: 'stream: units read ahead of the one in use, at most (fewer where one layer streams fewer)' },
   { name: 'force', type: 'boolean', description: 'with --enforce-ram: run even below the smallest cap the plan says runs (an OOM kill, exit 137, is then the likely outcome)' },
   { name: 'residency-target', type: 'size', description: 'memory-bound/reuse-aware: release toward this many resident bytes' },
   { name: 'residency-reserve', type: 'size', description: 'bytes kept free below --residency-target' },

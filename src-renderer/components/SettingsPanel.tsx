@@ -59,7 +59,7 @@ export function SettingsPanel() {
             ))}
           </select>
         </label>
-        <IntField label="Prefetch depth" testId="setting-prefetch" {...LIMITS.prefetchDepth} auto={false} value={settings.prefetchDepth} onChange={(d) => d !== null && setSettings({ prefetchDepth: d })} title="Streamed units read ahead of the one in use" />
+        <IntField label="Prefetch depth" testId="setting-prefetch" {...LIMITS.prefetchDepth} auto={false} value={settings.prefetchDepth} onChange={(d) => d !== null && setSettings({ prefetchDepth: d })} title="Streamed units read ahead of the one in use, at most (fewer where one layer streams fewer)" />
         <IntField label="Threads" testId="setting-threads" {...LIMITS.threads} auto autoHint={hint(shape?.threads)} value={settings.threads} onChange={(threads) => setSettings({ threads })} title="Empty: the machine's physical cores" />
         <div className="checks">
           {check('enforceRam', 'enforce cap', 'setting-enforce', 'Run the worker in a memory cgroup capped at the RAM budget')}

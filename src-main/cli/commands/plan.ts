@@ -26,7 +26,7 @@ export const command: CommandSpec = {
     { name: 'ram', type: 'size', description: 'RAM budget (8G, 8GiB, 8192M, 512MiB, 1.5G; KB/MB/GB are decimal)', valueName: 'SIZE' },
     { name: 'vram', type: 'size', description: 'VRAM budget; the last layers go there', valueName: 'SIZE' },
     { name: 'ctx', short: 'c', type: 'int', range: LIMITS.ctx, description: "context length (default: the model's, at most 4096, shrunk to fit the cap; at least 2048 where the cap allows)" },
-    { name: 'prefetch-depth', type: 'int', range: LIMITS.prefetchDepth, description: 'streamed units read ahead of the one in use', default: DEFAULT_PREFETCH_DEPTH },
+    { name: 'prefetch-depth', type: 'int', range: LIMITS.prefetchDepth, description: 'streamed units read ahead of the one in use, at most (fewer where one layer streams fewer)', default: DEFAULT_PREFETCH_DEPTH },
     { name: 'batch', short: 'b', type: 'int', range: LIMITS.batch, description: 'micro-batch the run will use (sizes the compute buffer; default: chosen for the cap)' },
     { name: 'threads', short: 't', type: 'int', range: LIMITS.threads, description: "compute threads (default: the machine's physical cores)" },
     { name: 'parallel', short: 'np', type: 'int', range: LIMITS.parallel, description: 'requests decoded together, each with a KV cache of --ctx tokens (default 1)' },

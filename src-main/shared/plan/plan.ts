@@ -192,7 +192,7 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
       streamingReserveBytes: q(
         streamingReserve,
         streamingReserve > 0
-          ? `window (read-ahead ${prefetchDepth} + 1) × largest streamed tensor ${fb(unitBytes)} + kernel read-ahead ${fb(readahead)} = ${fb(streamingReserve)}`
+          ? `window (read-ahead ${budget.prefetchDepth}${budget.prefetchDepth < prefetchDepth ? ` of at most ${prefetchDepth}: one layer's streamed units` : ''} + 1) × largest streamed tensor ${fb(unitBytes)} + kernel read-ahead ${fb(readahead)} = ${fb(streamingReserve)}`
           : 'nothing streamed: 0',
       ),
       headroomBytes: q(headroom, `kept free so the kernel never reclaims during decode: max(${fb(HEADROOM_MIN_BYTES)}, ${HEADROOM_FRACTION * 100} % × cap) = ${fb(headroom)}`),

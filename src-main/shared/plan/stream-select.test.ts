@@ -33,6 +33,16 @@ describe('selectStreamed', () => {
     }
   });
 
+  it('whole tensors overshoot the target by less than the smallest streamable one', () => {
+    for (let frac = 0.02; frac < 0.98; frac += 0.037) {
+      const sel = selectStreamed(layers, frac * total);
+      expect(sel.bytes).toBeGreaterThanOrEqual(frac * total);
+      expect(sel.bytes - frac * total).toBeLessThan(0.5625 * MiB);
+      expect(sel.bytes).toBe(sel.perLayer.reduce((a, b) => a + b, 0));
+      expect(new Set(sel.tensors).size).toBe(sel.tensors.length);
+    }
+  });
+
   it('nothing to stream: empty; everything: every tensor big enough', () => {
     expect(selectStreamed(layers, 0).tensors).toEqual([]);
     const all = selectStreamed(layers, Infinity);
@@ -61,6 +71,46 @@ describe('budgetStream', () => {
     expect(b.headroomBytes).toBe(headroomBytes(cap));
     expect(250 * MiB + b.residentLayerBytes + b.windowBytes + b.headroomBytes).toBeLessThanOrEqual(cap);
     expect(b.residentLayerBytes + b.selection.bytes).toBe(total);
+  });
+
+  it('near full residency only the attention projections stream: a smaller window, and what it gives back stays resident', () => {
+    // 30 MiB must stream: more than k and v (18 MiB in all), less than the attention
+    // projections (5.625 MiB a layer).
+    const cap = capWithHeadroom(250 * MiB + total - 30 * MiB + 2 * 2.25 * MiB) + 1;
+    const b = budgetStream({ ...base, capBytes: cap });
+    expect(b.verdict).toBe('out-of-core');
+    expect(b.unitBytes).toBe(2.25 * MiB);
+    expect(b.windowBytes).toBe(2 * 2.25 * MiB);
+    expect(b.selection.tensors.every((n) => n.includes('attn_'))).toBe(true);
+    expect(b.selection.largestTensorBytes).toBeLessThanOrEqual(b.unitBytes);
+    expect(250 * MiB + b.residentLayerBytes + b.windowBytes + b.headroomBytes).toBeLessThanOrEqual(cap);
+    // Streaming feed-forward matrices instead would hold a 18 MiB window: 13.5 MiB more read.
+    expect(b.selection.bytes).toBeLessThan(30 * MiB + 2.25 * MiB);
+  });
+
+  it('the window holds one layer\'s streamed units: read-ahead the setting at most, one at least', () => {
+    const deep = { ...base, prefetchDepth: 3 };
+    // Little streams: one feed-forward matrix in some layers, one unit read ahead.
+    const high = budgetStream({ ...deep, capBytes: capWithHeadroom(250 * MiB + total - 100 * MiB) });
+    expect(high.unitBytes).toBe(9 * MiB);
+    expect(high.prefetchDepth).toBe(1);
+    expect(high.windowBytes).toBe(2 * 9 * MiB);
+    // About half streams: 3 units a layer, the window holds them (2 read ahead of the one in use).
+    const mid = budgetStream({ ...deep, capBytes: 400 * MiB });
+    expect(mid.prefetchDepth).toBe(2);
+    expect(mid.windowBytes).toBe(3 * 9 * MiB);
+    // Most streams: 4 units a layer, the setting holds.
+    const low = budgetStream({ ...deep, capBytes: 300 * MiB });
+    expect(low.prefetchDepth).toBe(3);
+    expect(low.windowBytes).toBe(4 * 9 * MiB);
+    for (const [b, cap] of [[mid, 400], [low, 300]] as const) expect(250 * MiB + b.residentLayerBytes + b.windowBytes + b.headroomBytes).toBeLessThanOrEqual(cap * MiB);
+  });
+
+  it('when the small tensors cannot carry what must stream, the unit is the largest tensor', () => {
+    const b = budgetStream({ ...base, capBytes: 500 * MiB });
+    expect(b.verdict).toBe('out-of-core');
+    expect(b.unitBytes).toBe(9 * MiB);
+    expect(b.selection.tensors.some((n) => n.includes('ffn_'))).toBe(true);
   });
 
   it('below the minimum: cannot-run, and the minimum is fixed costs + window + headroom', () => {

@@ -18,7 +18,7 @@ export interface RunSettings {
   /** Requests decoded together, each with its own `ctx` of KV cache (1 = one at a time). */
   parallel: number;
   policy: PolicyName | 'auto';
-  /** Streamed units read ahead of the one in use. */
+  /** Streamed units read ahead of the one in use, at most. */
   prefetchDepth: number;
   mmap: boolean;
   /** Repack weights for faster CPU kernels; null = on unless pages are released or streamed. */
@@ -73,8 +73,8 @@ export const LIMITS = {
 export type Limit = { readonly min: number; readonly max: number };
 
 /**
- * Units read ahead of the one in use: the window holds this many + 1 of the largest streamed
- * unit. Three keeps the device busy while compute works through small units, and lets a pass
+ * Units read ahead of the one in use, at most: the window holds this many + 1 of the largest
+ * streamed unit (fewer where one layer streams fewer units: budgetStream). Three keeps the device busy while compute works through small units, and lets a pass
  * of several tokens (batched requests, a draft's verify pass) find its next unit read (1b
  * preset at 406 MiB, alternating runs: depth 1 ≈ 6.0, 2 ≈ 6.9, 3 ≈ 8.0 tok/s for ~20 MiB more
  * read per token).
