@@ -33,6 +33,12 @@ describe('sweep table', () => {
   it('gives the ratio of the last policy to the first where both ran', () => {
     expect(rows.find((r) => r.includes('400.0 MiB'))).toContain('| 3.50× |');
   });
+  it("gives the last policy's floor and its read over that floor", () => {
+    const head = rows[0]!.split('|').map((c) => c.trim());
+    const row = rows.find((r) => r.includes('400.0 MiB'))!.split('|').map((c) => c.trim());
+    expect(row[head.indexOf('stream floor/token')]).toBe('450.0 MiB');
+    expect(row[head.indexOf('stream read/floor')]).toBe('1.11×');
+  });
   it('plots without the caps that did not run', () => {
     const svg = sweepSvg(points, 'test');
     expect(svg.startsWith('<svg')).toBe(true);

@@ -24,17 +24,25 @@ const n2 = (v: number | null) => (v === null ? '—' : v.toFixed(2));
 /** tok/s, or why there is none (oom, cannot-run below the model's minimum working set). */
 const tokS = (c: SweepCell | undefined) => (c && c.status !== 'ok' && c.decodeTokS === null ? c.status : n2(c?.decodeTokS ?? null));
 
-/** One row per cap: each policy's tok/s and read/token, the ratio of the last policy to the first. */
+/**
+ * The floor of the last policy's run (the schedule under test): each run's floor counts the
+ * non-weight memory that run charged, and a schedule that holds room for the whole context's
+ * KV cache from the start charges more than a run whose cache fills page by page.
+ */
+const floorOf = (pt: SweepPoint, policy: string | undefined): number | null => pt.cells.find((c) => c.policy === policy)?.floorPerToken ?? null;
+
+/** One row per cap: each policy's tok/s and read/token, the ratio of the last policy to the first, its read over its floor. */
 export function sweepMarkdown(points: readonly SweepPoint[]): string {
   const policies = points[0]?.cells.map((c) => c.policy) ?? [];
   const last = policies[policies.length - 1];
   const first = policies[0];
-  const head = ['cap', '% of file', ...policies.map((p) => `${p} tok/s`), ...(policies.length > 1 ? [`${last}/${first}`] : []), ...policies.map((p) => `${p} read/token`), 'floor/token', ...policies.map((p) => `${p} limit hits (decode)`), 'same tokens'];
+  const head = ['cap', '% of file', ...policies.map((p) => `${p} tok/s`), ...(policies.length > 1 ? [`${last}/${first}`] : []), ...policies.map((p) => `${p} read/token`), `${last} floor/token`, `${last} read/floor`, ...policies.map((p) => `${p} limit hits (decode)`), 'same tokens'];
   const rows = points.map((pt) => {
     const by = new Map(pt.cells.map((c) => [c.policy, c]));
     const a = by.get(first ?? '')?.decodeTokS ?? null;
     const b = by.get(last ?? '')?.decodeTokS ?? null;
-    const floor = pt.cells.find((c) => c.floorPerToken !== null)?.floorPerToken ?? null;
+    const floor = floorOf(pt, last);
+    const read = by.get(last ?? '')?.readPerToken ?? null;
     return [
       formatBytes(pt.capBytes),
       pct(pt.fraction),
@@ -45,6 +53,7 @@ export function sweepMarkdown(points: readonly SweepPoint[]): string {
         return v === null ? '—' : formatBytes(v);
       }),
       floor === null ? '—' : formatBytes(floor),
+      floor !== null && floor > 0 && read !== null ? `${(read / floor).toFixed(2)}×` : '—',
       ...policies.map((p) => String(by.get(p)?.limitHitsDecode ?? '—')),
       pt.cells.every((c) => c.identicalTokens === null) ? '—' : pt.cells.every((c) => c.identicalTokens !== false) ? 'yes' : 'NO',
     ];
@@ -102,11 +111,12 @@ export function sweepSvg(points: readonly SweepPoint[], title: string): string {
         return v === null ? [] : [[pt.fraction, v] as [number, number]];
       }),
     }));
+  const last = policies[policies.length - 1];
   const floor: Series = {
-    name: 'floor (any schedule)',
+    name: `floor (${last}'s memory)`,
     color: '#444444',
     points: points.flatMap((pt) => {
-      const v = pt.cells.find((c) => c.floorPerToken !== null)?.floorPerToken ?? null;
+      const v = floorOf(pt, last);
       return v === null ? [] : [[pt.fraction, v] as [number, number]];
     }),
   };
