@@ -35,4 +35,14 @@ describe('settings → load params', () => {
     const r = toLoadParams({ modelPath: '/m.gguf', settings: { ...DEFAULT_RUN_SETTINGS, repack: true, policy: 'conservative' }, shape, plan: null });
     expect(r.repack).toBe(false);
   });
+
+  it('stream on a model its plan says fits streams nothing: repacked like off; stream without a plan or out of core never repacks', () => {
+    const fits = toLoadParams({ modelPath: '/m.gguf', settings: { ...DEFAULT_RUN_SETTINGS, policy: 'stream', ramBytes: 100 }, shape, plan: plan('fits') });
+    expect(fits).toMatchObject({ policy: 'stream', repack: true });
+    const told = toLoadParams({ modelPath: '/m.gguf', settings: { ...DEFAULT_RUN_SETTINGS, policy: 'stream', repack: false }, shape, plan: plan('fits') });
+    expect(told.repack).toBe(false);
+    expect(toLoadParams({ modelPath: '/m.gguf', settings: { ...DEFAULT_RUN_SETTINGS, policy: 'stream' }, shape, plan: null }).repack).toBe(false);
+    const ooc = toLoadParams({ modelPath: '/m.gguf', settings: { ...DEFAULT_RUN_SETTINGS, policy: 'stream', repack: true }, shape, plan: plan('out-of-core') });
+    expect(ooc.repack).toBe(false);
+  });
 });
