@@ -177,6 +177,13 @@ void StreamSchedule::Learn(int u) {
 }
 
 void StreamSchedule::BetweenTokens() {
+  // Locking the resident weights reads around them, and a read-around still in flight when
+  // setup swept the page cache lands after it, in the streamed tensors' pages: sweep once more
+  // after the first pass (locked pages stay; only unmapped cached pages go).
+  if (!swept_after_first_pass_) {
+    swept_after_first_pass_ = true;
+    for (int fd : advise_fds_) posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  }
   if (random_.empty() || ++tokens_since_rows_drop_ < kRowsDropEvery) return;
   tokens_since_rows_drop_ = 0;
   for (const auto& r : random_) {
