@@ -14,6 +14,7 @@ import { DraftError, loadDraft, type LoadedDraft } from './draft-loader.js';
 import { DRAFT_CONTEXT_BATCH } from '../shared/draft/draft-budget.js';
 import { ResidencyRuntime } from './residency-runtime.js';
 import { basename } from 'node:path';
+import { collectGarbage } from './collect-garbage.js';
 
 export class EngineError extends Error {
   constructor(
@@ -131,8 +132,10 @@ export class Engine {
     };
     // Every policy is observed (mincore, /proc counters); only policies other than `off`
     // install the engine that acts on pages.
-    // The loader's freed temporaries stay charged in the allocator's arenas until handed back;
-    // the stream schedule is planned against what is charged next.
+    // The loader's freed temporaries stay charged in the allocator's arenas until handed back,
+    // and dead JS objects until the collector runs; the stream schedule is planned against what
+    // is charged next.
+    collectGarbage();
     addon.trimHeap();
     // Weights a draft reads through the target's copy stay resident (never streamed).
     this.residency = new ResidencyRuntime(model, ctx, files, ni.nLayers, params, new Set(draft?.sharedNames ?? []));
