@@ -176,13 +176,17 @@ void StreamSchedule::Learn(int u) {
   seen_order_.clear();
 }
 
+void StreamSchedule::SweepPageCache() {
+  for (int fd : advise_fds_) posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+}
+
 void StreamSchedule::BetweenTokens() {
   // Locking the resident weights reads around them, and a read-around still in flight when
   // setup swept the page cache lands after it, in the streamed tensors' pages: sweep once more
   // after the first pass (locked pages stay; only unmapped cached pages go).
   if (!swept_after_first_pass_) {
     swept_after_first_pass_ = true;
-    for (int fd : advise_fds_) posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    SweepPageCache();
   }
   if (random_.empty() || ++tokens_since_rows_drop_ < kRowsDropEvery) return;
   tokens_since_rows_drop_ = 0;

@@ -140,6 +140,9 @@ class StreamSchedule {
   void Learn(int u);
   void PointAt(Unit& unit, bool slot);
   int UnitsOf(ggml_tensor* t, int* out, int max) const;
+  // Frees every cached page of the model's files that no mapping holds (locked and mapped
+  // weights stay): read-around the schedule never asked for.
+  void SweepPageCache();
 
   StreamEventSink sink_;
   std::vector<Unit> units_;

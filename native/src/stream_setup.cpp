@@ -165,7 +165,7 @@ std::string StreamSchedule::Configure(StreamConfig cfg, const std::vector<std::s
   // the cap and make the kernel reclaim.
   size_t since_sweep = 0;
   auto sweep = [&] {
-    for (int fd : advise_fds_) posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    SweepPageCache();
     since_sweep = 0;
   };
   for (size_t i = 0; i < pinned_.size(); i++) {
