@@ -65,6 +65,9 @@ export class Engine {
     const manual = (params.releaseLayers?.length ?? 0) > 0 || params.releaseMappingPages === true;
     const policy = manual && (params.policy ?? 'off') === 'off' ? 'observe' : (params.policy ?? 'off');
     params = { ...params, policy };
+    // Under a cap the stream schedule measures what the process holds after load, and plans
+    // the cap's split against it.
+    const measuredSchedule = policy === 'stream' && params.ramBytes !== undefined;
     let ctx: NativeContext;
     try {
       const parallel = Math.max(1, params.parallel ?? 1);
@@ -78,7 +81,7 @@ export class Engine {
         observeLayers: policy !== 'off' || params.graphTrace !== undefined,
         layerCallback: params.graphTrace !== undefined || policy === 'reuse-aware' || ResidencyRuntime.streams(params),
         // The stream schedule plans against what is charged at load: charge the buffers now.
-        precharge: policy === 'stream' && params.ramBytes !== undefined,
+        precharge: measuredSchedule,
       });
     } catch (e) {
       model.free();
@@ -134,8 +137,8 @@ export class Engine {
     // install the engine that acts on pages.
     // The loader's freed temporaries stay charged in the allocator's arenas until handed back,
     // and dead JS objects until the collector runs; the stream schedule is planned against what
-    // is charged next.
-    collectGarbage();
+    // is charged next (a full collection is paid only where something is measured).
+    if (measuredSchedule) collectGarbage();
     addon.trimHeap();
     // Weights a draft reads through the target's copy stay resident (never streamed).
     this.residency = new ResidencyRuntime(model, ctx, files, ni.nLayers, params, new Set(draft?.sharedNames ?? []));
