@@ -1,11 +1,11 @@
 // Bytes read from storage per decoded token, against the floor (weights − (cap − non-weight
 // memory): no schedule reads less) and the planner's prediction.
-import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { CartesianGrid, Line, LineChart, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
 import type { BytesPerTokenPoint } from '../../lib/series.js';
 import type { Fig } from '../../lib/stream-figures.js';
 import { readOverFloor } from '../../lib/stream-figures.js';
 import { formatBytes, formatBytesAxis, formatBytesPerTok } from '../../lib/format.js';
-import { Empty } from '../Empty.js';
+import { ChartBox } from './ChartBox.js';
 
 interface Props {
   points: BytesPerTokenPoint[];
@@ -24,23 +24,17 @@ export function BytesPerTokenChart({ points, floor, predicted = null }: Props) {
         {ratio !== null && <span>{ratio.toFixed(2)}× the floor</span>}
         {predicted !== null && <span>planned {formatBytesPerTok(predicted)}</span>}
       </div>
-      {points.length === 0 ? (
-        <Empty text="No per-token reads yet (needs decode samples with read bytes)." />
-      ) : (
-        <div className="chart short">
-          <ResponsiveContainer width="100%" height="100%">
-            <LineChart data={points} margin={{ top: 6, right: 8, bottom: 0, left: 0 }}>
-              <CartesianGrid strokeDasharray="2 4" />
-              <XAxis dataKey="token" type="number" domain={['dataMin', 'dataMax']} />
-              <YAxis width={62} tickFormatter={formatBytesAxis} domain={[0, (max: number) => Math.max(max, floor.value ?? 0, predicted ?? 0) * 1.1]} />
-              <Tooltip formatter={(v) => formatBytes(Number(v))} labelFormatter={(v) => `token ${String(v)}`} />
-              {floor.value !== null && <ReferenceLine y={floor.value} stroke="#3fb950" strokeDasharray="5 3" />}
-              {predicted !== null && <ReferenceLine y={predicted} stroke="#a371f7" strokeDasharray="2 3" />}
-              <Line type="monotone" dataKey="bytes" name="read/token" stroke="#d29922" dot={false} isAnimationActive={false} />
-            </LineChart>
-          </ResponsiveContainer>
-        </div>
-      )}
+      <ChartBox short empty={points.length === 0 ? 'No per-token reads yet (needs decode samples with read bytes).' : null}>
+        <LineChart data={points} margin={{ top: 6, right: 8, bottom: 0, left: 0 }}>
+          <CartesianGrid strokeDasharray="2 4" />
+          <XAxis dataKey="token" type="number" domain={['dataMin', 'dataMax']} />
+          <YAxis width={62} tickFormatter={formatBytesAxis} domain={[0, (max: number) => Math.max(max, floor.value ?? 0, predicted ?? 0) * 1.1]} />
+          <Tooltip formatter={(v) => formatBytes(Number(v))} labelFormatter={(v) => `token ${String(v)}`} />
+          {floor.value !== null && <ReferenceLine y={floor.value} stroke="#3fb950" strokeDasharray="5 3" />}
+          {predicted !== null && <ReferenceLine y={predicted} stroke="#a371f7" strokeDasharray="2 3" />}
+          <Line type="monotone" dataKey="bytes" name="read/token" stroke="#d29922" dot={false} isAnimationActive={false} />
+        </LineChart>
+      </ChartBox>
     </div>
   );
 }
