@@ -2,15 +2,15 @@
 // sidebar lists the models of a fake home (Ollama, LM Studio, Hugging Face, llama.cpp,
 // Downloads layouts) with their verdicts, picks up a model copied into a watched folder, and a
 // pasted URL served by a loopback server shows its plan from the header alone.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
-import { chromiumAvailable, CHROMIUM, IS_CI } from './support/env.js';
-import { screenshot, type Browser, openApp } from './support/browser.js';
-import { startServe, type Served } from './support/serve.js';
+import { chromiumAvailable, IS_CI } from './support/env.js';
+import { screenshot } from './support/browser.js';
+import { servedApp } from './support/app.js';
+import { startServe } from './support/serve.js';
 import { synthModel } from './support/models.js';
 import { buildFakeHome, DISCOVERY_ENV_KEYS, type Expected } from '../src-main/node/discovery/fake-home.test-util.js';
 import { RangeServer } from '../src-main/node/remote/range-server.test-util.js';
@@ -25,15 +25,15 @@ describe.runIf(haveChromium || IS_CI)('model discovery and plan before download,
   let tmp = '';
   let home = '';
   let expected: Expected[] = [];
-  let served: Served;
-  let browser: Browser;
-  let page: Page;
   let model: Buffer;
   const http = new RangeServer();
-  const byId = (id: string) => page.getByTestId(id);
-
-  beforeAll(async () => {
-    if (!haveChromium) throw new Error(`${CHROMIUM} is missing and CI=true: install the chromium package`);
+  // Registered before the app's own hooks, so it runs after they closed the browser and server
+  // (after-hooks run in reverse order).
+  afterAll(async () => {
+    await http.close();
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  });
+  const app = servedApp(async () => {
     tmp = mkdtempSync(join(tmpdir(), 'ramforge-e2e-discovery-'));
     home = join(tmp, 'home');
     // The added-folder entry is not part of this run (no folder is added).
@@ -43,17 +43,9 @@ describe.runIf(haveChromium || IS_CI)('model discovery and plan before download,
     http.files.set('/org/tiny-GGUF/resolve/main/tiny-q4_0.gguf', { bytes: model });
     const env: NodeJS.ProcessEnv = { HOME: home, RAMFORGE_CACHE: cacheRoot() };
     for (const k of DISCOVERY_ENV_KEYS) if (k !== 'RAMFORGE_DATA') env[k] = '';
-    served = await startServe([], env);
-    browser = await openApp(served.url);
-    page = browser.page;
+    return startServe([], env);
   });
-
-  afterAll(async () => {
-    await browser?.close();
-    await served?.stop();
-    await http.close();
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
-  });
+  const byId = (id: string) => app.page.getByTestId(id);
 
   async function listed(): Promise<{ source: string; name: string; kind: string; verdict: string; disabled: boolean }[]> {
     return byId('discovered-item').evaluateAll((els) =>
@@ -68,7 +60,7 @@ describe.runIf(haveChromium || IS_CI)('model discovery and plan before download,
   }
 
   it('the sidebar lists the models found, grouped by source, each with its kind and verdict', async () => {
-    await page.waitForFunction((n) => document.querySelectorAll('[data-testid="discovered-item"]').length >= n, expected.length, { timeout: 60_000 });
+    await app.page.waitForFunction((n) => document.querySelectorAll('[data-testid="discovered-item"]').length >= n, expected.length, { timeout: 60_000 });
     const items = (await listed()).filter((x) => x.source !== 'ramforge');
     expect(items.map((x) => `${x.source} ${x.name}`).sort()).toEqual(expected.map((e) => `${e.source} ${e.name}`).sort());
     for (const e of expected) {
@@ -80,12 +72,12 @@ describe.runIf(haveChromium || IS_CI)('model discovery and plan before download,
     }
     const groups = await byId('discovery-group').evaluateAll((els) => els.map((el) => el.getAttribute('data-source')));
     expect(groups).toEqual(['ollama', 'lmstudio', 'huggingface', 'llama.cpp', 'downloads']);
-    await screenshot(page, 'discovered-models');
+    await screenshot(app.page, 'discovered-models');
   });
 
   it('the verdicts follow the RAM budget of the settings', async () => {
     await byId('setting-ram').fill('1M');
-    await page.waitForFunction(() => {
+    await app.page.waitForFunction(() => {
       const v = [...document.querySelectorAll('[data-testid="discovered-item"][data-kind="model"]')].map((e) => e.getAttribute('data-verdict'));
       return v.length > 0 && v.every((x) => x === 'cannot-run');
     }, undefined, { timeout: 60_000 });
@@ -96,17 +88,17 @@ describe.runIf(haveChromium || IS_CI)('model discovery and plan before download,
     const dir = join(home, '.lmstudio', 'models', 'newcomer', 'Fresh-GGUF');
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, 'fresh.gguf'), tinyModel({ name: 'fresh' }));
-    await page.waitForSelector('[data-testid="discovered-item"][data-source="lmstudio"]:has-text("newcomer/Fresh-GGUF/fresh.gguf")', { timeout: 30_000 });
+    await app.page.waitForSelector('[data-testid="discovered-item"][data-source="lmstudio"]:has-text("newcomer/Fresh-GGUF/fresh.gguf")', { timeout: 30_000 });
   });
 
   it('a folder added in the sidebar is searched too', async () => {
     await byId('model-folder-input').fill(join(tmp, 'extra'));
     await byId('model-folder-add').click();
-    await page.waitForSelector('[data-testid="discovered-item"][data-source="folder"]:has-text("nested/mine.gguf")', { timeout: 60_000 });
+    await app.page.waitForSelector('[data-testid="discovered-item"][data-source="folder"]:has-text("nested/mine.gguf")', { timeout: 60_000 });
   });
 
   it('a discovered chat model opens with its plan', async () => {
-    await page.locator('[data-testid="discovered-item"][data-source="ollama"]:has-text("tinyllama:latest")').click();
+    await app.page.locator('[data-testid="discovered-item"][data-source="ollama"]:has-text("tinyllama:latest")').click();
     await byId('model-name').waitFor({ timeout: 60_000 });
     expect(await byId('model-name').textContent()).toMatch(/ollama-tiny-llama/);
     await byId('plan-verdict').waitFor({ timeout: 60_000 });
@@ -117,11 +109,11 @@ describe.runIf(haveChromium || IS_CI)('model discovery and plan before download,
     const url = http.url('/org/tiny-GGUF/resolve/main/tiny-q4_0.gguf');
     await byId('model-url-input').fill(url);
     await byId('model-url-plan').click();
-    await page.waitForFunction(() => /ramforge-synth-llama-tiny/.test(document.querySelector('[data-testid="model-name"]')?.textContent ?? ''), undefined, { timeout: 60_000 });
+    await app.page.waitForFunction(() => /ramforge-synth-llama-tiny/.test(document.querySelector('[data-testid="model-name"]')?.textContent ?? ''), undefined, { timeout: 60_000 });
     await byId('plan-verdict').waitFor({ timeout: 60_000 });
     expect(await byId('plan-verdict').textContent()).toMatch(/fits|out-of-core|cannot-run/);
     await byId('plan-toks').waitFor();
-    await screenshot(page, 'url-plan');
+    await screenshot(app.page, 'url-plan');
     // Two header reads (the inspection and the plan), each at most the header plus one range step.
     const { dataOffset } = parseGgufHeader(model, model.length);
     expect(http.seen.length).toBeGreaterThan(0);
@@ -132,10 +124,10 @@ describe.runIf(haveChromium || IS_CI)('model discovery and plan before download,
 
   it('the pasted URL downloads into RAMforge\'s folder, with progress, and is then listed', async () => {
     await byId('url-pull-start').click();
-    await page.waitForSelector('[data-testid="url-pull"][data-state="done"]', { timeout: 120_000 });
+    await app.page.waitForSelector('[data-testid="url-pull"][data-state="done"]', { timeout: 120_000 });
     expect(await byId('url-pull-result').textContent()).toMatch(/Saved .*models\/tiny-q4_0\.gguf/);
-    expect(readFileSync(join(served.dataDir, 'models', 'tiny-q4_0.gguf')).equals(model)).toBe(true);
-    await page.waitForSelector('[data-testid="discovered-item"][data-source="ramforge"]:has-text("tiny-q4_0.gguf")', { timeout: 30_000 });
-    await screenshot(page, 'url-pulled');
+    expect(readFileSync(join(app.served.dataDir, 'models', 'tiny-q4_0.gguf')).equals(model)).toBe(true);
+    await app.page.waitForSelector('[data-testid="discovered-item"][data-source="ramforge"]:has-text("tiny-q4_0.gguf")', { timeout: 30_000 });
+    await screenshot(app.page, 'url-pulled');
   });
 });

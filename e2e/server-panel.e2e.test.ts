@@ -2,12 +2,12 @@
 // Chromium): the panel shows where the API listens, and after a client's request through the
 // OpenAI-compatible API its figures and chart come from the server's own statistics. Then the
 // sidebar setting turns the app's own API server on and off.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createServer } from 'node:net';
-import type { Page } from 'playwright-core';
-import { chromiumAvailable, CHROMIUM, IS_CI } from './support/env.js';
-import { screenshot, type Browser, openApp } from './support/browser.js';
-import { startServe, type Served } from './support/serve.js';
+import { chromiumAvailable, IS_CI } from './support/env.js';
+import { screenshot } from './support/browser.js';
+import { servedApp } from './support/app.js';
+import { startServe } from './support/serve.js';
 import { synthModel } from './support/models.js';
 
 const haveChromium = chromiumAvailable();
@@ -35,32 +35,21 @@ function freePort(): Promise<number> {
 }
 
 describe.runIf(haveChromium || IS_CI)('the API server on the dashboard, in Chromium', () => {
-  let served: Served;
-  let browser: Browser;
-  let page: Page;
   let apiUrl = '';
-  const byId = (id: string) => page.getByTestId(id);
-
-  beforeAll(async () => {
-    if (!haveChromium) throw new Error(`${CHROMIUM} is missing and CI=true: install the chromium package`);
-    served = await startServe(['--api', '--api-port', '0', '--parallel', '2', synthModel('tiny')]);
+  const app = servedApp(async () => {
+    const served = await startServe(['--api', '--api-port', '0', '--parallel', '2', synthModel('tiny')]);
     apiUrl = await until(() => /OpenAI-compatible API on (http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(served.log())?.[1] ?? null, 60_000, 'the API address');
     await until(() => (/loaded /.test(served.log()) ? true : null), 120_000, 'the model to load');
-    browser = await openApp(served.url);
-    page = browser.page;
+    return served;
   });
-
-  afterAll(async () => {
-    await browser?.close();
-    await served?.stop();
-  });
+  const byId = (id: string) => app.page.getByTestId(id);
 
   it('shows where the API listens', async () => {
     await byId('nav-dashboard').click();
-    await page.waitForSelector('[data-testid="server-panel"][data-state="on"]', { timeout: 30_000 });
+    await app.page.waitForSelector('[data-testid="server-panel"][data-state="on"]', { timeout: 30_000 });
     expect(await byId('server-url').textContent()).toBe(apiUrl);
     // The server's figures arrive about once a second while it listens: the model's two sequences, none busy.
-    await page.waitForFunction(() => document.querySelector('[data-testid="server-active"]')?.textContent === '0 / 2', undefined, { timeout: 30_000 });
+    await app.page.waitForFunction(() => document.querySelector('[data-testid="server-active"]')?.textContent === '0 / 2', undefined, { timeout: 30_000 });
     expect(await byId('server-queued').textContent()).toBe('0');
   });
 
@@ -74,49 +63,38 @@ describe.runIf(haveChromium || IS_CI)('the API server on the dashboard, in Chrom
     expect(res.status).toBe(200);
     const body = (await res.json()) as { choices: { text: string }[] };
     expect(body.choices[0]!.text.length).toBeGreaterThan(0);
-    await page.waitForFunction(() => Number(document.querySelector('[data-testid="server-completed"]')?.textContent) >= 1, undefined, { timeout: 30_000 });
-    await page.waitForFunction(() => Number(document.querySelector('[data-testid="server-chart"]')?.getAttribute('data-points')) >= 1, undefined, { timeout: 30_000 });
+    await app.page.waitForFunction(() => Number(document.querySelector('[data-testid="server-completed"]')?.textContent) >= 1, undefined, { timeout: 30_000 });
+    await app.page.waitForFunction(() => Number(document.querySelector('[data-testid="server-chart"]')?.getAttribute('data-points')) >= 1, undefined, { timeout: 30_000 });
     expect(await byId('server-refused').textContent()).toBe('0');
     await byId('server-panel').scrollIntoViewIfNeeded();
-    await screenshot(page, 'server-panel');
+    await screenshot(app.page, 'server-panel');
   });
 });
 
 describe.runIf(haveChromium || IS_CI)('the OpenAI-compatible API setting, in Chromium', () => {
-  let served: Served;
-  let browser: Browser;
-  let page: Page;
-  const byId = (id: string) => page.getByTestId(id);
-
-  beforeAll(async () => {
-    if (!haveChromium) throw new Error(`${CHROMIUM} is missing and CI=true: install the chromium package`);
-    served = await startServe([synthModel('tiny')]);
+  const app = servedApp(async () => {
+    const served = await startServe([synthModel('tiny')]);
     await until(() => (/loaded /.test(served.log()) ? true : null), 120_000, 'the model to load');
-    browser = await openApp(served.url);
-    page = browser.page;
+    return served;
   });
-
-  afterAll(async () => {
-    await browser?.close();
-    await served?.stop();
-  });
+  const byId = (id: string) => app.page.getByTestId(id);
 
   it('turning it on serves the loaded model on the port set; turning it off stops it', async () => {
     await byId('nav-dashboard').click();
-    await page.waitForSelector('[data-testid="server-panel"][data-state="off"]', { timeout: 30_000 });
+    await app.page.waitForSelector('[data-testid="server-panel"][data-state="off"]', { timeout: 30_000 });
     expect(await byId('api-url').textContent()).toBe('off');
     const port = await freePort();
     const url = `http://127.0.0.1:${port}/v1`;
     await byId('api-port').fill(String(port));
     await byId('api-enabled').check();
-    await page.waitForFunction((u) => document.querySelector('[data-testid="api-url"]')?.textContent === u, url, { timeout: 30_000 });
-    await page.waitForSelector('[data-testid="server-panel"][data-state="on"]', { timeout: 30_000 });
+    await app.page.waitForFunction((u) => document.querySelector('[data-testid="api-url"]')?.textContent === u, url, { timeout: 30_000 });
+    await app.page.waitForSelector('[data-testid="server-panel"][data-state="on"]', { timeout: 30_000 });
     expect(await byId('server-url').textContent()).toBe(url);
     expect(await byId('api-error').count()).toBe(0);
     const models = await fetch(`${url}/models`);
     expect(models.status).toBe(200);
     await byId('api-enabled').uncheck();
-    await page.waitForSelector('[data-testid="server-panel"][data-state="off"]', { timeout: 30_000 });
+    await app.page.waitForSelector('[data-testid="server-panel"][data-state="off"]', { timeout: 30_000 });
     expect(await byId('api-url').textContent()).toBe('off');
     await expect(fetch(`${url}/models`)).rejects.toThrow();
   });

@@ -2,11 +2,11 @@
 // worker): a synthetic target and a draft made from it with `synth --draft-of`, the draft set in
 // the load settings (the plan view shows its section), the model loaded with it, a chat
 // generation, then the dashboard's speculative panel with the verify passes and the acceptance.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { chromiumAvailable, CHROMIUM, IS_CI } from './support/env.js';
-import { screenshot, type Browser, openApp } from './support/browser.js';
-import { startServe, type Served } from './support/serve.js';
+import { screenshot } from './support/browser.js';
+import { servedApp } from './support/app.js';
+import { startServe } from './support/serve.js';
 import { synthDraftOf, synthModel } from './support/models.js';
 
 const haveChromium = chromiumAvailable();
@@ -15,27 +15,15 @@ if (!haveChromium && !IS_CI) {
 }
 
 describe.runIf(haveChromium || IS_CI)('speculative decoding in the app, in Chromium', () => {
-  let served: Served;
-  let browser: Browser;
-  let page: Page;
   let target = '';
   let draft = '';
-  const byId = (id: string) => page.getByTestId(id);
-  const text = async (id: string) => (await byId(id).textContent()) ?? '';
-
-  beforeAll(async () => {
-    if (!haveChromium) throw new Error(`${CHROMIUM} is missing and CI=true: install the chromium package`);
+  const app = servedApp(async () => {
     target = synthModel('tiny');
     draft = synthDraftOf(target, 1);
-    served = await startServe();
-    browser = await openApp(served.url);
-    page = browser.page;
+    return startServe();
   });
-
-  afterAll(async () => {
-    await browser?.close();
-    await served?.stop();
-  });
+  const byId = (id: string) => app.page.getByTestId(id);
+  const text = async (id: string) => (await byId(id).textContent()) ?? '';
 
   it("the draft set in the load settings: the plan view shows what it costs and whether it pays off", async () => {
     await byId('file-input').setInputFiles(target);
@@ -51,21 +39,21 @@ describe.runIf(haveChromium || IS_CI)('speculative decoding in the app, in Chrom
     expect(await text('plan-draft-shared')).toMatch(/iB$/);
     expect((await text('plan-draft-reason')).length).toBeGreaterThan(0);
     expect(await byId('plan-error').count()).toBe(0);
-    await screenshot(page, 'plan-draft');
+    await screenshot(app.page, 'plan-draft');
   });
 
   it('loads with the draft; a generation shows the verify passes and the acceptance on the dashboard', async () => {
     await byId('load-model').click();
-    await page.waitForSelector('[data-testid="engine-status"][data-status="ready"]', { timeout: 120_000 });
+    await app.page.waitForSelector('[data-testid="engine-status"][data-status="ready"]', { timeout: 120_000 });
     expect(await byId('engine-message').count()).toBe(0);
     await byId('nav-chat').click();
     await byId('chat-max-tokens').fill('32');
     await byId('chat-input').fill('Once upon a time');
     await byId('chat-send').click();
-    await page.waitForSelector('[data-testid="assistant-message"][data-streaming="false"]', { timeout: 120_000 });
+    await app.page.waitForSelector('[data-testid="assistant-message"][data-streaming="false"]', { timeout: 120_000 });
     expect(await byId('chat-error').count()).toBe(0);
     await byId('nav-dashboard').click();
-    await page.waitForSelector('[data-testid="speculative-panel"][data-state="done"]', { timeout: 30_000 });
+    await app.page.waitForSelector('[data-testid="speculative-panel"][data-state="done"]', { timeout: 30_000 });
     expect(await text('spec-draft')).toMatch(/^draft .* · 1 layer · k 2–8 · /);
     const passes = Number(await text('spec-passes'));
     const drafted = Number(await text('spec-drafted'));
@@ -82,6 +70,6 @@ describe.runIf(haveChromium || IS_CI)('speculative decoding in the app, in Chrom
     expect(points).toBeGreaterThan(0);
     expect(points).toBeLessThanOrEqual(passes);
     await byId('speculative-panel').scrollIntoViewIfNeeded();
-    await screenshot(page, 'speculative-panel');
+    await screenshot(app.page, 'speculative-panel');
   });
 });
