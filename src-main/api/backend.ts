@@ -17,6 +17,19 @@ export interface ServedModel {
   ctxPerSequence: number;
   sequences: number;
   policy: string | null;
+  /** What the file says about itself (Ollama's /api/tags and /api/show list it); absent when unknown. */
+  facts?: ModelFacts;
+}
+
+export interface ModelFacts {
+  sizeBytes: number;
+  parameterCount: number;
+  /** GGUF general.file_type (llama.cpp's LLAMA_FTYPE), null when the file does not say. */
+  fileType: number | null;
+  chatTemplate: string | null;
+  /** The context the model was trained for. */
+  contextLength: number;
+  layers: number;
 }
 
 export interface BackendRun {

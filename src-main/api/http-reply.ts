@@ -14,13 +14,16 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   }
 }
 
+/** How an error is written: OpenAI's `{error: {...}}` unless a route speaks another API (Ollama's `{error: "..."}`). */
+export type ErrorShape = (e: ApiError) => object;
+
 /** An error answer (a stream already under way cannot change its status: it is cut off). */
-export function sendError(res: ServerResponse, e: ApiError, headers: Record<string, string> = {}): void {
+export function sendError(res: ServerResponse, e: ApiError, headers: Record<string, string> = {}, shape: ErrorShape = errorBody): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  sendJson(res, e.status, errorBody(e), headers);
+  sendJson(res, e.status, shape(e), headers);
 }
 
 /** How long, and how many bytes, the rest of a refused request's body is read and dropped. */

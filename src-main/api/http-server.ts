@@ -10,9 +10,11 @@ import { handleCompletion } from './completion-handler.js';
 import { ApiError, asApiError, notFound } from './errors.js';
 import { accessProblem, bearerCheck, isLoopbackHost } from './http-access.js';
 import { ClientGone, DEFAULT_BODY_LIMITS, contentTypeProblem, readJsonBody, type BodyLimits } from './http-body.js';
-import { drainRequest, sendError, sendJson } from './http-reply.js';
+import { drainRequest, sendError, sendJson, type ErrorShape } from './http-reply.js';
 import { namesModel } from './model-id.js';
 import { modelList, modelObject } from './models-list.js';
+import { OLLAMA_OPEN_ROUTES, OLLAMA_ROUTES, isOllamaRoute, ollamaGet, ollamaPost } from './ollama-routes.js';
+import { ollamaErrorBody } from './ollama-shape.js';
 import { validateChatRequest, validateCompletionRequest } from './validate-request.js';
 
 export interface ApiServerOptions {
@@ -45,6 +47,8 @@ const ROUTES: Record<string, string[]> = {
   '/chat/completions': ['POST'],
   '/completions': ['POST'],
   '/health': ['GET'],
+  // Ollama's API on the same port (ollama-routes.ts).
+  ...OLLAMA_ROUTES,
 };
 
 /** The route of a request target: `/v1/x` and `/x` are the same route (clients configured either way). */
@@ -65,16 +69,19 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   let port = 0;
 
   /** Refused before the body was read: the answer, then the rest of the body read and dropped (bounded). */
-  const refuse = (req: IncomingMessage, res: ServerResponse, e: ApiError, headers: Record<string, string> = {}): void => {
+  const refuseShaped = (req: IncomingMessage, res: ServerResponse, e: ApiError, headers: Record<string, string>, shape?: ErrorShape): void => {
     drainRequest(req, (complete) => {
-      if (complete) return sendError(res, e, headers);
-      sendError(res, e, { ...headers, connection: 'close' });
+      if (complete) return sendError(res, e, headers, shape);
+      sendError(res, e, { ...headers, connection: 'close' }, shape);
       res.once('finish', () => req.socket.destroy());
     });
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const route = routeOf(req.url);
+    // Ollama's clients read `{"error": "message"}`; everything else gets OpenAI's shape.
+    const shape: ErrorShape | undefined = route !== null && isOllamaRoute(route) ? ollamaErrorBody : undefined;
+    const refuse = (req2: IncomingMessage, res2: ServerResponse, e: ApiError, headers: Record<string, string> = {}): void => refuseShaped(req2, res2, e, headers, shape);
     const problem = accessProblem(req, port, loopback);
     if (problem) return refuse(req, res, problem);
     const methods = route === null ? undefined : (ROUTES[route] ?? (route.startsWith('/models/') ? ['GET'] : undefined));
@@ -86,8 +93,10 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
       const m = opts.backend.model();
       return m instanceof ApiError ? refuse(req, res, m) : sendJson(res, 200, { status: 'ok' });
     }
+    if (OLLAMA_OPEN_ROUTES.has(route)) return sendJson(res, 200, ollamaGet(route, opts.backend));
     const denied = auth(req);
     if (denied) return refuse(req, res, denied);
+    if (shape && req.method === 'GET') return sendJson(res, 200, ollamaGet(route, opts.backend));
     if (route === '/models') {
       const m = opts.backend.model();
       return sendJson(res, 200, modelList(m instanceof ApiError ? null : m));
@@ -112,7 +121,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
       if (e instanceof ClientGone) return void res.destroy();
       const err = asApiError(e);
       // Too slow: the client gets its answer and the connection goes. Too large: the rest is dropped.
-      if (err.status === 408) return sendError(res, err, { connection: 'close' });
+      if (err.status === 408) return sendError(res, err, { connection: 'close' }, shape);
       return refuse(req, res, err);
     }
     const gone = new AbortController();
@@ -120,6 +129,14 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
       if (!res.writableFinished) gone.abort();
     });
     if (res.destroyed || req.socket.destroyed) gone.abort();
+    if (shape) {
+      try {
+        await ollamaPost(route, body, { backend: opts.backend, res, clientGone: gone.signal });
+      } catch (e) {
+        if (!gone.signal.aborted) sendError(res, asApiError(e), {}, shape);
+      }
+      return;
+    }
     const chat = route === '/chat/completions';
     try {
       const request = chat ? validateChatRequest(body) : validateCompletionRequest(body);

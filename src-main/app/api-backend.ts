@@ -11,6 +11,11 @@ import type { EngineState } from '../shared/api.js';
 import type { GenerateParams, LoadParams, ModelInfo, TokenEvent } from '../shared/worker-protocol.js';
 import type { HostLike } from './host-like.js';
 
+const fileTypeOf = (meta: Record<string, string>): number | null => {
+  const v = Number(meta['general.file_type']);
+  return meta['general.file_type'] !== undefined && Number.isInteger(v) ? v : null;
+};
+
 const hundredths = (x: number): number => Math.round(x * 100) / 100;
 
 /** What the backend reads of the app service. */
@@ -53,6 +58,14 @@ export class AppApiBackend implements ApiBackend {
       ctxPerSequence: Math.max(1, Math.floor(l.info.nCtx / sequences)),
       sequences,
       policy: l.params.policy ?? null,
+      facts: {
+        sizeBytes: l.info.sizeBytes,
+        parameterCount: l.info.nParams,
+        fileType: fileTypeOf(l.info.metadata),
+        chatTemplate: l.info.chatTemplate,
+        contextLength: l.info.nCtxTrain,
+        layers: l.info.nLayers,
+      },
     };
   }
 

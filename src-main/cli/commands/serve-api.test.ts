@@ -5,68 +5,24 @@
 // with a pointer to /v1/completions, and a few hundred malformed requests after which the
 // server still serves.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import { cliPath, runCli } from '../built-cli.test-util.js';
+import { cliPath } from '../built-cli.test-util.js';
+import { serveApi, stopServed, synthModel, type Served } from './serve-api.test-util.js';
 import { fuzzCases, runCases, summary } from '../../api/fuzz-cases.test-util.js';
-
-interface Served {
-  child: ChildProcess;
-  url: string;
-  port: number;
-  out: () => string;
-}
 
 let dir = '';
 const KEY = 'test-key-1';
 let chatServer: Served;
 let baseServer: Served;
 
-function synth(name: string, args: string[]): string {
-  const path = join(dir, name);
-  const r = runCli(['synth', '--preset', 'tiny', '--out', path, '--quiet', ...args]);
-  expect(r.code, r.stderr).toBe(0);
-  return path;
-}
-
-/** Starts `ramforge serve --api` and waits until the model is loaded (/health answers 200). */
-async function serve(args: string[]): Promise<Served> {
-  const child = spawn(process.execPath, [cliPath(), 'serve', '--api', '--no-ui', '--api-port', '0', ...args], {
-    env: { ...process.env, RAMFORGE_DATA: join(dir, 'data'), RAMFORGE_API_KEY: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout?.on('data', (b: Buffer) => (out += b.toString()));
-  child.stderr?.on('data', (b: Buffer) => (out += b.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`no API URL in 60 s:\n${out}`)), 60_000);
-    const look = (): void => {
-      const m = /OpenAI-compatible API on (\S+)/.exec(out);
-      if (m) (clearTimeout(t), resolve(m[1] as string));
-    };
-    child.stdout?.on('data', look);
-    child.once('exit', (c) => (clearTimeout(t), reject(new Error(`serve exited (${c}):\n${out}`))));
-  });
-  const port = Number(new URL(url).port);
-  for (let i = 0; i < 600; i++) {
-    const ok = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.status === 200, () => false);
-    if (ok) return { child, url, port, out: () => out };
-    if (/could not load/.test(out)) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`the model did not load:\n${out}`);
-}
-
-async function stop(s: Served | undefined): Promise<void> {
-  if (!s || s.child.exitCode !== null || s.child.signalCode !== null) return;
-  const gone = new Promise((r) => s.child.once('exit', r));
-  s.child.kill('SIGTERM');
-  await gone;
-}
+const synth = (name: string, args: string[]): string => synthModel(dir, name, args);
+const serve = (args: string[]): Promise<Served> => serveApi(dir, args);
+const stop = stopServed;
 
 const client = (s: Served, apiKey = KEY) => new OpenAI({ baseURL: s.url, apiKey, maxRetries: 0, timeout: 120_000 });
 

@@ -1,0 +1,143 @@
+// One Ollama /api/chat or /api/generate request, from a validated body to its answer: the model
+// check, the prompt (chat turns, or generate's prompt through the chat template unless raw), the
+// generation on the worker with stop strings, and the answer as NDJSON lines (Ollama's default)
+// or one JSON object. As for OpenAI streams, the status line goes out with the first token, so
+// what fails before then keeps its own status; an error after it is one last `{"error"}` line.
+import type { ServerResponse } from 'node:http';
+import type { GenerateParams } from '../shared/worker-protocol.js';
+import type { ApiBackend, ServedModel } from './backend.js';
+import { ApiError, asApiError, badRequest, notFound } from './errors.js';
+import { sendJson } from './http-reply.js';
+import { NO_TEMPLATE_MESSAGE } from './completion-handler.js';
+import { OLLAMA_NDJSON_HEADERS, ndjson, ollamaErrorBody, ollamaFinal, ollamaNamesModel, ollamaPiece, type OllamaMeta } from './ollama-shape.js';
+import type { OllamaRequest } from './ollama-validate.js';
+import { finishReasonOf } from './response-shape.js';
+import { StopMatcher } from './stop-strings.js';
+
+/** Bytes waiting for a client that does not read; past this it is treated as gone. */
+const MAX_UNREAD_BYTES = 8 * 1024 * 1024;
+
+export interface OllamaContext {
+  backend: ApiBackend;
+  res: ServerResponse;
+  clientGone: AbortSignal;
+  /** Milliseconds, for total_duration. */
+  now: () => number;
+}
+
+/** The served model the request names, or the error that says why not. */
+export function ollamaModelFor(backend: ApiBackend, name: string): ServedModel {
+  const served = backend.model();
+  if (served instanceof ApiError) throw served;
+  if (!ollamaNamesModel(name, served)) throw notFound(`model '${name.slice(0, 200)}' not found: this server serves '${served.id}' (GET /api/tags)`, 'model_not_found');
+  return served;
+}
+
+/** What the worker is asked for, or null when the request only asks for the model to be loaded. */
+function paramsOf(req: OllamaRequest, served: ServedModel): Omit<GenerateParams, 'maxTokens' | 'sampling'> | null {
+  if (req.api === 'chat') {
+    if (req.messages.length === 0) return null;
+    if (!served.hasChatTemplate) throw badRequest(NO_TEMPLATE_MESSAGE.replace('/v1/chat/completions', '/api/chat').replace("/v1/completions with a 'prompt'", "/api/generate with 'raw': true"), 'messages', 'chat_template_missing');
+    return { messages: req.messages };
+  }
+  if (req.prompt === '') return null;
+  // As Ollama does: the prompt is a user turn in the model's template, unless raw (or there is none).
+  if (req.raw || !served.hasChatTemplate) {
+    if (req.system !== null) throw badRequest("'system' needs the model's chat template, and this model has none", 'system', 'chat_template_missing');
+    return { prompt: req.prompt };
+  }
+  return { messages: [...(req.system !== null ? [{ role: 'system' as const, content: req.system }] : []), { role: 'user', content: req.prompt }] };
+}
+
+export async function handleOllama(req: OllamaRequest, ctx: OllamaContext): Promise<void> {
+  const t0 = ctx.now();
+  const served = ollamaModelFor(ctx.backend, req.model);
+  if (req.numCtx !== null && req.numCtx > served.ctxPerSequence) {
+    throw badRequest(
+      `'options.num_ctx' ${req.numCtx} is more than the ${served.ctxPerSequence} tokens each sequence of the loaded model holds: the context is set when the model is loaded (ramforge serve --ctx)`,
+      'options.num_ctx',
+      'invalid_value',
+    );
+  }
+  const meta: OllamaMeta = { model: req.model, createdAt: new Date().toISOString() };
+  const { res } = ctx;
+  const base = paramsOf(req, served);
+  if (base === null) {
+    const load = ollamaFinal(req.api, meta, '', { doneReason: 'load', totalMs: 0, promptTokens: 0, promptMs: 0, evalTokens: 0, evalMs: 0 }, null);
+    if (!req.stream) return sendJson(res, 200, load);
+    res.writeHead(200, OLLAMA_NDJSON_HEADERS);
+    res.end(ndjson(load));
+    return;
+  }
+  // A smaller num_ctx than the sequence holds bounds the answer as Ollama's context would.
+  const limit = Math.min(req.maxTokens ?? served.ctxPerSequence, req.numCtx ?? Infinity);
+  const params: GenerateParams = { ...base, maxTokens: limit, sampling: req.sampling };
+
+  const stop = new AbortController();
+  const onGone = (): void => stop.abort();
+  if (ctx.clientGone.aborted) return;
+  ctx.clientGone.addEventListener('abort', onGone, { once: true });
+  const matcher = new StopMatcher(req.stop);
+  const pieces: string[] = [];
+  let started = false;
+  const write = (s: string): void => {
+    if (res.destroyed) return;
+    res.write(s);
+    if (res.writableLength > MAX_UNREAD_BYTES) {
+      res.destroy();
+      stop.abort();
+    }
+  };
+  const emit = (text: string): void => {
+    if (text === '') return;
+    if (!req.stream) return void pieces.push(text);
+    if (!started) {
+      started = true;
+      res.writeHead(200, OLLAMA_NDJSON_HEADERS);
+    }
+    write(ndjson(ollamaPiece(req.api, meta, text)));
+  };
+
+  let run;
+  try {
+    run = await ctx.backend.generate(
+      params,
+      (t) => {
+        const step = matcher.push(t.text);
+        emit(step.emit);
+        if (step.stopped) stop.abort();
+      },
+      stop.signal,
+    );
+  } catch (e) {
+    if (ctx.clientGone.aborted) return;
+    const err = asApiError(e);
+    if (!started) throw err;
+    write(ndjson(ollamaErrorBody(err)));
+    res.end();
+    return;
+  } finally {
+    ctx.clientGone.removeEventListener('abort', onGone);
+  }
+  if (ctx.clientGone.aborted || res.destroyed) return;
+  emit(matcher.flush());
+  const r = run.result;
+  const final = ollamaFinal(
+    req.api,
+    meta,
+    req.stream ? '' : pieces.join(''),
+    {
+      doneReason: matcher.hit ? 'stop' : finishReasonOf(r.stopReason),
+      totalMs: ctx.now() - t0,
+      promptTokens: r.promptTokens.length,
+      promptMs: r.timings.promptMs,
+      evalTokens: r.tokens.length,
+      evalMs: Math.max(0, r.timings.ttftMs - r.timings.promptMs) + r.timings.decodeMs,
+    },
+    run.extras,
+  );
+  if (!req.stream) return sendJson(res, 200, final);
+  if (!started) res.writeHead(200, OLLAMA_NDJSON_HEADERS);
+  write(ndjson(final));
+  res.end();
+}

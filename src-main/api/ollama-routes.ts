@@ -1,0 +1,45 @@
+// Ollama's routes on the API server: which exist with which method, and what each answers. The
+// HTTP server does access, auth and body limits for them as for OpenAI's routes, and writes
+// their errors in Ollama's shape.
+import type { ServerResponse } from 'node:http';
+import { RAMFORGE_VERSION } from '../shared/version.js';
+import type { ApiBackend } from './backend.js';
+import { ApiError } from './errors.js';
+import { sendJson } from './http-reply.js';
+import { handleOllama, ollamaModelFor } from './ollama-handler.js';
+import { showObject, tagsList } from './ollama-shape.js';
+import { validateOllamaChat, validateOllamaGenerate, validateOllamaShow } from './ollama-validate.js';
+
+export const OLLAMA_ROUTES: Record<string, string[]> = {
+  '/api/tags': ['GET'],
+  '/api/ps': ['GET'],
+  '/api/version': ['GET'],
+  '/api/show': ['POST'],
+  '/api/chat': ['POST'],
+  '/api/generate': ['POST'],
+};
+
+export const isOllamaRoute = (route: string): boolean => route.startsWith('/api/');
+
+/** Routes that answer without the API key (nothing in them is private), like /health. */
+export const OLLAMA_OPEN_ROUTES = new Set(['/api/version']);
+
+/** The GET routes: what they answer. */
+export function ollamaGet(route: string, backend: ApiBackend): object {
+  if (route === '/api/version') return { version: RAMFORGE_VERSION };
+  const m = backend.model();
+  return tagsList(m instanceof ApiError ? null : m, route === '/api/ps');
+}
+
+export interface OllamaPostContext {
+  backend: ApiBackend;
+  res: ServerResponse;
+  clientGone: AbortSignal;
+}
+
+/** The POST routes; an ApiError thrown before an answer began is the caller's to send. */
+export async function ollamaPost(route: string, body: unknown, ctx: OllamaPostContext): Promise<void> {
+  if (route === '/api/show') return sendJson(ctx.res, 200, showObject(ollamaModelFor(ctx.backend, validateOllamaShow(body))));
+  const req = route === '/api/chat' ? validateOllamaChat(body) : validateOllamaGenerate(body);
+  await handleOllama(req, { ...ctx, now: () => performance.now() });
+}

@@ -1,0 +1,132 @@
+// Validation of Ollama's /api/chat, /api/generate and /api/show bodies, with Ollama's field
+// names. What the server honours is checked and used; what it cannot do (images, tools,
+// thinking, custom templates, token contexts) is accepted only at its neutral value, so a client
+// gets what it asked for or a 400 saying why not; a field Ollama does not have is a 400. Pure.
+import type { ChatMessage } from '../shared/worker-protocol.js';
+import { badRequest } from './errors.js';
+import { given, onlyNeutral, optBool, optInt, optString, type Body } from './check-value.js';
+import { checkOllamaOptions, type OllamaOptions } from './ollama-options.js';
+import { MAX_MESSAGES } from './validate-request.js';
+
+export type OllamaApi = 'chat' | 'generate';
+
+export interface OllamaRequest extends OllamaOptions {
+  api: OllamaApi;
+  /** The model the client named (checked against the loaded one by the handler). */
+  model: string;
+  /** Ollama streams unless told `stream: false`. */
+  stream: boolean;
+  /** chat: the turns; empty = only "load the model" (Ollama answers done_reason "load"). */
+  messages: ChatMessage[];
+  /** generate: the text; '' = only "load the model". */
+  prompt: string;
+  /** generate: a system message for the chat template. */
+  system: string | null;
+  /** generate: the prompt is the model's input as it is, without the chat template. */
+  raw: boolean;
+}
+
+const COMMON = ['model', 'stream', 'format', 'options', 'keep_alive', 'think', 'logprobs', 'top_logprobs'];
+export const OLLAMA_CHAT_FIELDS = new Set([...COMMON, 'messages', 'tools']);
+export const OLLAMA_GENERATE_FIELDS = new Set([...COMMON, 'prompt', 'suffix', 'system', 'template', 'context', 'raw', 'images']);
+export const OLLAMA_SHOW_FIELDS = new Set(['model', 'name', 'verbose', 'system', 'template', 'options']);
+const MESSAGE_FIELDS = new Set(['role', 'content', 'images', 'tool_calls', 'thinking', 'tool_name']);
+
+const isEmptyArray = (v: unknown) => Array.isArray(v) && v.length === 0;
+
+function asBody(v: unknown): Body {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw badRequest('the request body must be a JSON object', null, 'invalid_body');
+  return v as Body;
+}
+
+function checkKnown(b: Body, known: Set<string>, at = ''): void {
+  for (const k of Object.keys(b)) {
+    if (!known.has(k)) throw badRequest(`unknown field: ${at}${k.length > 60 ? `${k.slice(0, 60)}…` : k}`, `${at}${k.slice(0, 60)}`, 'unknown_parameter');
+  }
+}
+
+function checkModel(b: Body, param = 'model'): string {
+  const m = optString(b, param, 1024);
+  if (m === null || m === '') throw badRequest(`'${param}' is required: a name GET /api/tags lists`, param, 'missing_required_parameter');
+  return m;
+}
+
+function checkKeepAlive(b: Body): void {
+  // The model stays loaded as the server was started: the value is checked and has no effect.
+  const v = b.keep_alive;
+  if (!given(v)) return;
+  if (typeof v === 'number' ? !Number.isFinite(v) : typeof v !== 'string' || v.length > 64) {
+    throw badRequest("'keep_alive' must be a duration string (\"5m\") or a number of seconds", 'keep_alive', 'invalid_type');
+  }
+}
+
+function checkCommon(b: Body): { model: string; stream: boolean } & OllamaOptions {
+  const model = checkModel(b);
+  const stream = optBool(b, 'stream') ?? true;
+  onlyNeutral(b, 'format', (v) => v === '', 'structured output (format) is not supported yet');
+  onlyNeutral(b, 'think', (v) => v === false, 'this server does not separate thinking from the answer');
+  onlyNeutral(b, 'logprobs', (v) => v === false, 'log probabilities are not returned');
+  onlyNeutral(b, 'top_logprobs', (v) => v === 0, 'log probabilities are not returned');
+  optInt(b, 'top_logprobs', 0, 20);
+  checkKeepAlive(b);
+  return { model, stream, ...checkOllamaOptions(b.options) };
+}
+
+function checkMessages(b: Body): ChatMessage[] {
+  const v = b.messages;
+  if (!given(v)) return [];
+  if (!Array.isArray(v)) throw badRequest("'messages' must be an array of messages", 'messages', 'invalid_type');
+  if (v.length > MAX_MESSAGES) throw badRequest(`'messages' may hold at most ${MAX_MESSAGES} messages`, 'messages', 'invalid_value');
+  return v.map((m: unknown, i): ChatMessage => {
+    const at = `messages[${i}]`;
+    if (m === null || typeof m !== 'object' || Array.isArray(m)) throw badRequest(`'${at}' must be an object`, at, 'invalid_type');
+    const o = m as Body;
+    checkKnown(o, MESSAGE_FIELDS, `${at}.`);
+    onlyNeutral(o, 'images', isEmptyArray, 'images are not supported (text models only)');
+    onlyNeutral(o, 'tool_calls', isEmptyArray, 'tool calls are not supported');
+    onlyNeutral(o, 'tool_name', (x) => x === '', 'tool messages are not supported');
+    // An earlier turn's reasoning: the templates here have no place for it, and it is dropped.
+    optString(o, 'thinking', 1 << 22);
+    const role = o.role;
+    if (role === 'tool') throw badRequest(`'${at}.role' tool is not supported: this server has no tool calling`, `${at}.role`, 'unsupported_role');
+    if (role !== 'system' && role !== 'user' && role !== 'assistant') throw badRequest(`'${at}.role' must be system, user or assistant`, `${at}.role`, 'invalid_value');
+    const content = o.content;
+    if (!given(content)) throw badRequest(`'${at}.content' is required`, `${at}.content`, 'missing_required_parameter');
+    if (typeof content !== 'string') throw badRequest(`'${at}.content' must be a string`, `${at}.content`, 'invalid_type');
+    return { role, content };
+  });
+}
+
+export function validateOllamaChat(body: unknown): OllamaRequest {
+  const b = asBody(body);
+  checkKnown(b, OLLAMA_CHAT_FIELDS);
+  const common = checkCommon(b);
+  onlyNeutral(b, 'tools', isEmptyArray, 'this server has no tool calling');
+  return { api: 'chat', ...common, messages: checkMessages(b), prompt: '', system: null, raw: false };
+}
+
+export function validateOllamaGenerate(body: unknown): OllamaRequest {
+  const b = asBody(body);
+  checkKnown(b, OLLAMA_GENERATE_FIELDS);
+  const common = checkCommon(b);
+  const prompt = optString(b, 'prompt', 1 << 22) ?? '';
+  const system = optString(b, 'system', 1 << 22);
+  const raw = optBool(b, 'raw') ?? false;
+  onlyNeutral(b, 'suffix', (v) => v === '', 'insertion (a suffix) is not supported');
+  onlyNeutral(b, 'template', (v) => v === '', "the model's own chat template is used (custom templates are not supported)");
+  onlyNeutral(b, 'context', isEmptyArray, "token contexts are not supported: send the conversation as text, or use /api/chat");
+  onlyNeutral(b, 'images', isEmptyArray, 'images are not supported (text models only)');
+  if (raw && system !== null && system !== '') throw badRequest("'system' has no effect with 'raw': true (the prompt is used as it is)", 'system', 'invalid_value');
+  return { api: 'generate', ...common, messages: [], prompt, system: system === '' ? null : system, raw };
+}
+
+/** /api/show: the model's name (`model`, or `name` as older clients send it). */
+export function validateOllamaShow(body: unknown): string {
+  const b = asBody(body);
+  checkKnown(b, OLLAMA_SHOW_FIELDS);
+  optBool(b, 'verbose');
+  optString(b, 'system', 1 << 22);
+  optString(b, 'template', 1 << 22);
+  checkOllamaOptions(b.options);
+  return given(b.model) ? checkModel(b) : checkModel(b, 'name');
+}
