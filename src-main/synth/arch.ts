@@ -1,6 +1,8 @@
 // Architecture tables: hyperparameter keys and tensors (names, ggml shapes ne0-first) exactly as
-// the pinned llama.cpp's loader asks for them (src/models/{llama,qwen2,gptneox}.cpp,
-// llama-arch.cpp). Each tensor says what kind of values it holds; the planner turns that into
+// the pinned llama.cpp's loader asks for them (src/models/{llama,qwen2,gptneox,qwen3moe,
+// qwen2moe}.cpp, llama-arch.cpp, llama-model.cpp). Mixtures of experts hold one 3-D tensor per
+// projection and layer, expert-major ({n_embd, n_ff_exp, n_expert} for gate and up,
+// {n_ff_exp, n_embd, n_expert} for down), and a router ffn_gate_inp {n_embd, n_expert}. Each tensor says what kind of values it holds; the planner turns that into
 // a ggml type (1-D tensors stay F32) and an init distribution.
 import { GgufValueType } from '../shared/gguf/ggml-types.js';
 import type { TypedKv } from '../shared/gguf/writer-types.js';
@@ -10,9 +12,10 @@ import type { ArchName, ModelShape } from './shape.js';
  * matrix: a linear layer reading the normed stream (fan-in = ne0); residualOut: a linear layer
  * writing into the residual stream (attn_output, ffn_down); embedding: token_embd; output: the
  * head; norm: norm weight (1.0); normBias: 0; bias: linear bias; residualBias: the bias of a
- * residualOut layer.
+ * residualOut layer; router: ffn_gate_inp, one row per expert, skewed (kept F32, as llama.cpp's
+ * quantizer keeps it).
  */
-export type TensorRole = 'matrix' | 'residualOut' | 'embedding' | 'output' | 'norm' | 'normBias' | 'bias' | 'residualBias';
+export type TensorRole = 'matrix' | 'residualOut' | 'embedding' | 'output' | 'norm' | 'normBias' | 'bias' | 'residualBias' | 'router';
 
 export interface ArchTensor {
   readonly name: string;
@@ -37,6 +40,14 @@ export function archHparams(arch: ArchName, s: ModelShape, nVocab: number): Type
     f32(`${a}.rope.freq_base`, s.ropeFreqBase),
     u32(`${a}.rope.dimension_count`, s.ropeDim),
   ];
+  // Qwen3 heads are wider than n_embd / n_head (128 on a 2048-wide stream with 32 heads).
+  if (s.headDim * s.nHead !== s.nEmbd) kv.push(u32(`${a}.attention.key_length`, s.headDim), u32(`${a}.attention.value_length`, s.headDim));
+  if (s.nExpert > 0) {
+    kv.push(u32(`${a}.expert_count`, s.nExpert), u32(`${a}.expert_used_count`, s.nExpertUsed));
+    // llama's Mixtral layout has no key of its own: its experts are feed_forward_length wide.
+    if (arch !== 'llama') kv.push(u32(`${a}.expert_feed_forward_length`, s.nFfExp));
+    if (s.nFfShexp > 0) kv.push(u32(`${a}.expert_shared_feed_forward_length`, s.nFfShexp));
+  }
   if (arch === 'gptneox') {
     kv.push(f32(`${a}.attention.layer_norm_epsilon`, s.normEps), bool(`${a}.use_parallel_residual`, true));
   } else {
@@ -47,7 +58,8 @@ export function archHparams(arch: ArchName, s: ModelShape, nVocab: number): Type
 
 export function archTensors(arch: ArchName, s: ModelShape, nVocab: number): ArchTensor[] {
   const E = s.nEmbd;
-  const headDim = s.nEmbd / s.nHead;
+  const headDim = s.headDim;
+  const qDim = headDim * s.nHead;
   const kvDim = headDim * s.nHeadKv;
   const t: ArchTensor[] = [{ name: 'token_embd.weight', dims: [E, nVocab], role: 'embedding' }];
   const blk = (i: number, name: string, dims: number[], role: TensorRole): void => {
@@ -70,24 +82,44 @@ export function archTensors(arch: ArchName, s: ModelShape, nVocab: number): Arch
       continue;
     }
     blk(i, 'attn_norm.weight', [E], 'norm');
-    blk(i, 'attn_q.weight', [E, E], 'matrix');
+    blk(i, 'attn_q.weight', [E, qDim], 'matrix');
     blk(i, 'attn_k.weight', [E, kvDim], 'matrix');
     blk(i, 'attn_v.weight', [E, kvDim], 'matrix');
-    if (arch === 'qwen2') {
+    if (arch === 'qwen2' || arch === 'qwen2moe') {
       // Qwen2 checkpoints carry Q/K/V biases (optional for the loader, present in real files).
-      blk(i, 'attn_q.bias', [E], 'bias');
+      blk(i, 'attn_q.bias', [qDim], 'bias');
       blk(i, 'attn_k.bias', [kvDim], 'bias');
       blk(i, 'attn_v.bias', [kvDim], 'bias');
     }
-    blk(i, 'attn_output.weight', [E, E], 'residualOut');
+    blk(i, 'attn_output.weight', [qDim, E], 'residualOut');
+    if (arch === 'qwen3moe') {
+      // Qwen3 normalizes each query and key head (RMS) before RoPE.
+      blk(i, 'attn_k_norm.weight', [headDim], 'norm');
+      blk(i, 'attn_q_norm.weight', [headDim], 'norm');
+    }
     blk(i, 'ffn_norm.weight', [E], 'norm');
-    blk(i, 'ffn_gate.weight', [E, s.nFf], 'matrix');
-    blk(i, 'ffn_up.weight', [E, s.nFf], 'matrix');
-    blk(i, 'ffn_down.weight', [s.nFf, E], 'residualOut');
+    if (s.nExpert === 0) {
+      blk(i, 'ffn_gate.weight', [E, s.nFf], 'matrix');
+      blk(i, 'ffn_up.weight', [E, s.nFf], 'matrix');
+      blk(i, 'ffn_down.weight', [s.nFf, E], 'residualOut');
+      continue;
+    }
+    const ffExp = arch === 'llama' ? s.nFf : s.nFfExp;
+    blk(i, 'ffn_gate_inp.weight', [E, s.nExpert], 'router');
+    blk(i, 'ffn_gate_exps.weight', [E, ffExp, s.nExpert], 'matrix');
+    blk(i, 'ffn_down_exps.weight', [ffExp, E, s.nExpert], 'residualOut');
+    blk(i, 'ffn_up_exps.weight', [E, ffExp, s.nExpert], 'matrix');
+    if (s.nFfShexp > 0) {
+      // The shared expert every token runs, scaled by sigmoid(x · ffn_gate_inp_shexp).
+      blk(i, 'ffn_gate_inp_shexp.weight', [E], 'matrix');
+      blk(i, 'ffn_gate_shexp.weight', [E, s.nFfShexp], 'matrix');
+      blk(i, 'ffn_down_shexp.weight', [s.nFfShexp, E], 'residualOut');
+      blk(i, 'ffn_up_shexp.weight', [E, s.nFfShexp], 'matrix');
+    }
   }
   t.push({ name: 'output_norm.weight', dims: [E], role: 'norm' });
   if (arch === 'gptneox') t.push({ name: 'output_norm.bias', dims: [E], role: 'normBias' });
-  // gptneox requires output.weight; llama and qwen2 fall back to token_embd when it is absent.
-  if (arch === 'gptneox' || !s.tieEmbeddings) t.push({ name: 'output.weight', dims: [E, nVocab], role: 'output' });
+  // gptneox and qwen2moe require output.weight; the others fall back to token_embd without it.
+  if (arch === 'gptneox' || arch === 'qwen2moe' || !s.tieEmbeddings) t.push({ name: 'output.weight', dims: [E, nVocab], role: 'output' });
   return t;
 }

@@ -3,7 +3,11 @@
 import { f16BitsToF32, f32ToF16Bits } from './half.js';
 
 /** What a tensor's dequantized values should look like. */
-export type Init = { readonly kind: 'normal'; readonly std: number } | { readonly kind: 'const'; readonly value: number };
+export type Init =
+  | { readonly kind: 'normal'; readonly std: number }
+  | { readonly kind: 'const'; readonly value: number }
+  /** Normal, row r (rowLength consecutive values) scaled by rowScale[r]: a skewed router. */
+  | { readonly kind: 'rows'; readonly std: number; readonly rowLength: number; readonly rowScale: readonly number[] };
 
 /** Writes whole blocks: `out.length` is a multiple of the type's block bytes, `out.byteOffset` % 4 === 0. */
 export interface BlockFiller {

@@ -6,8 +6,10 @@ import { archHparams, archTensors, type TensorRole } from './arch.js';
 import { fallbackChatTemplate } from './chat-templates.js';
 import type { Init } from './gen-common.js';
 import { PRESET_TABLE } from './presets.js';
-import { ARCHS, type ArchName, type ModelShape, PRESETS, type PresetName, type ShapeOverrides, SynthInputError, WEIGHT_TYPES, type WeightType } from './shape.js';
+import { ARCHS, type ArchName, MOE_ARCHS, type ModelShape, PRESETS, type PresetName, type ShapeOverrides, SynthInputError, WEIGHT_TYPES, type WeightType } from './shape.js';
 import type { VocabKvs } from './vocab.js';
+import { DEFAULT_ROUTER_SKEW, MAX_ROUTER_SKEW, expertRanks, routerRowScale } from '../shared/moe/routing-model.js';
+import { layerOf } from '../shared/gguf/model-view.js';
 
 export interface PlannedTensor extends WriterTensor {
   readonly role: TensorRole;
@@ -53,8 +55,14 @@ export function checkType(type: string): WeightType {
   return t as WeightType;
 }
 
+/** The presets an architecture has (the MoE architectures have fewer). */
+export function presetsOf(arch: ArchName): PresetName[] {
+  return PRESETS.filter((p) => PRESET_TABLE[arch][p] !== undefined);
+}
+
 export function resolveShape(arch: ArchName, preset: PresetName, o: ShapeOverrides = {}): ModelShape {
   const base = PRESET_TABLE[arch][preset];
+  if (!base) throw new SynthInputError(`architecture '${arch}' has no preset '${preset}' (choose ${presetsOf(arch).join(', ')})`);
   const nEmbd = o.nEmbd ?? base.nEmbd;
   // Changing the width without naming the heads keeps the preset's head size.
   const nHead = o.nHead ?? (o.nEmbd !== undefined ? Math.max(1, Math.round(nEmbd / (base.nEmbd / base.nHead))) : base.nHead);
@@ -84,11 +92,41 @@ export function resolveShape(arch: ArchName, preset: PresetName, o: ShapeOverrid
   if (shape.nEmbd % shape.nHead !== 0) throw new SynthInputError(`embedding width ${shape.nEmbd} is not a multiple of the head count ${shape.nHead}`);
   if (shape.nHead % shape.nHeadKv !== 0) throw new SynthInputError(`head count ${shape.nHead} is not a multiple of the KV head count ${shape.nHeadKv}`);
   if (arch === 'gptneox' && shape.nHeadKv !== shape.nHead) throw new SynthInputError('gptneox has no grouped-query attention: KV heads must equal heads');
-  const headDim = shape.nEmbd / shape.nHead;
+  const headDim = base.headDim ?? shape.nEmbd / shape.nHead;
   if (headDim % 2 !== 0) throw new SynthInputError(`head size ${headDim} must be even for RoPE`);
   // Pythia rotates a quarter of each head (rotary_pct 0.25); llama and qwen2 all of it.
   const ropeDim = arch === 'gptneox' ? Math.max(2, 2 * Math.floor(headDim / 8)) : headDim;
-  return { ...shape, ropeDim };
+  return { ...shape, ropeDim, headDim, ...resolveExperts(arch, base, o, shape.nFf) };
+}
+
+type ExpertShape = Pick<ModelShape, 'nExpert' | 'nExpertUsed' | 'nFfExp' | 'nFfShexp' | 'routerSkew'>;
+
+/** The mixture-of-experts part of a shape: none for a dense model, validated for an MoE. */
+function resolveExperts(arch: ArchName, base: Partial<ModelShape>, o: ShapeOverrides, nFf: number): ExpertShape {
+  const moeArch = MOE_ARCHS.includes(arch);
+  if (!moeArch && arch !== 'llama') {
+    for (const [k, flag] of [['nExpert', 'experts'], ['nExpertUsed', 'experts-used'], ['nFfExp', 'expert-ff'], ['nFfShexp', 'shared-ff'], ['routerSkew', 'router-skew']] as const)
+      if (o[k] !== undefined) throw new SynthInputError(`--${flag}: ${arch} has no mixture-of-experts layout (use llama, qwen3moe or qwen2moe)`);
+    return { nExpert: 0, nExpertUsed: 0, nFfExp: 0, nFfShexp: 0, routerSkew: 0 };
+  }
+  const nExpert = o.nExpert ?? base.nExpert ?? 0;
+  if (nExpert === 0) {
+    if (o.nExpertUsed !== undefined || o.routerSkew !== undefined) throw new SynthInputError('--experts-used and --router-skew need --experts N (a mixture of experts)');
+    if (o.nFfExp !== undefined || o.nFfShexp !== undefined) throw new SynthInputError('--expert-ff and --shared-ff need a mixture of experts');
+    return { nExpert: 0, nExpertUsed: 0, nFfExp: 0, nFfShexp: 0, routerSkew: 0 };
+  }
+  if (arch === 'llama' && o.nFfExp !== undefined) throw new SynthInputError("--expert-ff: llama's experts are --ff wide (the Mixtral layout has no separate expert width)");
+  if (arch !== 'qwen2moe' && o.nFfShexp !== undefined) throw new SynthInputError(`--shared-ff: ${arch} has no shared expert (qwen2moe has)`);
+  const nExpertUsed = o.nExpertUsed ?? Math.min(base.nExpertUsed ?? 2, nExpert);
+  const nFfExp = arch === 'llama' ? nFf : (o.nFfExp ?? base.nFfExp ?? 0);
+  const nFfShexp = arch === 'qwen2moe' ? (o.nFfShexp ?? base.nFfShexp ?? 0) : 0;
+  const routerSkew = o.routerSkew ?? DEFAULT_ROUTER_SKEW;
+  if (!Number.isSafeInteger(nExpert) || nExpert < 1 || nExpert > 1024) throw new SynthInputError(`expert count must be an integer 1..1024 (llama.cpp's limit), got ${nExpert}`);
+  if (!Number.isSafeInteger(nExpertUsed) || nExpertUsed < 1 || nExpertUsed > nExpert) throw new SynthInputError(`experts used per token must be an integer 1..${nExpert} (the expert count), got ${nExpertUsed}`);
+  if (!Number.isSafeInteger(nFfExp) || nFfExp <= 0) throw new SynthInputError(`expert feed-forward width must be a positive integer, got ${nFfExp}`);
+  if (arch === 'qwen2moe' && (!Number.isSafeInteger(nFfShexp) || nFfShexp <= 0)) throw new SynthInputError(`shared expert width must be a positive integer, got ${nFfShexp}`);
+  if (!(Number.isFinite(routerSkew) && routerSkew >= 0 && routerSkew <= MAX_ROUTER_SKEW)) throw new SynthInputError(`router skew must be a number 0..${MAX_ROUTER_SKEW} (0: uniform routing), got ${routerSkew}`);
+  return { nExpert, nExpertUsed, nFfExp, nFfShexp, routerSkew };
 }
 
 function largestDivisorAtMost(n: number, limit: number): number {
@@ -111,7 +149,7 @@ function typeIdOf(t: WeightType): number {
  * to repeat: each logit is then a similarity with the token's own embedding. The presets write
  * a separate head for that reason.)
  */
-function initFor(role: TensorRole, dims: readonly number[], shape: ModelShape): Init {
+function initFor(role: TensorRole, dims: readonly number[], shape: ModelShape, name: string, seed: number): Init {
   const embStd = 2 / Math.sqrt(shape.nEmbd);
   switch (role) {
     case 'norm':
@@ -131,6 +169,12 @@ function initFor(role: TensorRole, dims: readonly number[], shape: ModelShape): 
     case 'output':
     case 'matrix':
       return { kind: 'normal', std: 1 / Math.sqrt(dims[0] as number) };
+    case 'router': {
+      // Row j is expert j's logit weights; its scale follows the expert's popularity rank in
+      // this layer, so the routing is skewed as trained routers are (shared/moe/routing-model.ts).
+      const ranks = expertRanks(shape.nExpert, seed, layerOf(name) ?? 0);
+      return { kind: 'rows', std: 1 / Math.sqrt(dims[0] as number), rowLength: dims[0] as number, rowScale: ranks.map((r) => routerRowScale(r, shape.routerSkew)) };
+    }
   }
 }
 
@@ -144,6 +188,9 @@ export function planSynth(input: PlanInput, vocab: VocabKvs): SynthPlan {
   for (const [what, n] of [
     ['embedding width', shape.nEmbd],
     ['feed-forward width', shape.nFf],
+    ['attention width (heads × head size)', shape.headDim * shape.nHead],
+    ...(shape.nExpert > 0 && arch !== 'llama' ? [['expert feed-forward width', shape.nFfExp] as const] : []),
+    ...(shape.nFfShexp > 0 ? [['shared expert width', shape.nFfShexp] as const] : []),
   ] as const) {
     if (n % info.blockSize !== 0) throw new SynthInputError(`${what} ${n} is not a multiple of ${info.blockSize}, the block size of ${type}`);
   }
@@ -152,8 +199,8 @@ export function planSynth(input: PlanInput, vocab: VocabKvs): SynthPlan {
     name: t.name,
     dims: t.dims,
     role: t.role,
-    typeId: t.dims.length === 1 ? typeIdOf('F32') : typeIdOf(type),
-    init: initFor(t.role, t.dims, shape),
+    typeId: t.dims.length === 1 || t.role === 'router' ? typeIdOf('F32') : typeIdOf(type),
+    init: initFor(t.role, t.dims, shape, t.name, input.seed),
   }));
   const params = tensors.reduce((s, t) => s + t.dims.reduce((a, b) => a * b, 1), 0);
 
@@ -170,6 +217,8 @@ export function planSynth(input: PlanInput, vocab: VocabKvs): SynthPlan {
     str('ramforge.synth.preset', preset),
     { key: 'ramforge.synth.seed', type: GgufValueType.UINT64, value: BigInt(input.seed) },
     str('ramforge.synth.vocab', vocab.name),
+    // What the routers were made with: the planner reads it as this model's routing statistics.
+    ...(shape.nExpert > 0 ? [{ key: 'ramforge.synth.router_skew', type: GgufValueType.FLOAT32, value: shape.routerSkew }] : []),
     ...(input.chatTemplate === false ? vocab.kv.filter((k) => k.key !== 'tokenizer.chat_template') : vocab.kv),
   ];
   if (input.chatTemplate !== false && !vocab.hasChatTemplate) kv.push(str('tokenizer.chat_template', fallbackChatTemplate(vocab.name)));

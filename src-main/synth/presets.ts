@@ -1,13 +1,17 @@
 // Preset shapes per architecture. The larger ones copy real models (Llama 3.2 1B/3B, Llama 3 8B,
 // Qwen2.5 1.5B/3B, Qwen2 7B, Pythia 410M/1.4B/2.8B/6.9B, GPT-NeoX-20B); tiny and small are
 // scaled down; the llama and qwen2 20b rows are 20B-class shapes (11-12 GB at Q4_0) for
-// out-of-core runs at desktop caps. Every
+// out-of-core runs at desktop caps. The mixture-of-experts rows: qwen3moe's 30b-a3b copies
+// Qwen3-30B-A3B (48 layers, 128 experts of which 8 route, expert width 768, head size 128 on a
+// 2048-wide stream); its tiny and small rows and qwen2moe's (a shared expert beside the routed
+// ones, as in Qwen1.5-MoE) are scaled down. Every
 // width is a multiple of 256 so that Q4_K (256-element super-blocks) applies to every matrix.
 import type { ArchName, ModelShape, PresetName } from './shape.js';
 
-type Row = Omit<ModelShape, 'ropeDim'>;
+type MoeFields = 'headDim' | 'nExpert' | 'nExpertUsed' | 'nFfExp' | 'nFfShexp';
+type Row = Omit<ModelShape, 'ropeDim' | 'routerSkew' | MoeFields> & Partial<Pick<ModelShape, MoeFields>>;
 
-const LLAMA: Record<PresetName, Row> = {
+const LLAMA: Record<Exclude<PresetName, '30b-a3b'>, Row> = {
   tiny: { nEmbd: 256, nLayer: 2, nHead: 4, nHeadKv: 2, nFf: 512, nCtxTrain: 2048, tieEmbeddings: false, ropeFreqBase: 10000, normEps: 1e-5 },
   small: { nEmbd: 1024, nLayer: 16, nHead: 16, nHeadKv: 4, nFf: 2816, nCtxTrain: 4096, tieEmbeddings: false, ropeFreqBase: 10000, normEps: 1e-5 },
   '1b': { nEmbd: 2048, nLayer: 16, nHead: 32, nHeadKv: 8, nFf: 8192, nCtxTrain: 131072, tieEmbeddings: false, ropeFreqBase: 500000, normEps: 1e-5 },
@@ -16,7 +20,7 @@ const LLAMA: Record<PresetName, Row> = {
   '20b': { nEmbd: 6144, nLayer: 48, nHead: 48, nHeadKv: 8, nFf: 16384, nCtxTrain: 32768, tieEmbeddings: false, ropeFreqBase: 1000000, normEps: 1e-5 },
 };
 
-const QWEN2: Record<PresetName, Row> = {
+const QWEN2: Record<Exclude<PresetName, '30b-a3b'>, Row> = {
   tiny: { nEmbd: 256, nLayer: 2, nHead: 4, nHeadKv: 2, nFf: 512, nCtxTrain: 4096, tieEmbeddings: false, ropeFreqBase: 1000000, normEps: 1e-6 },
   small: { nEmbd: 1024, nLayer: 16, nHead: 16, nHeadKv: 2, nFf: 2816, nCtxTrain: 32768, tieEmbeddings: false, ropeFreqBase: 1000000, normEps: 1e-6 },
   '1b': { nEmbd: 1536, nLayer: 28, nHead: 12, nHeadKv: 2, nFf: 8960, nCtxTrain: 32768, tieEmbeddings: false, ropeFreqBase: 1000000, normEps: 1e-6 },
@@ -25,7 +29,7 @@ const QWEN2: Record<PresetName, Row> = {
   '20b': { nEmbd: 5120, nLayer: 56, nHead: 40, nHeadKv: 8, nFf: 13824, nCtxTrain: 32768, tieEmbeddings: false, ropeFreqBase: 1000000, normEps: 1e-6 },
 };
 
-const GPTNEOX: Record<PresetName, Row> = {
+const GPTNEOX: Record<Exclude<PresetName, '30b-a3b'>, Row> = {
   tiny: { nEmbd: 256, nLayer: 2, nHead: 4, nHeadKv: 4, nFf: 1024, nCtxTrain: 2048, tieEmbeddings: false, ropeFreqBase: 10000, normEps: 1e-5 },
   small: { nEmbd: 1024, nLayer: 24, nHead: 16, nHeadKv: 16, nFf: 4096, nCtxTrain: 2048, tieEmbeddings: false, ropeFreqBase: 10000, normEps: 1e-5 },
   '1b': { nEmbd: 2048, nLayer: 24, nHead: 16, nHeadKv: 16, nFf: 8192, nCtxTrain: 2048, tieEmbeddings: false, ropeFreqBase: 10000, normEps: 1e-5 },
@@ -34,11 +38,22 @@ const GPTNEOX: Record<PresetName, Row> = {
   '20b': { nEmbd: 6144, nLayer: 44, nHead: 64, nHeadKv: 64, nFf: 24576, nCtxTrain: 2048, tieEmbeddings: false, ropeFreqBase: 10000, normEps: 1e-5 },
 };
 
-export const PRESET_TABLE: Record<ArchName, Record<PresetName, Row>> = { llama: LLAMA, qwen2: QWEN2, gptneox: GPTNEOX };
+const QWEN3MOE: Partial<Record<PresetName, Row>> = {
+  tiny: { nEmbd: 256, nLayer: 2, nHead: 4, nHeadKv: 2, headDim: 128, nFf: 768, nExpert: 8, nExpertUsed: 2, nFfExp: 256, nCtxTrain: 4096, tieEmbeddings: false, ropeFreqBase: 1000000, normEps: 1e-6 },
+  small: { nEmbd: 1024, nLayer: 12, nHead: 16, nHeadKv: 4, headDim: 64, nFf: 3072, nExpert: 32, nExpertUsed: 4, nFfExp: 512, nCtxTrain: 32768, tieEmbeddings: false, ropeFreqBase: 1000000, normEps: 1e-6 },
+  '30b-a3b': { nEmbd: 2048, nLayer: 48, nHead: 32, nHeadKv: 4, headDim: 128, nFf: 6144, nExpert: 128, nExpertUsed: 8, nFfExp: 768, nCtxTrain: 40960, tieEmbeddings: false, ropeFreqBase: 1000000, normEps: 1e-6 },
+};
+
+const QWEN2MOE: Partial<Record<PresetName, Row>> = {
+  tiny: { nEmbd: 256, nLayer: 2, nHead: 4, nHeadKv: 4, nFf: 512, nExpert: 8, nExpertUsed: 2, nFfExp: 256, nFfShexp: 512, nCtxTrain: 4096, tieEmbeddings: false, ropeFreqBase: 1000000, normEps: 1e-6 },
+  small: { nEmbd: 1024, nLayer: 12, nHead: 16, nHeadKv: 16, nFf: 2816, nExpert: 16, nExpertUsed: 4, nFfExp: 512, nFfShexp: 2048, nCtxTrain: 8192, tieEmbeddings: false, ropeFreqBase: 1000000, normEps: 1e-6 },
+};
+
+export const PRESET_TABLE: Record<ArchName, Partial<Record<PresetName, Row>>> = { llama: LLAMA, qwen2: QWEN2, gptneox: GPTNEOX, qwen3moe: QWEN3MOE, qwen2moe: QWEN2MOE };
 
 /** The vocab file (models/ggml-vocab-NAME.gguf) each architecture and preset uses by default. */
 export function defaultVocab(arch: ArchName, preset: PresetName): string {
-  if (arch === 'qwen2') return 'qwen2';
+  if (arch === 'qwen2' || arch === 'qwen3moe' || arch === 'qwen2moe') return 'qwen2';
   if (arch === 'gptneox') return 'gpt-neox';
   // Llama 3 shapes get Llama 3's 128k BPE vocab; the small ones the 32k SentencePiece vocab.
   return preset === 'tiny' || preset === 'small' ? 'llama-spm' : 'llama-bpe';

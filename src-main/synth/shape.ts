@@ -1,8 +1,11 @@
 // The shape of a synthetic model and the names users pick from.
-export const ARCHS = ['llama', 'qwen2', 'gptneox'] as const;
+export const ARCHS = ['llama', 'qwen2', 'gptneox', 'qwen3moe', 'qwen2moe'] as const;
 export type ArchName = (typeof ARCHS)[number];
 
-export const PRESETS = ['tiny', 'small', '1b', '3b', '8b', '20b'] as const;
+/** Architectures whose every layer is a mixture of experts (llama is one with --experts). */
+export const MOE_ARCHS: readonly ArchName[] = ['qwen3moe', 'qwen2moe'];
+
+export const PRESETS = ['tiny', 'small', '1b', '3b', '8b', '20b', '30b-a3b'] as const;
 export type PresetName = (typeof PRESETS)[number];
 
 export const WEIGHT_TYPES = ['F32', 'F16', 'Q8_0', 'Q4_0', 'Q4_K'] as const;
@@ -21,9 +24,23 @@ export interface ModelShape {
   readonly normEps: number;
   /** Rotary dimensions per head (gptneox rotates a part of each head; llama/qwen2 all of it). */
   readonly ropeDim: number;
+  /** Key/value head size; written as attention.key_length/value_length where it is not n_embd / n_head. */
+  readonly headDim: number;
+  /** Experts per layer (0: a dense model). */
+  readonly nExpert: number;
+  /** Experts each token is routed to. */
+  readonly nExpertUsed: number;
+  /** Feed-forward width of one expert (llama's Mixtral layout: n_ff itself). */
+  readonly nFfExp: number;
+  /** Feed-forward width of the shared expert (qwen2moe; 0 where there is none). */
+  readonly nFfShexp: number;
+  /** Skew of the routers (src-main/shared/moe/routing-model.ts); 0 is uniform routing. */
+  readonly routerSkew: number;
 }
 
-export type ShapeOverrides = Partial<Pick<ModelShape, 'nEmbd' | 'nLayer' | 'nHead' | 'nHeadKv' | 'nFf' | 'nCtxTrain' | 'tieEmbeddings'>>;
+export type ShapeOverrides = Partial<
+  Pick<ModelShape, 'nEmbd' | 'nLayer' | 'nHead' | 'nHeadKv' | 'nFf' | 'nCtxTrain' | 'tieEmbeddings' | 'nExpert' | 'nExpertUsed' | 'nFfExp' | 'nFfShexp' | 'routerSkew'>
+>;
 
 /** Bad options (unknown arch/type, shapes that cannot exist): the CLI maps it to exit 2. */
 export class SynthInputError extends Error {

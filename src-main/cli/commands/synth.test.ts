@@ -28,7 +28,7 @@ const run = (argv: string[]) => command.run(parseArgs(argv, command));
 describe('ramforge synth', () => {
   it('lists every flag', () => {
     const names = command.flags.map((f) => f.name);
-    for (const f of ['arch', 'preset', 'type', 'seed', 'out', 'layers', 'embd', 'ff', 'heads', 'kv-heads', 'ctx-train']) expect(names).toContain(f);
+    for (const f of ['arch', 'preset', 'type', 'seed', 'out', 'layers', 'embd', 'ff', 'heads', 'kv-heads', 'ctx-train', 'experts', 'experts-used', 'expert-ff', 'shared-ff', 'router-skew']) expect(names).toContain(f);
   });
 
   it('bad usage is a UsageError (exit 2)', async () => {
@@ -37,6 +37,9 @@ describe('ramforge synth', () => {
     await expect(run(['--preset', 'tiny'])).rejects.toThrow(/--out/);
     await expect(run(['--layers', '0', '--out', join(dir, 'x.gguf')])).rejects.toBeInstanceOf(UsageError);
     await expect(run(['--heads', '3', '--out', join(dir, 'x.gguf')])).rejects.toBeInstanceOf(UsageError);
+    await expect(run(['--arch', 'qwen2', '--experts', '4', '--out', join(dir, 'x.gguf')])).rejects.toThrow(/no mixture-of-experts layout/);
+    await expect(run(['--arch', 'llama', '--preset', '30b-a3b', '--out', join(dir, 'x.gguf')])).rejects.toThrow(/no preset '30b-a3b'/);
+    await expect(run(['--arch', 'qwen3moe', '--router-skew', '-1', '--out', join(dir, 'x.gguf')])).rejects.toBeInstanceOf(UsageError);
     expect(new UsageError('x').exitCode).toBe(2);
   });
 
@@ -57,6 +60,27 @@ describe('ramforge synth', () => {
     expect(lines[0]).toContain(out);
     expect(lines[0]).toContain(`${size} bytes`);
     expect(lines[0]).toMatch(/params, 1 layers/);
+  });
+
+  it.skipIf(!haveVocabs)('--experts writes the Mixtral layout and the summary names the experts', async () => {
+    const out = join(dir, 'moe.gguf');
+    const lines: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => {
+      lines.push(String(s));
+      return true;
+    });
+    try {
+      expect(await run(['--arch', 'llama', '--experts', '4', '--experts-used', '2', '--router-skew', '0.5', '--layers', '1', '--quiet', '--out', out])).toBe(0);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(lines[0]).toMatch(/experts 2\/4 router skew 0.5/);
+    const bytes = await readFile(out);
+    const h = parseGgufHeader(bytes, bytes.length);
+    expect(h.kvByKey.get('llama.expert_count')?.value).toBe(4);
+    expect(h.kvByKey.get('llama.expert_used_count')?.value).toBe(2);
+    expect(h.kvByKey.get('ramforge.synth.router_skew')?.value).toBe(0.5);
+    expect(h.tensors.find((t) => t.name === 'blk.0.ffn_up_exps.weight')?.dims).toEqual([256, 512, 4]);
   });
 
   it.skipIf(!haveVocabs)('--no-chat-template writes a base model: no tokenizer.chat_template', async () => {

@@ -9,11 +9,19 @@ import { writeDraftOf } from '../../synth/draft-of.js';
 import { DraftSubsetError } from '../../shared/draft/draft-subset.js';
 import { GgufError } from '../../shared/gguf/reader.js';
 import { ARCHS, PRESETS, type ShapeOverrides, SynthInputError, WEIGHT_TYPES } from '../../synth/shape.js';
+import { DEFAULT_ROUTER_SKEW } from '../../shared/moe/routing-model.js';
 
 function intFlag(args: ParsedArgs, name: string): number | undefined {
   const v = args.flags[name];
   if (v === undefined) return undefined;
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0) throw new UsageError(`--${name} must be a positive integer`);
+  return v;
+}
+
+function numberFlag(args: ParsedArgs, name: string): number | undefined {
+  const v = args.flags[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw new UsageError(`--${name} must be a number`);
   return v;
 }
 
@@ -59,6 +67,11 @@ export const command: CommandSpec = {
     { name: 'heads', type: 'int', description: 'override the attention head count' },
     { name: 'kv-heads', type: 'int', description: 'override the KV head count (grouped-query attention)' },
     { name: 'ctx-train', type: 'int', description: 'override the training context length written to the file' },
+    { name: 'experts', type: 'int', description: 'experts per layer: with --arch llama, the Mixtral layout (a router and one 3-D tensor per projection); overrides the qwen3moe/qwen2moe presets' },
+    { name: 'experts-used', type: 'int', description: 'experts each token is routed to (default 2 for llama, else the preset\'s)' },
+    { name: 'expert-ff', type: 'int', description: 'feed-forward width of one expert (qwen3moe, qwen2moe; llama\'s experts are --ff wide)' },
+    { name: 'shared-ff', type: 'int', description: 'feed-forward width of the shared expert (qwen2moe)' },
+    { name: 'router-skew', type: 'number', description: `how unevenly the routers choose experts: the expert of popularity rank r gets router weights scaled by (1+r)^-skew; 0 is uniform (default ${DEFAULT_ROUTER_SKEW}, calibrated: README, "Synthetic mixtures of experts")` },
     { name: 'tie-embeddings', type: 'boolean', description: 'no output.weight: the head reuses token_embd (llama, qwen2; --no-tie-embeddings forces a separate head)' },
     { name: 'vocab', type: 'string', valueName: 'NAME', description: 'tokenizer from models/ggml-vocab-NAME.gguf (default per arch and preset)' },
     { name: 'name', type: 'string', description: 'general.name written to the file' },
@@ -73,12 +86,19 @@ export const command: CommandSpec = {
     'small: llama-spm; 1b, 3b, 8b: llama-bpe), qwen2 (qwen2), gptneox (gpt-neox). Every preset',
     'writes a separate output head: with random weights a tied head tends to repeat tokens.',
     '',
+    'Mixtures of experts: --arch llama --experts N [--experts-used K] (the Mixtral layout),',
+    '--arch qwen3moe (presets tiny, small, 30b-a3b: the Qwen3-30B-A3B shape, ~17 GB at Q4_0) and',
+    '--arch qwen2moe (tiny, small: routed experts plus a shared one). Routers stay F32 and are',
+    'skewed (--router-skew) so that some experts are chosen far more often than others.',
+    '',
     'A draft made with --draft-of shares every weight with its target; run it with',
     "'ramforge run TARGET --draft DRAFT' and it costs no memory beyond its KV cache.",
     '',
     'Examples:',
     '  ramforge synth --arch llama --preset tiny --type Q4_0 --out t.gguf',
     '  ramforge synth --draft-of t.gguf --layers 1 --out t-draft.gguf',
+    '  ramforge synth --arch llama --preset small --experts 16 --experts-used 2 --out mixtral-like.gguf',
+    '  ramforge synth --arch qwen3moe --preset 30b-a3b --type Q4_0 --out qwen3-30b-a3b-shape.gguf',
   ].join('\n'),
   async run(args) {
     const out = args.flags.out;
@@ -93,6 +113,11 @@ export const command: CommandSpec = {
       nHeadKv: intFlag(args, 'kv-heads'),
       nCtxTrain: intFlag(args, 'ctx-train'),
       tieEmbeddings: args.flags['tie-embeddings'] as boolean | undefined,
+      nExpert: intFlag(args, 'experts'),
+      nExpertUsed: intFlag(args, 'experts-used'),
+      nFfExp: intFlag(args, 'expert-ff'),
+      nFfShexp: intFlag(args, 'shared-ff'),
+      routerSkew: numberFlag(args, 'router-skew'),
     };
     const seed = args.flags.seed as number;
     if (!Number.isSafeInteger(seed) || seed < 0) throw new UsageError('--seed must be a non-negative integer');
@@ -116,6 +141,9 @@ export const command: CommandSpec = {
       process.stdout.write(
         `${r.path}: ${formatBytes(r.bytes)} (${r.bytes} bytes), ${formatCount(r.params)} params, ${r.layers} layers, ` +
           `${r.arch} n_embd=${r.shape.nEmbd} n_ff=${r.shape.nFf} heads=${r.shape.nHead}/${r.shape.nHeadKv} n_vocab=${r.nVocab} (${r.vocab}), ` +
+          (r.shape.nExpert > 0
+            ? `experts ${r.shape.nExpertUsed}/${r.shape.nExpert}${r.arch === 'llama' ? '' : ` n_ff_exp=${r.shape.nFfExp}`}${r.shape.nFfShexp > 0 ? ` n_ff_shexp=${r.shape.nFfShexp}` : ''} router skew ${r.shape.routerSkew}, `
+            : '') +
           `${String(args.flags.type).toUpperCase()}, seed ${seed}, ${r.seconds.toFixed(1)} s\n`,
       );
       return 0;

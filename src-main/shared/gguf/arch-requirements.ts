@@ -22,11 +22,26 @@ const LLAMA_LIKE: ArchRequirements = {
   ],
 };
 
+/** qwen3moe and qwen2moe: attention as qwen2, every layer a router and three expert tensors. */
+const QWEN_MOE_LAYER: readonly (readonly string[])[] = [
+  ...LLAMA_LIKE.perLayer.filter((r) => !r[0]?.startsWith('ffn_')),
+  ['ffn_norm.weight'],
+  ['ffn_gate_inp.weight'],
+  ['ffn_gate_exps.weight'],
+  ['ffn_up_exps.weight'],
+  ['ffn_down_exps.weight'],
+];
+
 export const ARCH_REQUIREMENTS: Readonly<Record<string, ArchRequirements>> = {
   llama: LLAMA_LIKE,
   qwen2: {
     global: LLAMA_LIKE.global,
     perLayer: [...LLAMA_LIKE.perLayer.filter((r) => !r[0]?.startsWith('ffn_')), ['ffn_norm.weight'], ['ffn_gate.weight'], ['ffn_up.weight'], ['ffn_down.weight']],
+  },
+  qwen3moe: { global: LLAMA_LIKE.global, perLayer: [...QWEN_MOE_LAYER, ['attn_k_norm.weight'], ['attn_q_norm.weight']] },
+  qwen2moe: {
+    global: [...LLAMA_LIKE.global, ['output.weight']],
+    perLayer: [...QWEN_MOE_LAYER, ['ffn_gate_inp_shexp.weight'], ['ffn_gate_shexp.weight'], ['ffn_up_shexp.weight'], ['ffn_down_shexp.weight']],
   },
   gptneox: {
     global: [['token_embd.weight'], ['output_norm.weight'], ['output_norm.bias'], ['output.weight']],

@@ -165,7 +165,7 @@ export function checkModelView(view: ModelView, first: GgufHeader): void {
   if (view.vocabOnly) return;
   const bcEntry = view.architecture ? first.kvByKey.get(`${view.architecture}.block_count`) : undefined;
   const bcOffset = bcEntry?.valueOffset ?? null;
-  const known = view.architecture !== null && ['llama', 'qwen2', 'gptneox'].includes(view.architecture);
+  const known = view.architecture !== null && ['llama', 'qwen2', 'gptneox', 'qwen3moe', 'qwen2moe'].includes(view.architecture);
   if (view.blockCount === null) {
     if (known) throw new GgufError('BAD_METADATA', `'${view.architecture}.block_count' is missing`, null);
   } else {
