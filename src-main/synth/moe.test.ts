@@ -5,6 +5,10 @@ import { planSynth, presetsOf, resolveShape } from './plan.js';
 import { makeFiller } from './generate.js';
 import { GGML_F32 } from './ggml-ids.js';
 import { Xoshiro128 } from './prng.js';
+import { buildGgufLayout } from '../shared/gguf/writer.js';
+import { parseGgufHeader } from '../shared/gguf/reader.js';
+import { buildModelView } from '../shared/gguf/model-view.js';
+import { planMemory } from '../shared/plan/plan.js';
 import { SynthInputError } from './shape.js';
 import type { VocabKvs } from './vocab.js';
 
@@ -133,5 +137,27 @@ describe('router generation', () => {
       expect(rms / (0.1 * s), `row ${r}`).toBeGreaterThan(0.85);
       expect(rms / (0.1 * s), `row ${r}`).toBeLessThan(1.15);
     });
+  });
+});
+
+describe('the Qwen3-30B-A3B-shaped preset as inspect and plan see it', () => {
+  it('header only: 128 experts of 8 used, about 1 GiB of routed experts per token; at 8 GiB an expert cache', () => {
+    const p = planSynth({ arch: 'qwen3moe', preset: '30b-a3b', type: 'Q4_0', seed: 1 }, { ...VOCAB, nVocab: 151936 });
+    const layout = buildGgufLayout(p.kv, p.tensors);
+    const view = buildModelView([{ path: 'q.gguf', header: parseGgufHeader(layout.header, layout.fileSize) }]);
+    const m = view.moe!;
+    expect(m.expertCount).toBe(128);
+    expect(m.expertUsedCount).toBe(8);
+    expect(m.expertFeedForwardLength).toBe(768);
+    expect(m.bytesPerExpert).toBe((3 * 2048 * 768 * 18) / 32);
+    expect(m.routerSkew).toBe(DEFAULT_ROUTER_SKEW);
+    // Routed experts: 8 × 48 × 2.53 MiB ≈ 0.95 GiB of a 16 GiB file.
+    expect((48 * 8 * m.bytesPerExpert) / 2 ** 30).toBeCloseTo(0.95, 2);
+    expect(view.headDim).toBe(128);
+    const plan = planMemory(view, { ramBytes: 8 * 2 ** 30, ctx: 4096, diskBandwidthBytesPerS: 1.3 * 2 ** 30, readaheadBytes: 0 });
+    expect(plan.verdict).toBe('out-of-core');
+    expect(plan.moe!.cacheExpertsPerLayer).toBeGreaterThan(32);
+    expect(plan.moe!.cacheExpertsPerLayer).toBeLessThan(128);
+    expect(plan.quantities.bytesReadPerToken.value).toBeLessThan(48 * 8 * m.bytesPerExpert);
   });
 });

@@ -54,6 +54,24 @@ export function formatInspect(shards: readonly GgufShard[], view: ModelView): st
     out.push('', 'Quantization');
     out.push(...table([['type', 'tensors', 'bytes', 'share'], ...v.quantization.map((q) => [q.type, String(q.tensors), formatBytes(q.bytes), `${((100 * q.bytes) / Math.max(1, v.tensorBytes)).toFixed(1)} %`])]));
   }
+  if (v.moe) {
+    const m = v.moe;
+    const n = m.layers.length;
+    const used = m.expertUsedCount;
+    out.push('', 'Mixture of experts');
+    out.push(
+      ...table([
+        ['experts per layer', `${m.expertCount} in ${n} of ${v.layers.length} layers${m.expertFeedForwardLength !== null ? `, each ${m.expertFeedForwardLength} wide` : ''}`],
+        ['used per token', used === null ? '— (no expert_used_count)' : `${used} per layer`],
+        ['shared experts', m.expertSharedCount > 0 ? `${m.expertSharedCount} per layer (${formatBytes(m.sharedExpertBytes)} in all, run by every token)` : 'none'],
+        ['bytes per expert', `${formatBytes(m.bytesPerExpert)} (${m.bytesPerExpert} B: its slices of the layer's expert tensors)`],
+        ['expert tensors', `${formatBytes(m.expertBytes)} (${((100 * m.expertBytes) / Math.max(1, v.tensorBytes)).toFixed(1)} % of the weights)`],
+        ['dense part', `${formatBytes(m.denseBytes)} (attention, norms, routers, shared experts, embeddings, output head)`],
+        ['active per token', m.activeBytesPerToken === null ? '—' : `${formatBytes(m.activeBytesPerToken)} (dense part read per token + ${used} × ${n} routed experts)`],
+        ...(m.routerSkew !== null ? [['router skew', `${m.routerSkew} (a synthetic model's routing)`]] : []),
+      ]),
+    );
+  }
   if (v.layers.length) {
     out.push('', `Layers (${v.layers.length})`);
     let prevSig = '';

@@ -39,7 +39,42 @@ export interface InspectReport {
   quantization: { type: string; tensors: number; bytes: number; elements: number }[];
   layers: { index: number; bytes: number; tensors: TensorJson[] }[];
   persistent: { bytes: number; tensors: TensorJson[] };
+  /** A mixture of experts' figures (docs/cli-json.md, "inspect"); null for a dense model. */
+  moe: MoeJson | null;
   metadata: MetadataJson[];
+}
+
+export interface MoeJson {
+  expertCount: number;
+  expertUsedCount: number | null;
+  expertSharedCount: number;
+  expertFeedForwardLength: number | null;
+  /** Indices of the layers that hold experts. */
+  layers: number[];
+  bytesPerExpert: number;
+  expertBytes: number;
+  denseBytes: number;
+  sharedExpertBytes: number;
+  activeBytesPerToken: number | null;
+  routerSkew: number | null;
+}
+
+export function moeJson(view: ModelView): MoeJson | null {
+  const m = view.moe;
+  if (!m) return null;
+  return {
+    expertCount: m.expertCount,
+    expertUsedCount: m.expertUsedCount,
+    expertSharedCount: m.expertSharedCount,
+    expertFeedForwardLength: m.expertFeedForwardLength,
+    layers: m.layers.map((l) => l.index),
+    bytesPerExpert: m.bytesPerExpert,
+    expertBytes: m.expertBytes,
+    denseBytes: m.denseBytes,
+    sharedExpertBytes: m.sharedExpertBytes,
+    activeBytesPerToken: m.activeBytesPerToken,
+    routerSkew: m.routerSkew,
+  };
 }
 
 function tensorJson(t: ViewTensor): TensorJson {
@@ -81,6 +116,7 @@ export function inspectReport(input: string, shards: readonly GgufShard[], view:
     quantization: view.quantization.map((q) => ({ ...q })),
     layers: view.layers.map((l) => ({ index: l.index, bytes: l.bytes, tensors: l.tensors.map(tensorJson) })),
     persistent: { bytes: view.persistent.bytes, tensors: view.persistent.tensors.map(tensorJson) },
+    moe: moeJson(view),
     // Metadata of every shard's first file only: the other shards carry split.* keys.
     metadata: (first?.header.kv ?? []).map(kvToJson),
   };

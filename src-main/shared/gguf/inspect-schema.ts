@@ -23,7 +23,7 @@ export const INSPECT_JSON_SCHEMA = {
   title: 'ramforge inspect --json',
   type: 'object',
   additionalProperties: false,
-  required: ['schemaVersion', 'input', 'architecture', 'name', 'vocabOnly', 'parameterCount', 'fileBytes', 'tensorBytes', 'shards', 'hyperparameters', 'tokenizer', 'chatTemplate', 'quantization', 'layers', 'persistent', 'metadata'],
+  required: ['schemaVersion', 'input', 'architecture', 'name', 'vocabOnly', 'parameterCount', 'fileBytes', 'tensorBytes', 'shards', 'hyperparameters', 'tokenizer', 'chatTemplate', 'quantization', 'layers', 'persistent', 'moe', 'metadata'],
   properties: {
     schemaVersion: { const: 1 },
     input: { type: 'string' },
@@ -68,6 +68,29 @@ export const INSPECT_JSON_SCHEMA = {
       items: { type: 'object', additionalProperties: false, required: ['index', 'bytes', 'tensors'], properties: { index: nint, bytes: nint, tensors: { type: 'array', items: tensor } } },
     },
     persistent: { type: 'object', additionalProperties: false, required: ['bytes', 'tensors'], properties: { bytes: nint, tensors: { type: 'array', items: tensor } } },
+    moe: {
+      oneOf: [
+        { type: 'null' },
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['expertCount', 'expertUsedCount', 'expertSharedCount', 'expertFeedForwardLength', 'layers', 'bytesPerExpert', 'expertBytes', 'denseBytes', 'sharedExpertBytes', 'activeBytesPerToken', 'routerSkew'],
+          properties: {
+            expertCount: { type: 'integer', minimum: 1 },
+            expertUsedCount: nullableInt,
+            expertSharedCount: nint,
+            expertFeedForwardLength: nullableInt,
+            layers: { type: 'array', items: nint },
+            bytesPerExpert: nint,
+            expertBytes: nint,
+            denseBytes: nint,
+            sharedExpertBytes: nint,
+            activeBytesPerToken: nullableInt,
+            routerSkew: { type: ['number', 'null'], minimum: 0 },
+          },
+        },
+      ],
+    },
     metadata: {
       type: 'array',
       items: {

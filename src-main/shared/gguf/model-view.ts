@@ -5,6 +5,7 @@ import { GgufError } from './reader-errors.js';
 import type { GgufHeader, GgufTensorInfo } from './reader-types.js';
 import { kvArrayLength, kvInteger, kvIntegerOrArray, kvString } from './metadata.js';
 import { missingTensors } from './arch-requirements.js';
+import { buildMoeView, type MoeView } from './moe-view.js';
 
 export interface GgufShard {
   /** File path (or any label in pure code). */
@@ -69,6 +70,8 @@ export interface ModelView {
   readonly persistent: { readonly bytes: number; readonly tensors: ViewTensor[] };
   readonly quantization: QuantRow[];
   readonly tensors: ViewTensor[];
+  /** Experts, for a mixture of experts; null (or absent, in views made elsewhere) for a dense model. */
+  readonly moe?: MoeView | null;
 }
 
 const LAYER_RE = /^blk\.(\d{1,9})\./;
@@ -153,6 +156,7 @@ export function buildModelView(shards: readonly GgufShard[]): ModelView {
     persistent: { bytes: sum(persistent.map((t) => t.nbytes)), tensors: persistent },
     quantization,
     tensors,
+    moe: buildMoeView(h, arch, tensors),
   };
 }
 

@@ -22,6 +22,12 @@ export interface TinyOptions {
   omit?: string[];
   /** block_count written (default layers). */
   blockCount?: number;
+  /**
+   * A mixture of experts in the Mixtral layout (llama): a router and one 3-D tensor per
+   * projection, `ff` wide; `used` writes expert_used_count, `sharedFf` adds a shared expert
+   * (*_shexp), `skew` writes ramforge.synth.router_skew as synth does.
+   */
+  experts?: { count: number; used?: number; sharedFf?: number; skew?: number };
 }
 
 export function tinySpec(o: TinyOptions = {}): GgufSpec {
@@ -51,6 +57,7 @@ export function tinySpec(o: TinyOptions = {}): GgufSpec {
     },
     { key: 'tokenizer.ggml.scores', type: V.ARRAY, value: { elementType: V.FLOAT32, items: Array.from({ length: Vn }, () => 0) } },
     { key: 'tokenizer.chat_template', type: V.STRING, value: '{{ messages }}' },
+    ...(o.experts ? moeKv(arch, o.experts) : []),
     ...(o.extraKv ?? []),
   ];
   const t: TensorSpec[] = [];
@@ -84,15 +91,37 @@ export function tinySpec(o: TinyOptions = {}): GgufSpec {
       }
       add(p + 'attn_output.weight', [E, E], mt);
       add(p + 'ffn_norm.weight', [E]);
-      add(p + 'ffn_gate.weight', [E, F], mt);
-      add(p + 'ffn_up.weight', [E, F], mt);
-      add(p + 'ffn_down.weight', [F, E], mt);
+      if (o.experts) {
+        const X = o.experts.count;
+        add(p + 'ffn_gate_inp.weight', [E, X]);
+        add(p + 'ffn_gate_exps.weight', [E, F, X], mt);
+        add(p + 'ffn_down_exps.weight', [F, E, X], mt);
+        add(p + 'ffn_up_exps.weight', [E, F, X], mt);
+        const S = o.experts.sharedFf;
+        if (S) {
+          add(p + 'ffn_gate_shexp.weight', [E, S], mt);
+          add(p + 'ffn_down_shexp.weight', [S, E], mt);
+          add(p + 'ffn_up_shexp.weight', [E, S], mt);
+        }
+      } else {
+        add(p + 'ffn_gate.weight', [E, F], mt);
+        add(p + 'ffn_up.weight', [E, F], mt);
+        add(p + 'ffn_down.weight', [F, E], mt);
+      }
     }
   }
   add('output_norm.weight', [E]);
   if (arch === 'gptneox') add('output_norm.bias', [E]);
   add('output.weight', [E, Vn], mt);
   return { kv, tensors: t };
+}
+
+function moeKv(arch: string, x: NonNullable<TinyOptions['experts']>): KvSpec[] {
+  const kv: KvSpec[] = [{ key: `${arch}.expert_count`, type: V.UINT32, value: x.count }];
+  if (x.used !== undefined) kv.push({ key: `${arch}.expert_used_count`, type: V.UINT32, value: x.used });
+  if (x.sharedFf) kv.push({ key: `${arch}.expert_shared_feed_forward_length`, type: V.UINT32, value: x.sharedFf });
+  if (x.skew !== undefined) kv.push({ key: 'ramforge.synth.router_skew', type: V.FLOAT32, value: x.skew });
+  return kv;
 }
 
 export function tinyModel(o: TinyOptions = {}): Uint8Array {

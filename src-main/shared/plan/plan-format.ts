@@ -3,10 +3,10 @@
 import { formatBytes } from '../size.js';
 import type { MemoryPlan, Quantity } from './plan-types.js';
 
-function rows(items: [string, Quantity, 'bytes' | 'tok/s'][]): string[] {
+function rows(items: [string, Quantity, 'bytes' | 'tok/s' | 'share'][]): string[] {
   const w = Math.max(...items.map(([l]) => l.length));
   return items.map(([label, qty, unit]) => {
-    const v = qty.value === null ? '—' : unit === 'bytes' ? formatBytes(qty.value) : `${qty.value.toFixed(2)} tok/s`;
+    const v = qty.value === null ? '—' : unit === 'bytes' ? formatBytes(qty.value) : unit === 'share' ? `${(100 * qty.value).toFixed(1)} %` : `${qty.value.toFixed(2)} tok/s`;
     return `  ${label.padEnd(w)}  ${v.padStart(11)}   ${qty.formula}`;
   });
 }
@@ -56,6 +56,7 @@ export function formatPlan(p: MemoryPlan): string {
   if (p.stream) {
     out.push(`  streamed: ${p.stream.tensors.length} tensors through a ${formatBytes(p.stream.windowBytes)} window; every other weight is locked in RAM`);
   }
+  if (p.moe) out.push(...expertLines(p));
   out.push('', 'Per token');
   out.push(
     ...rows([
@@ -66,4 +67,25 @@ export function formatPlan(p: MemoryPlan): string {
   );
   if (p.notes.length) out.push('', 'Notes', ...p.notes.map((n) => `  - ${n}`));
   return out.join('\n') + '\n';
+}
+
+/** The expert cache of a mixture of experts: what is locked, what is cached, what it hits. */
+function expertLines(p: MemoryPlan): string[] {
+  const m = p.moe as NonNullable<MemoryPlan['moe']>;
+  const Q = m.quantities;
+  return [
+    '',
+    `Experts: ${m.expertCount} per layer in ${m.layers.length} layers, ${m.expertUsedCount} used per token${m.expertSharedCount > 0 ? `, ${m.expertSharedCount} shared` : ''}; cache ${m.cacheExpertsPerLayer} of ${m.expertCount} per layer; routing: ${m.routing.description}`,
+    ...rows([
+      ['bytes per expert', Q.bytesPerExpert, 'bytes'],
+      ['dense layer weights', Q.denseLayerBytes, 'bytes'],
+      ['locked (dense part)', Q.lockedBytes, 'bytes'],
+      ['staging', Q.stagingBytes, 'bytes'],
+      ['expert cache', Q.expertCacheBytes, 'bytes'],
+      ['active per token', Q.activeBytesPerToken, 'bytes'],
+      ['cache hit rate', Q.hitRate, 'share'],
+      ['minimum RAM cap (experts)', Q.minimumRamBytes, 'bytes'],
+      ['tensor schedule reads', Q.tensorScheduleBytesPerToken, 'bytes'],
+    ]),
+  ];
 }

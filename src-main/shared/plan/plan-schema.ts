@@ -33,6 +33,45 @@ const QUANTITIES = [
   'fullResidencyRamBytes',
 ] as const;
 
+const MOE_QUANTITIES = [
+  'bytesPerExpert',
+  'expertBytes',
+  'denseLayerBytes',
+  'lockedBytes',
+  'stagingBytes',
+  'expertCacheBytes',
+  'activeBytesPerToken',
+  'hitRate',
+  'bytesReadPerToken',
+  'floorBytesPerToken',
+  'predictedDecodeTokS',
+  'minimumRamBytes',
+  'tensorScheduleBytesPerToken',
+] as const;
+
+/** The expert cache of a mixture of experts; absent from a dense model's plan. */
+const moe = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['expertCount', 'expertUsedCount', 'expertSharedCount', 'layers', 'expertTensors', 'cacheExpertsPerLayer', 'routing', 'quantities'],
+  properties: {
+    expertCount: { type: 'integer', minimum: 1 },
+    expertUsedCount: { type: 'integer', minimum: 1 },
+    expertSharedCount: nint,
+    layers: { type: 'array', items: nint },
+    expertTensors: { type: 'array', items: { type: 'string' } },
+    cacheExpertsPerLayer: nint,
+    routing: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['source', 'skew', 'description'],
+      // More sources (measured routing) may be added; read `description`.
+      properties: { source: { type: 'string' }, skew: { type: ['number', 'null'] }, description: { type: 'string' } },
+    },
+    quantities: { type: 'object', additionalProperties: false, required: [...MOE_QUANTITIES], properties: Object.fromEntries(MOE_QUANTITIES.map((k) => [k, quantity])) },
+  },
+} as const;
+
 export const PLAN_JSON_SCHEMA = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   title: 'ramforge plan --json',
@@ -93,6 +132,7 @@ export const PLAN_JSON_SCHEMA = {
         },
       ],
     },
+    moe,
     verdict: { enum: ['fits', 'out-of-core', 'cannot-run'] },
     reason: { type: 'string' },
     draft: {

@@ -105,6 +105,8 @@ export interface MemoryPlan {
     readonly fullResidencyRamBytes: Quantity;
   };
   readonly stream: StreamPlan | null;
+  /** A mixture of experts' expert cache (absent for a dense model: its plan is unchanged). */
+  readonly moe?: MoePlan;
   /** The draft's share of the budget and what it costs the target (null without a draft). */
   readonly draft: DraftPlan | null;
   readonly verdict: Verdict;
@@ -138,4 +140,44 @@ export interface DraftPlan {
   /** Whether the draft can pay off at this cap: it fits, and max+1 tokens a pass beat the break-even. */
   readonly pays: boolean;
   readonly reason: string;
+}
+
+/** Where the routing statistics behind an expert-cache prediction come from. */
+export type RoutingSource = 'synthetic-skew' | 'uniform';
+
+/**
+ * The expert cache of a mixture of experts: the dense part (attention, norms, routers, shared
+ * experts, embeddings and output head as the dense plan treats them) is locked first, the rest
+ * of the budget caches experts. Written for an expert-granular runtime to execute: it names the
+ * expert tensors (expert e of one is the slice at data + e × nbytes / expertCount) and sizes the
+ * cache in experts per layer.
+ */
+export interface MoePlan {
+  readonly expertCount: number;
+  readonly expertUsedCount: number;
+  readonly expertSharedCount: number;
+  /** Layers that hold experts. */
+  readonly layers: number[];
+  /** Every expert tensor (3-D, expert-major), in layer order. */
+  readonly expertTensors: string[];
+  /** Experts each MoE layer's cache holds (all of them when the model fits). */
+  readonly cacheExpertsPerLayer: number;
+  readonly routing: { readonly source: RoutingSource; readonly skew: number | null; readonly description: string };
+  readonly quantities: {
+    readonly bytesPerExpert: Quantity;
+    readonly expertBytes: Quantity;
+    readonly denseLayerBytes: Quantity;
+    readonly lockedBytes: Quantity;
+    readonly stagingBytes: Quantity;
+    readonly expertCacheBytes: Quantity;
+    readonly activeBytesPerToken: Quantity;
+    /** Share of routed experts found in the cache (0..1). */
+    readonly hitRate: Quantity;
+    readonly bytesReadPerToken: Quantity;
+    readonly floorBytesPerToken: Quantity;
+    readonly predictedDecodeTokS: Quantity;
+    readonly minimumRamBytes: Quantity;
+    /** What the tensor-granular stream schedule (`stream`) reads per token, for comparison. */
+    readonly tensorScheduleBytesPerToken: Quantity;
+  };
 }

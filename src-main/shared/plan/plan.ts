@@ -8,6 +8,7 @@ import type { DraftPlan, LayerPlan, MemoryPlan, PlanInput, Quantity, Tier, Verdi
 import { DEFAULT_PREFETCH_DEPTH } from '../settings/run-settings.js';
 import { VRAM_CONTEXT_BYTES, computeBufferBytes, kvBytesForLayer, predictedTokS, runtimeOverheadBytes } from './estimates.js';
 import { DEFAULT_READAHEAD_BYTES, HEADROOM_FRACTION, HEADROOM_MIN_BYTES, budgetStream } from './stream-select.js';
+import { withExpertCache } from './plan-moe.js';
 
 export type { MemoryPlan, PlanInput, LayerPlan, Quantity, Tier, Verdict } from './plan-types.js';
 
@@ -160,7 +161,7 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
   if (embdNotResident) notes.push(`token_embd (${fb(embdNotResident)}) is not held resident: one row of it is read per token, so it is left out of fixed RAM and of the per-token traffic`);
   if (input.vramBytes) notes.push('persistent tensors (embeddings, output) are planned in RAM even when layers go to VRAM');
 
-  return {
+  const plan: MemoryPlan = {
     schemaVersion: 1,
     model: { architecture: view.architecture, name: view.name, blockCount, fileBytes: view.fileBytes, tensorBytes: view.tensorBytes },
     input: {
@@ -224,6 +225,8 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
     reason,
     notes,
   };
+  // A mixture of experts: the same budget, with an expert cache beside the locked dense part.
+  return view.moe ? withExpertCache(plan, view, { fixedBytes: fixed, persistentResidentBytes: persistentResident, headroomBytes: headroom, readaheadBytes: readahead }) : plan;
 }
 
 /** What the draft costs the target at this cap, and whether it can pay off. */

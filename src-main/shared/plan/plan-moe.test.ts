@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import Ajv from 'ajv';
+import { planMemory, type MemoryPlan } from './plan.js';
+import { PLAN_JSON_SCHEMA } from './plan-schema.js';
+import { parseGgufHeader } from '../gguf/reader.js';
+import { buildModelView, type ModelView } from '../gguf/model-view.js';
+import { buildGguf, tensorBytes } from '../gguf/build-gguf.test-util.js';
+import { tinySpec, type TinyOptions } from '../gguf/tiny-models.test-util.js';
+import { expertPopularity, lruHitRate, bestHitRate } from '../moe/routing-model.js';
+
+const GiB = 1024 ** 3;
+const validate = new Ajv({ allErrors: true, strict: false }).compile(PLAN_JSON_SCHEMA);
+
+/** A model view of real size built from a header only (the payload is never materialised). */
+function headerOnlyView(o: TinyOptions): ModelView {
+  const spec = tinySpec(o);
+  const { bytes, offsets } = buildGguf({ ...spec, dataBytes: 0 });
+  let end = 0;
+  for (const t of spec.tensors ?? []) end = Math.ceil(end / 32) * 32 + tensorBytes(t);
+  return buildModelView([{ path: 'model.gguf', header: parseGgufHeader(bytes, offsets.dataOffset + end) }]);
+}
+
+// The Mixtral-layout model: about 1.2 GiB at Q4_0, 16 experts of which 2 route.
+const mixtral = (experts: TinyOptions['experts'] = { count: 16, used: 2, skew: 0.35 }) =>
+  headerOnlyView({ arch: 'llama', layers: 16, embd: 1024, heads: 16, kvHeads: 4, ff: 2816, vocab: 32000, matType: 2, experts });
+const input = { ctx: 1024, diskBandwidthBytesPerS: 1.3 * GiB, prefetchDepth: 2, readaheadBytes: 0 };
+
+function valid(p: MemoryPlan): MemoryPlan {
+  expect(validate(JSON.parse(JSON.stringify(p))), JSON.stringify(validate.errors)).toBe(true);
+  return p;
+}
+
+describe('planMemory for a mixture of experts', () => {
+  it('locks the dense part, caches experts with the rest, and predicts bytes/token from the routing', () => {
+    const v = mixtral();
+    const m = v.moe!;
+    const cap = Math.floor(v.fileBytes / 2);
+    const p = valid(planMemory(v, { ...input, ramBytes: cap }));
+    expect(p.verdict).toBe('out-of-core');
+    const e = p.moe!;
+    expect(e.expertCount).toBe(16);
+    expect(e.expertUsedCount).toBe(2);
+    expect(e.layers).toEqual(Array.from({ length: 16 }, (_, i) => i));
+    expect(e.expertTensors).toHaveLength(48);
+    expect(e.expertTensors.every((t) => /_exps\.weight$/.test(t))).toBe(true);
+    const Q = e.quantities;
+    const bpe = m.bytesPerExpert;
+    // The dense part is locked before any expert: fixed RAM + every non-expert layer tensor.
+    const dense = v.layers.reduce((s, l) => s + l.bytes, 0) - m.expertBytes;
+    expect(Q.denseLayerBytes.value).toBe(dense);
+    expect(Q.lockedBytes.value).toBe((p.quantities.fixedRamBytes.value as number) + dense);
+    expect(Q.stagingBytes.value).toBe(3 * 2 * bpe);
+    expect(Q.expertCacheBytes.value).toBe(cap - (Q.lockedBytes.value as number) - (Q.stagingBytes.value as number) - (p.quantities.headroomBytes.value as number));
+    expect(e.cacheExpertsPerLayer).toBe(Math.floor((Q.expertCacheBytes.value as number) / (16 * bpe)));
+    expect(e.cacheExpertsPerLayer).toBeGreaterThan(0);
+    expect(e.cacheExpertsPerLayer).toBeLessThan(16);
+    // The synthetic routing the file records, and an LRU cache of that size under it.
+    expect(e.routing.source).toBe('synthetic-skew');
+    expect(e.routing.skew).toBeCloseTo(0.35, 6);
+    const hit = lruHitRate(expertPopularity(16, 2, e.routing.skew as number), e.cacheExpertsPerLayer);
+    expect(Q.hitRate.value).toBeCloseTo(hit, 12);
+    const routed = 16 * 2 * bpe;
+    expect(Q.bytesReadPerToken.value).toBe(Math.round(routed * (1 - hit)));
+    // The plan's own per-token figures are the MoE's, under the active bytes of a token.
+    expect(p.quantities.bytesReadPerToken.value).toBe(Q.bytesReadPerToken.value);
+    expect(p.quantities.bytesReadPerToken.value).toBeLessThan(m.activeBytesPerToken as number);
+    expect(p.quantities.predictedDecodeTokS.value).toBe(Q.predictedDecodeTokS.value);
+    expect(p.quantities.bytesReadPerToken.formula).toMatch(/expert cache of \d+ of 16 experts per layer/);
+    expect(p.reason).toMatch(/expert cache holds \d+ of 16 experts in each of 16 layers/);
+  });
+
+  it("the floor is the MoE's: routed experts the best cache the cap allows cannot hold, not the dense floor", () => {
+    const v = mixtral();
+    const cap = Math.floor(v.fileBytes / 2);
+    const p = planMemory(v, { ...input, ramBytes: cap });
+    const dense = planMemory({ ...v, moe: null }, { ...input, ramBytes: cap });
+    const Q = p.moe!.quantities;
+    const room = cap - (Q.lockedBytes.value as number);
+    const bpe = v.moe!.bytesPerExpert;
+    const most = Math.min(16, Math.floor(room / (16 * bpe)));
+    const best = bestHitRate(expertPopularity(16, 2, p.moe!.routing.skew as number), most);
+    expect(p.quantities.floorBytesPerToken.value).toBe(Math.round(16 * 2 * bpe * (1 - best)));
+    expect(p.quantities.floorBytesPerToken.value).toBeLessThanOrEqual(p.quantities.bytesReadPerToken.value as number);
+    expect(p.quantities.floorBytesPerToken.value).toBeLessThan(dense.quantities.floorBytesPerToken.value as number);
+    expect(p.quantities.floorBytesPerToken.formula).toMatch(/^mixture of experts: routed experts not held/);
+  });
+
+  it('keeps the schedule the runtime executes (layers, tiers, stream, verdict) and reports what it reads', () => {
+    const v = mixtral();
+    const cap = Math.floor(v.fileBytes / 2);
+    const p = planMemory(v, { ...input, ramBytes: cap });
+    const dense = planMemory({ ...v, moe: null }, { ...input, ramBytes: cap });
+    expect(p.layers).toEqual(dense.layers);
+    expect(p.tiers).toEqual(dense.tiers);
+    expect(p.stream).toEqual(dense.stream);
+    expect(p.verdict).toBe(dense.verdict);
+    expect(p.moe!.quantities.tensorScheduleBytesPerToken.value).toBe(dense.quantities.bytesReadPerToken.value);
+    expect(p.notes.some((n) => /still reads whole expert tensors/.test(n))).toBe(true);
+    // A dense plan has no moe section at all.
+    expect('moe' in dense).toBe(false);
+  });
+
+  it('uniform routing when the model records none: an LRU cache of C of n experts hits C / n', () => {
+    const v = mixtral({ count: 16, used: 2 });
+    const p = valid(planMemory(v, { ...input, ramBytes: Math.floor(v.fileBytes / 2) }));
+    const e = p.moe!;
+    expect(e.routing.source).toBe('uniform');
+    expect(e.routing.skew).toBeNull();
+    expect(e.quantities.hitRate.value).toBeCloseTo(e.cacheExpertsPerLayer / 16, 6);
+    expect(e.routing.description).toMatch(/uniform/);
+  });
+
+  it('fits: every expert cached, nothing read; cannot-run: no speed, the expert cache minimum reported', () => {
+    const v = mixtral();
+    const fits = valid(planMemory(v, { ...input, ramBytes: 8 * GiB }));
+    expect(fits.verdict).toBe('fits');
+    expect(fits.moe!.cacheExpertsPerLayer).toBe(16);
+    expect(fits.moe!.quantities.hitRate.value).toBe(1);
+    expect(fits.quantities.bytesReadPerToken.value).toBe(0);
+    expect(fits.quantities.floorBytesPerToken.value).toBe(0);
+    const low = valid(planMemory(v, { ...input, ramBytes: 64 * 1024 ** 2 }));
+    expect(low.verdict).toBe('cannot-run');
+    expect(low.quantities.predictedDecodeTokS.value).toBeNull();
+    expect(low.moe!.cacheExpertsPerLayer).toBe(0);
+    expect(low.moe!.quantities.minimumRamBytes.value).toBeGreaterThan(low.moe!.quantities.lockedBytes.value as number);
+  });
+
+  it('shared experts are locked with the dense part', () => {
+    const v = headerOnlyView({ arch: 'llama', layers: 4, embd: 512, heads: 8, kvHeads: 2, ff: 1024, vocab: 32000, matType: 2, experts: { count: 8, used: 2, sharedFf: 1024 } });
+    const p = valid(planMemory(v, { ...input, ramBytes: Math.floor(v.fileBytes / 2) }));
+    expect(p.moe!.expertSharedCount).toBe(1);
+    const dense = v.layers.reduce((s, l) => s + l.bytes, 0) - v.moe!.expertBytes;
+    expect(p.moe!.quantities.denseLayerBytes.value).toBe(dense);
+    expect(dense).toBeGreaterThan(v.moe!.sharedExpertBytes);
+  });
+});

@@ -1,0 +1,152 @@
+// The expert cache of a mixture of experts (pure). A decoded token reads the dense part and,
+// in each MoE layer, only the experts its router picks, so the unit of residency is the
+// expert: the plan locks the dense part first and gives what is left of the budget to a cache
+// of experts per layer. What the cache saves depends on the routing: with the synthetic skew a
+// model was made with (src-main/shared/moe/routing-model.ts), else uniform routing, an LRU
+// cache of C experts of a layer hits lruHitRate(popularity, C).
+import { formatBytes } from '../size.js';
+import type { ModelView } from '../gguf/model-view.js';
+import type { MoeView } from '../gguf/moe-view.js';
+import type { MemoryPlan, MoePlan, Quantity, RoutingSource } from './plan-types.js';
+import { bestHitRate, expertPopularity, lruHitRate } from '../moe/routing-model.js';
+import { predictedTokS } from './estimates.js';
+import { capWithHeadroom } from './stream-select.js';
+
+/** What the dense planner computed that the expert cache builds on. */
+export interface DenseBudget {
+  /** Non-weight memory plus the resident persistent weights (the dense plan's fixed RAM). */
+  readonly fixedBytes: number;
+  /** Persistent weights a token reads from RAM (token_embd left out beside a separate head). */
+  readonly persistentResidentBytes: number;
+  readonly headroomBytes: number;
+  readonly readaheadBytes: number;
+}
+
+const fb = (n: number): string => formatBytes(n);
+const q = (value: number | null, formula: string): Quantity => ({ value, formula });
+const pct = (x: number): string => `${(100 * x).toFixed(1)} %`;
+
+const popularityMemo = new Map<string, number[]>();
+/** Popularity by rank is a fixed-seed estimate, the same for every plan of one routing shape. */
+function popularity(n: number, k: number, skew: number): number[] {
+  const key = `${n}/${k}/${skew}`;
+  let p = popularityMemo.get(key);
+  if (!p) {
+    p = expertPopularity(n, k, skew);
+    popularityMemo.set(key, p);
+  }
+  return p;
+}
+
+/**
+ * The plan with its expert cache: the `moe` section, and the per-token figures (bytes read,
+ * floor, tok/s) and reason of an MoE. The layers, tiers and `stream` stay the dense
+ * schedule's: they are what the runtime executes until it streams single experts.
+ */
+export function withExpertCache(plan: MemoryPlan, view: ModelView, d: DenseBudget): MemoryPlan {
+  const m = view.moe as MoeView;
+  const k = m.expertUsedCount;
+  if (k === null || k <= 0 || m.bytesPerExpert <= 0) {
+    return { ...plan, notes: [...plan.notes, 'a mixture of experts without expert_used_count: planned as a dense model (no expert cache)'] };
+  }
+  const n = m.expertCount;
+  const L = m.layers.length;
+  const bpe = m.bytesPerExpert;
+  const cap = plan.input.ramBytes;
+  const fits = plan.verdict === 'fits';
+  const layerTotal = view.layers.reduce((s, l) => s + l.bytes, 0);
+  const denseLayer = layerTotal - m.expertBytes;
+  const locked = d.fixedBytes + denseLayer;
+  const depth = plan.input.prefetchDepth;
+  // The routed experts being read: those of the layer in use and of `depth` layers ahead.
+  const staging = fits ? 0 : (depth + 1) * k * bpe + d.readaheadBytes;
+  const cacheBytes = fits ? n * L * bpe : Math.max(0, cap - locked - staging - d.headroomBytes);
+  const perLayer = fits ? n : Math.min(n, Math.floor(cacheBytes / (L * bpe)));
+
+  const source: RoutingSource = m.routerSkew !== null ? 'synthetic-skew' : 'uniform';
+  const skew = m.routerSkew ?? 0;
+  const pop = popularity(n, k, skew);
+  const hit = lruHitRate(pop, perLayer);
+  const routingText =
+    source === 'synthetic-skew'
+      ? `the synthetic routing this model was made with (router skew ${skew}: the expert of popularity rank r is chosen as if its router row were scaled by (1+r)^-${skew}); it predicts no real model`
+      : 'uniform routing (no routing statistics for this model: every expert equally likely), a pessimistic assumption for a trained model';
+  const hitFormula =
+    source === 'uniform'
+      ? `LRU cache of ${perLayer} of ${n} experts under uniform routing: ${perLayer} / ${n} = ${pct(hit)}`
+      : `LRU cache of ${perLayer} of ${n} experts, steady state (Che's approximation) over the synthetic popularity of skew ${skew} = ${pct(hit)}`;
+  const routed = L * k * bpe;
+  const read = Math.round(routed * (1 - hit));
+  // No cache does better than one holding the most popular experts, and at most the experts
+  // the cap could hold once the dense part is locked (dense weights beyond the cap stream too).
+  const room = cap - locked;
+  const maxPerLayer = Math.max(0, Math.min(n, Math.floor(Math.max(0, room) / (L * bpe))));
+  const best = bestHitRate(pop, maxPerLayer);
+  const floor = Math.round(routed * (1 - best)) + Math.max(0, -room);
+  const ramTouched = d.persistentResidentBytes + denseLayer + Math.round(routed * hit);
+  const speed = predictedTokS(read, plan.input.diskBandwidthBytesPerS, ramTouched, plan.input.memoryBandwidthBytesPerS, 0, plan.input.vramBandwidthBytesPerS);
+  const minimum = capWithHeadroom(locked + (depth + 1) * k * bpe + d.readaheadBytes);
+  const active = m.activeBytesPerToken ?? d.persistentResidentBytes + denseLayer + routed;
+  const canRun = plan.verdict !== 'cannot-run';
+  const tensorSchedule = plan.quantities.bytesReadPerToken;
+
+  const moe: MoePlan = {
+    expertCount: n,
+    expertUsedCount: k,
+    expertSharedCount: m.expertSharedCount,
+    layers: m.layers.map((l) => l.index),
+    expertTensors: m.layers.flatMap((l) => l.expertTensors),
+    cacheExpertsPerLayer: perLayer,
+    routing: { source, skew: m.routerSkew, description: routingText },
+    quantities: {
+      bytesPerExpert: q(bpe, `a layer's expert tensors / ${n} experts (the largest layer) = ${fb(bpe)}`),
+      expertBytes: q(m.expertBytes, `sum of the ${moeTensorCount(m)} expert tensors' nbytes = ${fb(m.expertBytes)}`),
+      denseLayerBytes: q(denseLayer, `layer weights ${fb(layerTotal)} − expert tensors ${fb(m.expertBytes)} = ${fb(denseLayer)} (attention, norms, routers${m.expertSharedCount > 0 ? ', shared experts' : ''})`),
+      lockedBytes: q(locked, `fixed RAM ${fb(d.fixedBytes)} + dense layer weights ${fb(denseLayer)} = ${fb(locked)}, locked before any expert`),
+      stagingBytes: q(staging, fits ? 'every expert resident: nothing staged' : `(read-ahead ${depth} + 1) layers × ${k} routed experts × ${fb(bpe)}${d.readaheadBytes ? ` + kernel read-ahead ${fb(d.readaheadBytes)}` : ''} = ${fb(staging)}`),
+      expertCacheBytes: q(
+        cacheBytes,
+        fits ? `every expert resident: ${n} × ${L} layers × ${fb(bpe)} = ${fb(cacheBytes)}` : `cap ${fb(cap)} − locked ${fb(locked)} − staging ${fb(staging)} − headroom ${fb(d.headroomBytes)} = ${fb(cacheBytes)} → ${perLayer} experts per layer (⌊${fb(cacheBytes)} / (${L} layers × ${fb(bpe)})⌋, at most ${n})`,
+      ),
+      activeBytesPerToken: q(active, `dense part read per token + ${k} experts × ${L} layers × ${fb(bpe)} = ${fb(active)}`),
+      hitRate: q(hit, hitFormula),
+      bytesReadPerToken: q(read, `${L} layers × ${k} routed experts × ${fb(bpe)} × (1 − hit ${pct(hit)}) = ${fb(read)}`),
+      floorBytesPerToken: q(
+        floor,
+        `routed experts not held by the best cache the cap allows: ${L} × ${k} × ${fb(bpe)} × (1 − ${pct(best)}, the share of the ${maxPerLayer} most popular of ${n} experts)${room < 0 ? ` + dense weights beyond the cap ${fb(-room)}` : ''} = ${fb(floor)} (no schedule reads less)`,
+      ),
+      predictedDecodeTokS: canRun ? speed : q(null, 'cannot run at this cap'),
+      minimumRamBytes: q(minimum, `locked ${fb(locked)} + staging ${fb((depth + 1) * k * bpe + d.readaheadBytes)} (no expert cached), plus headroom = ${fb(minimum)}`),
+      tensorScheduleBytesPerToken: q(tensorSchedule.value, `the stream schedule of whole tensors (plan.stream): ${tensorSchedule.formula}`),
+    },
+  };
+
+  const quantities = {
+    ...plan.quantities,
+    floorBytesPerToken: q(floor, `mixture of experts: ${moe.quantities.floorBytesPerToken.formula}`),
+    ...(canRun
+      ? {
+          bytesReadPerToken: q(read, `expert cache of ${perLayer} of ${n} experts per layer (hit ${pct(hit)}, ${source === 'uniform' ? 'uniform routing' : `synthetic routing, skew ${skew}`}): ${moe.quantities.bytesReadPerToken.formula}`),
+          predictedDecodeTokS: speed,
+        }
+      : {}),
+  };
+  const reason =
+    plan.verdict === 'out-of-core'
+      ? `the model does not fit in ${fb(cap)} (full residency needs ${fb(plan.quantities.fullResidencyRamBytes.value ?? 0)}): the dense part (${fb(denseLayer)} of layer weights beside ${fb(d.persistentResidentBytes)} persistent) is locked in RAM and an expert cache holds ${perLayer} of ${n} experts in each of ${L} layers; with ${source === 'uniform' ? 'uniform routing' : `synthetic routing (skew ${skew})`} it hits ${pct(hit)}, so each token reads ${fb(read)} from storage` +
+        (speed.value !== null ? ` (≈ ${speed.value.toFixed(2)} tok/s)` : '')
+      : plan.reason;
+  const notes = [...plan.notes];
+  if (plan.verdict === 'out-of-core')
+    notes.push(
+      `the stream schedule still reads whole expert tensors (${plan.stream?.tensors.length ?? 0} streamed tensors): until experts stream one by one a token reads about ${fb(tensorSchedule.value ?? 0)}, not the expert cache's ${fb(read)}`,
+    );
+  if (plan.verdict === 'cannot-run' && minimum < (plan.quantities.minimumRamBytes.value ?? Infinity))
+    notes.push(`an expert cache would run from ${fb(minimum)}, below the stream schedule's minimum: the runtime does not stream single experts yet`);
+  if (plan.input.vramBytes) notes.push('the expert cache is planned in RAM only: VRAM layers are the dense schedule\'s');
+  return { ...plan, quantities, moe, reason, notes };
+}
+
+function moeTensorCount(m: MoeView): number {
+  return m.layers.reduce((s, l) => s + l.expertTensors.length, 0);
+}
