@@ -37,6 +37,8 @@ export interface TensorTypeCapability {
 }
 
 export const OUR_ARCHITECTURES = ['llama', 'qwen2', 'gptneox'] as const;
+/** Mixtures of experts `synth` writes (llama's Mixtral layout is covered by llama above). */
+export const OUR_MOE_ARCHITECTURES = ['qwen3moe', 'qwen2moe'] as const;
 export const SYNTH_TYPES = ['F32', 'F16', 'Q8_0', 'Q4_0', 'Q4_K'] as const;
 
 /** Architecture names known to the pinned llama.cpp (src/llama-arch.cpp, LLM_ARCH_NAMES). */
@@ -202,6 +204,12 @@ const OUR_EVIDENCE = [
   'src-main/worker/residency-engine.test.ts (stream schedule: tokens identical to off, pinned kept, streamed dropped)',
 ];
 
+const MOE_EVIDENCE = [
+  'src-main/shared/gguf/moe-view.test.ts (experts per layer, bytes per expert, active bytes)',
+  'src-main/shared/plan/plan-moe.test.ts (the dense part locked, the expert cache, the MoE floor)',
+  'src-main/cli/run-parity.test.ts (greedy tokens equal llama.cpp llama-simple, Q4_0/Q8_0/F32; llama --experts at Q4_0/F16)',
+];
+
 export function architectureCapabilities(): ArchCapability[] {
   const ours: ArchCapability[] = OUR_ARCHITECTURES.map((name) => ({
     name,
@@ -212,7 +220,18 @@ export function architectureCapabilities(): ArchCapability[] {
     requiredTensorsChecked: name in ARCH_REQUIREMENTS,
     evidence: OUR_EVIDENCE,
   }));
-  const others: ArchCapability[] = LLAMA_CPP_ARCHITECTURES.filter((a) => !(OUR_ARCHITECTURES as readonly string[]).includes(a)).map((name) => ({
+  // Run is checked against llama-simple; the stream schedule has no MoE test of its own yet.
+  const moe: ArchCapability[] = OUR_MOE_ARCHITECTURES.map((name) => ({
+    name,
+    inspect: 'tested',
+    plan: 'tested',
+    run: 'tested',
+    stream: 'generic',
+    requiredTensorsChecked: name in ARCH_REQUIREMENTS,
+    evidence: MOE_EVIDENCE,
+  }));
+  const mine = [...OUR_ARCHITECTURES, ...OUR_MOE_ARCHITECTURES] as readonly string[];
+  const others: ArchCapability[] = LLAMA_CPP_ARCHITECTURES.filter((a) => !mine.includes(a)).map((name) => ({
     name,
     inspect: 'generic',
     plan: 'generic',
@@ -221,7 +240,7 @@ export function architectureCapabilities(): ArchCapability[] {
     requiredTensorsChecked: false,
     evidence: [],
   }));
-  return [...ours, ...others];
+  return [...ours, ...moe, ...others];
 }
 
 export function tensorTypeCapabilities(): TensorTypeCapability[] {

@@ -17,6 +17,12 @@ describe('ramforge support', () => {
       expect(byName.get(a)?.run).toBe('native-tests');
       expect(byName.get(a)?.requiredTensorsChecked).toBe(true);
     }
+    for (const a of ['qwen3moe', 'qwen2moe']) {
+      expect(byName.get(a)?.inspect).toBe('tested');
+      expect(byName.get(a)?.run).toBe('tested');
+      expect(byName.get(a)?.requiredTensorsChecked).toBe(true);
+    }
+    expect(r.architectures.filter((a) => a.name === 'qwen3moe')).toHaveLength(1);
     expect(byName.get('gemma3')?.run).toBe('delegated');
     expect(r.tensorTypes.map((t) => t.name)).toEqual(GGML_TYPES.map((t) => t.name));
     expect(r.tensorTypes.filter((t) => t.synth).map((t) => t.name).sort()).toEqual(['F16', 'F32', 'Q4_0', 'Q4_K', 'Q8_0']);
