@@ -5,6 +5,7 @@
 #include "clock.h"
 #include "common.h"
 #include "context.h"
+#include "grammar.h"
 #include "model.h"
 #include "residency.h"
 
@@ -137,10 +138,23 @@ void BatchServer::Finish(Req* r, const std::string& why) {
   delete r;
 }
 
+// Leaves with an error instead of a result: its sequence is freed as by Finish.
+void BatchServer::Fail(Req* r, const std::string& message) {
+  if (r->seq >= 0) {
+    llama_memory_seq_rm(llama_get_memory(ctx_->get()), r->seq, -1, -1);
+    seq_used_[static_cast<size_t>(r->seq)] = 0;
+  }
+  if (r->smpl) llama_sampler_free(r->smpl);
+  auto* e = new BatchEvent(BatchEvent::kError);
+  e->id = r->id;
+  e->message = message;
+  Emit(e);
+  delete r;
+}
+
 void BatchServer::Loop() {
   llama_context* lctx = ctx_->get();
   const llama_vocab* vocab = ctx_->model()->vocab();
-  const int n_vocab = llama_vocab_n_tokens(vocab);
   llama_batch batch = llama_batch_init(n_batch_, 0, 1);
   for (;;) {
     std::vector<Req*> admitted;
@@ -175,7 +189,7 @@ void BatchServer::Loop() {
             break;
           }
     }
-    for (Req* r : admitted) r->smpl = BuildSampler(r->sampling, n_vocab);
+    for (Req* r : admitted) r->smpl = BuildSampler(r->sampling, vocab);
     for (int id : cancels)
       for (Req* r : active_)
         if (r->id == id) r->cancelled = true;
@@ -183,15 +197,18 @@ void BatchServer::Loop() {
     for (size_t i = 0; i < active_.size();) {
       Req* r = active_[i];
       bool too_long = static_cast<int>(r->prompt.size()) >= n_ctx_seq_;
-      if (r->cancelled || too_long || r->prompt.empty()) {
+      bool no_sampler = !r->smpl;  // its grammar did not parse (checked at submit: not expected)
+      if (r->cancelled || too_long || r->prompt.empty() || no_sampler) {
         {
           std::lock_guard<std::mutex> lock(mu_);
           active_.erase(active_.begin() + static_cast<long>(i));
         }
-        if (too_long || r->prompt.empty()) {
+        if (too_long || r->prompt.empty() || no_sampler) {
           auto* e = new BatchEvent(BatchEvent::kError);
           e->id = r->id;
-          e->message = r->prompt.empty() ? "empty prompt" : "prompt has " + std::to_string(r->prompt.size()) + " tokens; each sequence holds " + std::to_string(n_ctx_seq_);
+          e->message = r->prompt.empty() ? "empty prompt"
+                       : too_long        ? "prompt has " + std::to_string(r->prompt.size()) + " tokens; each sequence holds " + std::to_string(n_ctx_seq_)
+                                         : "the grammar could not be built";
           Emit(e);
           if (r->seq >= 0) seq_used_[static_cast<size_t>(r->seq)] = 0;
           if (r->smpl) llama_sampler_free(r->smpl);
@@ -279,6 +296,14 @@ void BatchServer::Loop() {
       if (r->logits_at >= 0) {
         if (!r->has_last) r->t_prompt_done = now;
         llama_token tok = llama_sampler_sample(r->smpl, lctx, r->logits_at);
+        if (GrammarStuck(r->smpl)) {
+          {
+            std::lock_guard<std::mutex> lock(mu_);
+            active_.erase(active_.begin() + static_cast<long>(i));
+          }
+          Fail(r, kGrammarStuckMessage);
+          continue;
+        }
         if (llama_vocab_is_eog(vocab, tok)) {
           done = true;
           why = "eos";

@@ -82,6 +82,7 @@ class BatchServer {
 
   void Loop();
   void Finish(Req* r, const std::string& why);
+  void Fail(Req* r, const std::string& message);
   void Emit(BatchEvent* e);
 
   Context* ctx_;

@@ -13,6 +13,22 @@ void InstallLogCapture();
 void LogMark();
 std::string LogErrorsSinceMark();
 
+// While one lives, the warnings and errors llama.cpp logs on this thread are also kept in it:
+// the reason for one call's failure, untouched by what other threads log meanwhile.
+class LogCapture {
+ public:
+  LogCapture();
+  ~LogCapture();
+  LogCapture(const LogCapture&) = delete;
+  LogCapture& operator=(const LogCapture&) = delete;
+  // The captured lines, joined with "; ".
+  std::string Errors() const;
+
+ private:
+  std::string text_;
+  std::string* prev_;  // the capture this one nests in
+};
+
 Napi::Error MakeError(Napi::Env env, const char* code, const std::string& message);
 
 inline void ThrowError(Napi::Env env, const char* code, const std::string& message) {

@@ -13,6 +13,7 @@
 #include "sampling.h"
 #include "batch.h"
 #include "generate.h"
+#include "grammar.h"
 #include "precharge.h"
 
 // llama.cpp's own (internal, C++) accessor for the loaded weight tensors; we link llama
@@ -208,6 +209,10 @@ Napi::Value Context::Generate(const Napi::CallbackInfo& info) {
   Napi::Object o = info.Length() > 1 && info[1].IsObject() ? info[1].As<Napi::Object>() : Napi::Object::New(env);
   SamplingOpts s;
   std::string serr = ParseSampling(o, &s);
+  // Speculative verification samples the draft's positions in a row: a grammar would need its
+  // state rolled back for every rejected draft token, which llama.cpp's sampler cannot do.
+  if (serr.empty() && !s.grammar.empty() && draft_) serr = "a grammar cannot be used with a draft model (speculative decoding)";
+  if (serr.empty() && !s.grammar.empty()) serr = CheckGrammar(model_->vocab(), s.grammar);
   if (!serr.empty()) {
     ThrowError(env, "BAD_ARGUMENT", serr);
     return env.Undefined();
@@ -304,6 +309,7 @@ Napi::Value Context::ServeSubmit(const Napi::CallbackInfo& info) {
   if (err.empty() && toks.empty()) err = "empty prompt: nothing to condition on";
   SamplingOpts s;
   if (err.empty()) err = ParseSampling(info.Length() > 1 && info[1].IsObject() ? info[1].As<Napi::Object>() : Napi::Object::New(env), &s);
+  if (err.empty() && !s.grammar.empty()) err = CheckGrammar(model_->vocab(), s.grammar);
   if (!err.empty()) {
     ThrowError(env, "BAD_ARGUMENT", err);
     return env.Undefined();

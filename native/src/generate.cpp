@@ -5,6 +5,7 @@
 #include "clock.h"
 #include "common.h"
 #include "context.h"
+#include "grammar.h"
 #include "model.h"
 #include "residency.h"
 #include "speculative.h"
@@ -96,7 +97,11 @@ class GenerateWorker : public Napi::AsyncWorker {
     prompt_ms_ = NowMs() - t0;
     if (Residency* r = ctx_->residency()) r->BetweenTokens();
 
-    llama_sampler* smpl = BuildSampler(sampling_, llama_vocab_n_tokens(vocab));
+    llama_sampler* smpl = BuildSampler(sampling_, vocab);
+    if (!smpl) {
+      SetError("the grammar could not be built");
+      return;
+    }
     double t_prev = NowMs();
     stop_reason_ = "max_tokens";
     if (Context* d = ctx_->draft()) {
@@ -111,6 +116,11 @@ class GenerateWorker : public Napi::AsyncWorker {
         break;
       }
       llama_token tok = llama_sampler_sample(smpl, lctx, -1);
+      if (GrammarStuck(smpl)) {
+        llama_sampler_free(smpl);
+        SetError(kGrammarStuckMessage);
+        return;
+      }
       if (!Emit(tok, nullptr, t0, &t_prev)) break;
       if (i + 1 == max_tokens_) break;  // no need to decode a token nobody will sample after
       if (static_cast<int>(cached.size()) + 1 >= n_ctx) {

@@ -17,6 +17,7 @@ std::deque<std::string> g_errors;  // bounded: only the last few lines matter fo
 std::string g_partial;
 ggml_log_level g_last_level = GGML_LOG_LEVEL_NONE;
 int g_print_threshold = GGML_LOG_LEVEL_ERROR;
+thread_local std::string* t_capture = nullptr;
 
 int ThresholdFromEnv() {
   const char* v = std::getenv("RAMFORGE_LLAMA_LOG");
@@ -33,6 +34,7 @@ void OnLog(ggml_log_level level, const char* text, void*) {
   g_last_level = level;
   if (level >= g_print_threshold && level != GGML_LOG_LEVEL_NONE) std::fputs(text, stderr);
   if (level < GGML_LOG_LEVEL_WARN) return;
+  if (t_capture && t_capture->size() < 4096) *t_capture += text;
   std::lock_guard<std::mutex> lock(g_mu);
   g_partial += text;
   size_t nl;
@@ -64,6 +66,24 @@ std::string LogErrorsSinceMark() {
   for (const auto& l : g_errors) {
     if (!out.empty()) out += "; ";
     out += l;
+  }
+  return out;
+}
+
+// Nested captures: the inner one collects; the outer is restored after it.
+LogCapture::LogCapture() : prev_(t_capture) { t_capture = &text_; }
+
+LogCapture::~LogCapture() { t_capture = prev_; }
+
+std::string LogCapture::Errors() const {
+  std::string out;
+  size_t start = 0;
+  while (start < text_.size()) {
+    size_t nl = text_.find('\n', start);
+    std::string line = text_.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+    if (!line.empty()) out += (out.empty() ? "" : "; ") + line;
+    if (nl == std::string::npos) break;
+    start = nl + 1;
   }
   return out;
 }

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "grammar.h"
+
 namespace rf {
 
 namespace {
@@ -39,11 +41,27 @@ std::string ParseSampling(const Napi::Object& o, SamplingOpts* s) {
   s->repeat_penalty = repeat_penalty;
   s->repeat_last_n = static_cast<int>(repeat_last_n);
   s->max_tokens = static_cast<int>(max_tokens);
+  if (o.Has("grammar") && !o.Get("grammar").IsUndefined() && !o.Get("grammar").IsNull()) {
+    Napi::Value g = o.Get("grammar");
+    if (!g.IsString()) return "grammar must be a string (GBNF)";
+    s->grammar = g.As<Napi::String>().Utf8Value();
+    if (s->grammar.size() > kMaxGrammarBytes) return "grammar must be at most " + std::to_string(kMaxGrammarBytes) + " bytes";
+  }
   return "";
 }
 
-llama_sampler* BuildSampler(const SamplingOpts& s, int n_vocab) {
+llama_sampler* BuildSampler(const SamplingOpts& s, const llama_vocab* vocab) {
+  const int n_vocab = llama_vocab_n_tokens(vocab);
   llama_sampler* chain = llama_sampler_chain_init(llama_sampler_chain_default_params());
+  // First, so every later sampler sees only the tokens the grammar allows.
+  if (!s.grammar.empty()) {
+    llama_sampler* g = InitGuardedGrammar(vocab, s.grammar);
+    if (!g) {
+      llama_sampler_free(chain);
+      return nullptr;
+    }
+    llama_sampler_chain_add(chain, g);
+  }
   if (s.repeat_penalty != 1.0)
     llama_sampler_chain_add(chain, llama_sampler_init_penalties(n_vocab, s.repeat_last_n, static_cast<float>(s.repeat_penalty), 0.0f, 0.0f));
   if (s.temperature <= 0) {

@@ -20,11 +20,15 @@ struct SamplingOpts {
   double repeat_penalty = 1.0;
   int repeat_last_n = 64;
   int max_tokens = 128;
+  // GBNF the output must follow (grammar.h); empty = none.
+  std::string grammar;
 };
 
 // Reads the options from `o` (missing fields keep their defaults). Returns "" or what is wrong.
 std::string ParseSampling(const Napi::Object& o, SamplingOpts* out);
 
-llama_sampler* BuildSampler(const SamplingOpts& s, int n_vocab);
+// The chain for `s`, the grammar first when there is one; nullptr only when the grammar does not
+// parse (checked with CheckGrammar before a generation is queued, so not expected).
+llama_sampler* BuildSampler(const SamplingOpts& s, const llama_vocab* vocab);
 
 }  // namespace rf

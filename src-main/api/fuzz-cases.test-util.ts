@@ -57,7 +57,7 @@ const WRONG_CHAT: Record<string, unknown[]> = {
   messages: ['hi', [], [1], [{}], [{ role: 'x', content: 'y' }], [{ role: 'user' }], [{ role: 'user', content: 5 }], [{ role: 'tool', content: 'x' }], [{ role: 'user', content: [{ type: 'image_url' }] }], null],
   logprobs: [true],
   tools: [[{ type: 'function' }]],
-  response_format: [{ type: 'json_object' }],
+  response_format: ['json', { type: 'json' }, { type: 'json_schema' }, { type: 'json_schema', json_schema: { schema: { type: 'string', pattern: '^a$' } } }, { type: 'json_object', extra: 1 }],
   max_completion_tokens: [-1, 'x'],
 };
 const WRONG_TEXT: Record<string, unknown[]> = {

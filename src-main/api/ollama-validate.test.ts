@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from './errors.js';
+import { JSON_OBJECT_GBNF, jsonSchemaToGbnf } from './json-schema-grammar.js';
 import { OLLAMA_DEFAULTS } from './ollama-options.js';
 import { validateOllamaChat, validateOllamaGenerate, validateOllamaShow } from './ollama-validate.js';
 import { RANDOM_SEED } from './validate-request.js';
@@ -40,6 +41,13 @@ describe('Ollama request validation', () => {
     expect(validateOllamaChat(chat({ keep_alive: 0 })).stream).toBe(true);
   });
 
+  it("format \"json\" or a schema becomes the sampler's grammar", () => {
+    expect(validateOllamaChat(chat({ format: 'json' })).sampling.grammar).toBe(JSON_OBJECT_GBNF);
+    const schema = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] };
+    expect(validateOllamaGenerate(gen({ format: schema })).sampling.grammar).toBe(jsonSchemaToGbnf(schema));
+    expect(validateOllamaGenerate(gen({ format: '' })).sampling).not.toHaveProperty('grammar');
+  });
+
   it('an empty chat or generate only asks for the model (Ollama answers done_reason "load")', () => {
     expect(validateOllamaChat({ model: 'm' }).messages).toEqual([]);
     expect(validateOllamaGenerate({ model: 'm' }).prompt).toBe('');
@@ -72,6 +80,8 @@ describe('Ollama request validation', () => {
       [() => validateOllamaGenerate(gen({ raw: true, system: 'x' })), 'system', 'invalid_value'],
       [() => validateOllamaGenerate(gen({ prompt: 7 })), 'prompt', 'invalid_type'],
       [() => validateOllamaGenerate([]), '', 'invalid_body'],
+      [() => validateOllamaChat(chat({ format: 'yaml' })), 'format', 'invalid_value'],
+      [() => validateOllamaChat(chat({ format: { type: 'string', format: 'uri' } })), 'format', 'unsupported_schema'],
     ];
     for (const [f, param, code] of cases) {
       const e = refusal(f);

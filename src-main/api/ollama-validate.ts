@@ -6,6 +6,7 @@ import type { ChatMessage } from '../shared/worker-protocol.js';
 import { badRequest } from './errors.js';
 import { given, onlyNeutral, optBool, optInt, optString, type Body } from './check-value.js';
 import { checkOllamaOptions, type OllamaOptions } from './ollama-options.js';
+import { checkOllamaFormat } from './response-format.js';
 import { MAX_MESSAGES } from './validate-request.js';
 
 export type OllamaApi = 'chat' | 'generate';
@@ -63,13 +64,14 @@ function checkKeepAlive(b: Body): void {
 function checkCommon(b: Body): { model: string; stream: boolean } & OllamaOptions {
   const model = checkModel(b);
   const stream = optBool(b, 'stream') ?? true;
-  onlyNeutral(b, 'format', (v) => v === '', 'structured output (format) is not supported yet');
+  const grammar = checkOllamaFormat(b.format);
   onlyNeutral(b, 'think', (v) => v === false, 'this server does not separate thinking from the answer');
   onlyNeutral(b, 'logprobs', (v) => v === false, 'log probabilities are not returned');
   onlyNeutral(b, 'top_logprobs', (v) => v === 0, 'log probabilities are not returned');
   optInt(b, 'top_logprobs', 0, 20);
   checkKeepAlive(b);
-  return { model, stream, ...checkOllamaOptions(b.options) };
+  const options = checkOllamaOptions(b.options);
+  return { model, stream, ...options, sampling: grammar !== null ? { ...options.sampling, grammar } : options.sampling };
 }
 
 function checkMessages(b: Body): ChatMessage[] {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from './errors.js';
+import { JSON_OBJECT_GBNF, jsonSchemaToGbnf } from './json-schema-grammar.js';
 import { RANDOM_SEED, validateChatRequest, validateCompletionRequest } from './validate-request.js';
 
 const chat = (extra: Record<string, unknown> = {}) => ({ model: 'm', messages: [{ role: 'user', content: 'hi' }], ...extra });
@@ -100,7 +101,10 @@ describe('validateChatRequest', () => {
     [chat({ stream: true, stream_options: { colour: 1 } }), 'stream_options.colour', 'unknown_parameter'],
     [chat({ logprobs: true }), 'logprobs', 'unsupported_parameter'],
     [chat({ tools: [{ type: 'function' }] }), 'tools', 'unsupported_parameter'],
-    [chat({ response_format: { type: 'json_object' } }), 'response_format', 'unsupported_parameter'],
+    [chat({ response_format: { type: 'json' } }), 'response_format.type', 'invalid_value'],
+    [chat({ response_format: { type: 'json_schema', json_schema: { schema: { type: 'string', format: 'email' } } } }), 'response_format.json_schema.schema', 'unsupported_schema'],
+    [chat({ grammar: 5 }), 'grammar', 'invalid_type'],
+    [chat({ grammar: 'root ::= "a"', response_format: { type: 'json_object' } }), 'grammar', 'invalid_value'],
     [chat({ logit_bias: { '50256': -100 } }), 'logit_bias', 'unsupported_parameter'],
     [chat({ frequency_penalty: 5 }), 'frequency_penalty', 'invalid_value'],
     [chat({ max_token: 4 }), 'max_token', 'unknown_parameter'],
@@ -111,6 +115,15 @@ describe('validateChatRequest', () => {
     expect(e.type).toBe('invalid_request_error');
     expect(e.param).toBe(param);
     expect(e.code).toBe(code);
+  });
+
+  it('response_format json_object / json_schema and llama-server\'s grammar become the sampler\'s grammar, on both endpoints', () => {
+    const schema = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'], additionalProperties: false };
+    expect(validateChatRequest(chat({ response_format: { type: 'json_object' } })).sampling.grammar).toBe(JSON_OBJECT_GBNF);
+    expect(validateChatRequest(chat({ response_format: { type: 'json_schema', json_schema: { name: 'r', schema, strict: true } } })).sampling.grammar).toBe(jsonSchemaToGbnf(schema));
+    expect(validateCompletionRequest(text({ response_format: { type: 'json_object' } })).sampling.grammar).toBe(JSON_OBJECT_GBNF);
+    expect(validateCompletionRequest(text({ grammar: 'root ::= "yes" | "no"' })).sampling.grammar).toBe('root ::= "yes" | "no"');
+    expect(validateChatRequest(chat({ response_format: { type: 'text' }, grammar: '' })).sampling).not.toHaveProperty('grammar');
   });
 
   it('says a misspelt parameter is unrecognised, as OpenAI does', () => {

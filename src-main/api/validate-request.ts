@@ -10,6 +10,7 @@ import { LIMITS } from '../shared/settings/run-settings.js';
 import { badRequest } from './errors.js';
 import { given, onlyNeutral, optBool, optInt, optNumber, optObject, optString, type Body } from './check-value.js';
 import type { ApiGeneration, ApiKind } from './request-types.js';
+import { checkGrammarText, checkResponseFormat } from './response-format.js';
 
 /** Stop strings a request may give (OpenAI allows 4; llama-server more). */
 export const MAX_STOP_STRINGS = 16;
@@ -19,9 +20,9 @@ export const MAX_MESSAGES = 10_000;
 export const RANDOM_SEED = 0xffffffff;
 
 /** llama.cpp sampling extensions that llama-server accepts beside OpenAI's own. */
-const EXTENSIONS = ['top_k', 'min_p', 'repeat_penalty'];
+const EXTENSIONS = ['top_k', 'min_p', 'repeat_penalty', 'grammar'];
 
-const COMMON = ['model', 'max_tokens', 'temperature', 'top_p', 'seed', 'stop', 'n', 'stream', 'stream_options', 'frequency_penalty', 'presence_penalty', 'logit_bias', 'logprobs', 'user', ...EXTENSIONS];
+const COMMON = ['model', 'max_tokens', 'temperature', 'top_p', 'seed', 'stop', 'n', 'stream', 'stream_options', 'frequency_penalty', 'presence_penalty', 'logit_bias', 'logprobs', 'user', 'response_format', ...EXTENSIONS];
 
 export const CHAT_PARAMS = new Set([
   ...COMMON,
@@ -33,7 +34,6 @@ export const CHAT_PARAMS = new Set([
   'parallel_tool_calls',
   'functions',
   'function_call',
-  'response_format',
   'modalities',
   'audio',
   'prediction',
@@ -87,8 +87,18 @@ function checkSeed(b: Body): number {
   return v;
 }
 
+/** The grammar the output must follow: llama-server's `grammar`, or one made from `response_format`. */
+function checkGrammar(b: Body): string | null {
+  const gbnf = checkGrammarText(b.grammar, 'grammar');
+  const format = checkResponseFormat(b.response_format);
+  if (gbnf !== null && format !== null) throw badRequest("give 'grammar' or a JSON 'response_format', not both", 'grammar', 'invalid_value');
+  return gbnf ?? format;
+}
+
 function checkSampling(b: Body): SamplingParams {
+  const grammar = checkGrammar(b);
   return {
+    ...(grammar !== null ? { grammar } : {}),
     // OpenAI's defaults: temperature 1, top_p 1; llama.cpp's extra samplers off unless asked for.
     temperature: optNumber(b, 'temperature', 0, 2) ?? 1,
     topP: optNumber(b, 'top_p', 0, 1) ?? 1,
@@ -181,7 +191,6 @@ export function validateChatRequest(body: unknown): ApiGeneration {
   onlyNeutral(b, 'tool_choice', (v) => v === 'none', 'this server has no tool calling');
   onlyNeutral(b, 'function_call', (v) => v === 'none', 'this server has no function calling');
   optBool(b, 'parallel_tool_calls');
-  onlyNeutral(b, 'response_format', (v) => (v as { type?: unknown } | null)?.type === 'text', 'only plain text answers (response_format {"type":"text"})');
   onlyNeutral(b, 'modalities', (v) => Array.isArray(v) && v.length === 1 && v[0] === 'text', 'only text output');
   onlyNeutral(b, 'audio', () => false, 'only text output');
   onlyNeutral(b, 'prediction', () => false, 'predicted outputs are not used');

@@ -132,6 +132,8 @@ export interface SamplingParams {
   seed: number;
   repeatPenalty: number;
   repeatLastN: number;
+  /** GBNF the output must follow (llama.cpp's grammar sampler); absent = free text. */
+  grammar?: string;
 }
 
 export interface ChatMessage {

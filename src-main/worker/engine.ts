@@ -305,6 +305,7 @@ export class Engine {
           seed: s.seed,
           repeatPenalty: s.repeatPenalty,
           repeatLastN: s.repeatLastN,
+          ...(s.grammar !== undefined ? { grammar: s.grammar } : {}),
         },
         (index, id, piece, tMs, pass) => {
           // Bytes of a UTF-8 character split across tokens are held until it is complete.

@@ -151,7 +151,8 @@ export function buildRunReport(i: ReportInput): RunReport {
       prefault: i.load.prefault ?? true,
       prefetch_depth: i.load.prefetchDepth ?? DEFAULT_PREFETCH_DEPTH,
       max_tokens: i.generate.maxTokens,
-      sampling: { ...i.generate.sampling },
+      // The report's sampling holds the numbers; a grammar (API requests only) is not one of them.
+      sampling: Object.fromEntries(Object.entries(i.generate.sampling).filter((e): e is [string, number] => typeof e[1] === 'number')),
       chat: Boolean(i.generate.messages),
     },
     plan: i.plan,
