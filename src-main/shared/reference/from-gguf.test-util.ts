@@ -39,8 +39,32 @@ export function llamaRefModelFromGguf(h: GgufHeader, bytes: Uint8Array): LlamaRe
   const tokEmbd = byName.get('token_embd.weight');
   if (!tokEmbd) throw new Error('missing tensor token_embd.weight');
   const layers: LlamaRefLayer[] = [];
+  const nExpert = num(h, 'llama.expert_count', 0);
+  const none = new Float32Array(0);
   for (let i = 0; i < nLayer; i++) {
     const b = `blk.${i}.`;
+    if (nExpert > 0) {
+      layers.push({
+        attnNorm: get(`${b}attn_norm.weight`),
+        wq: get(`${b}attn_q.weight`),
+        wk: get(`${b}attn_k.weight`),
+        wv: get(`${b}attn_v.weight`),
+        wo: get(`${b}attn_output.weight`),
+        ffnNorm: get(`${b}ffn_norm.weight`),
+        wGate: none,
+        wUp: none,
+        wDown: none,
+        moe: {
+          nExpert,
+          nUsed: num(h, 'llama.expert_used_count'),
+          router: get(`${b}ffn_gate_inp.weight`),
+          gateExps: get(`${b}ffn_gate_exps.weight`),
+          upExps: get(`${b}ffn_up_exps.weight`),
+          downExps: get(`${b}ffn_down_exps.weight`),
+        },
+      });
+      continue;
+    }
     layers.push({
       attnNorm: get(`${b}attn_norm.weight`),
       wq: get(`${b}attn_q.weight`),

@@ -2,6 +2,9 @@
 // for small float models: token embedding, per layer RMSNorm -> Q/K/V -> RoPE (adjacent pairs,
 // LLAMA_ROPE_TYPE_NORM) -> causal grouped-query attention -> output projection -> residual ->
 // RMSNorm -> SwiGLU FFN -> residual, then output RMSNorm and the head (token_embd when tied).
+// A layer with experts (the Mixtral layout) replaces the FFN with build_moe_ffn's softmax
+// gating: probabilities over all experts, the top k, their weights renormalized to sum 1, and
+// the weighted sum of the chosen experts' SwiGLU FFNs.
 // Computed in float64; with `f16Attention` Q, K and V are rounded to binary16 as llama.cpp's
 // default F16 KV cache (and its flash-attention kernel) does.
 import { matVec, rmsNorm, ropeInPlace, silu, softmaxInPlace } from './ops.test-util.js';
@@ -17,6 +20,18 @@ export interface LlamaRefLayer {
   readonly wGate: Float32Array;
   readonly wUp: Float32Array;
   readonly wDown: Float32Array;
+  /** Experts instead of the FFN (wGate, wUp, wDown then unused). */
+  readonly moe?: LlamaRefMoe;
+}
+
+/** A Mixtral-layout layer: router {n_embd, n_expert}; experts expert-major, each as wGate/wUp/wDown. */
+export interface LlamaRefMoe {
+  readonly nExpert: number;
+  readonly nUsed: number;
+  readonly router: Float32Array;
+  readonly gateExps: Float32Array;
+  readonly upExps: Float32Array;
+  readonly downExps: Float32Array;
 }
 
 export interface LlamaRefModel {
@@ -37,6 +52,8 @@ export interface LlamaRefModel {
 export interface ForwardOptions {
   /** Round Q, K, V to binary16 (llama.cpp's default F16 KV cache). Default true. */
   readonly f16Attention?: boolean;
+  /** Called with the experts each position is routed to, per MoE layer (most probable first). */
+  readonly onRoute?: (layer: number, position: number, experts: readonly number[]) => void;
 }
 
 /** Logits of the last position for a token sequence. */
@@ -55,7 +72,7 @@ export function llamaForward(m: LlamaRefModel, tokens: readonly number[], opts: 
     return Float64Array.from(m.tokEmbd.subarray(tok * E, (tok + 1) * E));
   });
 
-  for (const L of m.layers) {
+  for (const [li, L] of m.layers.entries()) {
     const qs: Float64Array[] = [];
     const ks: Float64Array[] = [];
     const vs: Float64Array[] = [];
@@ -94,10 +111,29 @@ export function llamaForward(m: LlamaRefModel, tokens: readonly number[], opts: 
       const o = matVec(L.wo, attn, E, E);
       const resid = (hidden[t] as Float64Array).map((x, i) => x + (o[i] as number));
       const y = rmsNorm(resid, L.ffnNorm, m.normEps);
-      const gate = matVec(L.wGate, y, E, m.nFf);
-      const up = matVec(L.wUp, y, E, m.nFf);
-      const act = gate.map((g, i) => silu(g) * (up[i] as number));
-      const down = matVec(L.wDown, act, m.nFf, E);
+      const ffn = (wGate: Float32Array, wUp: Float32Array, wDown: Float32Array): Float64Array => {
+        const gate = matVec(wGate, y, E, m.nFf);
+        const up = matVec(wUp, y, E, m.nFf);
+        return matVec(wDown, gate.map((g, i) => silu(g) * (up[i] as number)), m.nFf, E);
+      };
+      let down: Float64Array;
+      if (L.moe) {
+        const x = L.moe;
+        const probs = matVec(x.router, y, E, x.nExpert);
+        softmaxInPlace(probs);
+        const chosen = [...probs.keys()].sort((a, b) => (probs[b] as number) - (probs[a] as number) || a - b).slice(0, x.nUsed);
+        opts.onRoute?.(li, t, chosen);
+        const total = chosen.reduce((s, e) => s + (probs[e] as number), 0);
+        const size = E * m.nFf;
+        down = new Float64Array(E);
+        for (const e of chosen) {
+          const out = ffn(x.gateExps.subarray(e * size, (e + 1) * size), x.upExps.subarray(e * size, (e + 1) * size), x.downExps.subarray(e * size, (e + 1) * size));
+          const w = (probs[e] as number) / total;
+          for (let i = 0; i < E; i++) down[i] = (down[i] as number) + w * (out[i] as number);
+        }
+      } else {
+        down = ffn(L.wGate, L.wUp, L.wDown);
+      }
       next.push(resid.map((x, i) => x + (down[i] as number)));
     }
     hidden = next;

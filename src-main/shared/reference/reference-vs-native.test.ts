@@ -1,5 +1,6 @@
 // The reference forward pass against llama.cpp (through our native addon) on tiny synthetic F32/F16
-// llama models: same top-1 token and cosine similarity >= 0.9999 of the final-token logits.
+// llama models (dense and with experts): same top-1 token and cosine similarity >= 0.9999 of
+// the final-token logits.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -58,5 +59,9 @@ describe('reference forward vs llama.cpp', () => {
 
   it('agrees on a tiny F16 llama', async () => {
     await compare('f16', { nLayer: 2 }, 13, 'F16');
+  });
+
+  it('agrees on a tiny F32 llama with experts (the Mixtral layout: softmax gating, top 2 of 8)', async () => {
+    await compare('moe', { nExpert: 8, nExpertUsed: 2 }, 17);
   });
 });
