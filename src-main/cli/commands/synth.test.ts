@@ -40,6 +40,7 @@ describe('ramforge synth', () => {
     await expect(run(['--arch', 'qwen2', '--experts', '4', '--out', join(dir, 'x.gguf')])).rejects.toThrow(/no mixture-of-experts layout/);
     await expect(run(['--arch', 'llama', '--preset', '30b-a3b', '--out', join(dir, 'x.gguf')])).rejects.toThrow(/no preset '30b-a3b'/);
     await expect(run(['--arch', 'qwen3moe', '--router-skew', '-1', '--out', join(dir, 'x.gguf')])).rejects.toBeInstanceOf(UsageError);
+    await expect(run(['--draft-of', join(dir, 't.gguf'), '--layers', '1', '--experts', '4', '--out', join(dir, 'x.gguf')])).rejects.toThrow(/--experts does not apply to --draft-of/);
     expect(new UsageError('x').exitCode).toBe(2);
   });
 

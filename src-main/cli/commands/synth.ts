@@ -35,7 +35,7 @@ function formatCount(n: number): string {
 async function writeDraft(args: ParsedArgs, target: string, out: string): Promise<number> {
   const layers = intFlag(args, 'layers');
   if (layers === undefined) throw new UsageError('--draft-of needs --layers N (how many of the target\'s first layers the draft keeps)');
-  for (const f of ['embd', 'ff', 'heads', 'kv-heads', 'ctx-train', 'tie-embeddings', 'vocab', 'chat-template', 'name'])
+  for (const f of ['embd', 'ff', 'heads', 'kv-heads', 'ctx-train', 'tie-embeddings', 'vocab', 'chat-template', 'name', 'experts', 'experts-used', 'expert-ff', 'shared-ff', 'router-skew'])
     if (args.flags[f] !== undefined) throw new UsageError(`--${f} does not apply to --draft-of (the draft is the target's own layers)`);
   const bar = args.flags.quiet ? undefined : progressBar(process.stderr, 'synth');
   try {
