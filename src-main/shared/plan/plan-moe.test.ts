@@ -125,6 +125,19 @@ describe('planMemory for a mixture of experts', () => {
     expect(low.moe!.quantities.minimumRamBytes.value).toBeGreaterThan(low.moe!.quantities.lockedBytes.value as number);
   });
 
+  it('a cap below the locked dense part: the part that does not fit is read every token too', () => {
+    const v = mixtral();
+    const probe = planMemory(v, { ...input, ramBytes: Math.floor(v.fileBytes / 2) });
+    const locked = probe.moe!.quantities.lockedBytes.value as number;
+    const cap = locked - 20 * 1024 ** 2;
+    const p = valid(planMemory(v, { ...input, ramBytes: cap }));
+    const Q = p.moe!.quantities;
+    expect(p.moe!.cacheExpertsPerLayer).toBe(0);
+    const overflow = (Q.lockedBytes.value as number) + (Q.stagingBytes.value as number) + (p.quantities.headroomBytes.value as number) - cap;
+    expect(Q.bytesReadPerToken.value).toBe(16 * 2 * v.moe!.bytesPerExpert + overflow);
+    expect(Q.bytesReadPerToken.formula).toMatch(/dense weights beyond the cap/);
+  });
+
   it('shared experts are locked with the dense part', () => {
     const v = headerOnlyView({ arch: 'llama', layers: 4, embd: 512, heads: 8, kvHeads: 2, ff: 1024, vocab: 32000, matType: 2, experts: { count: 8, used: 2, sharedFf: 1024 } });
     const p = valid(planMemory(v, { ...input, ramBytes: Math.floor(v.fileBytes / 2) }));

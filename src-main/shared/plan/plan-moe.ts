@@ -76,7 +76,10 @@ export function withExpertCache(plan: MemoryPlan, view: ModelView, d: DenseBudge
       ? `LRU cache of ${perLayer} of ${n} experts under uniform routing: ${perLayer} / ${n} = ${pct(hit)}`
       : `LRU cache of ${perLayer} of ${n} experts, steady state (Che's approximation) over the synthetic popularity of skew ${skew} = ${pct(hit)}`;
   const routed = L * k * bpe;
-  const read = Math.round(routed * (1 - hit));
+  // Below the expert cache's minimum the locked part itself does not fit: what does not
+  // streams every token too, as the dense schedule would stream it.
+  const denseOverflow = fits ? 0 : Math.max(0, locked + staging + d.headroomBytes - cap);
+  const read = Math.round(routed * (1 - hit)) + denseOverflow;
   // No cache does better than one holding the most popular experts, and at most the experts
   // the cap could hold once the dense part is locked (dense weights beyond the cap stream too).
   const room = cap - locked;
@@ -110,7 +113,10 @@ export function withExpertCache(plan: MemoryPlan, view: ModelView, d: DenseBudge
       ),
       activeBytesPerToken: q(active, `dense part read per token + ${k} experts × ${L} layers × ${fb(bpe)} = ${fb(active)}`),
       hitRate: q(hit, hitFormula),
-      bytesReadPerToken: q(read, `${L} layers × ${k} routed experts × ${fb(bpe)} × (1 − hit ${pct(hit)}) = ${fb(read)}`),
+      bytesReadPerToken: q(
+        read,
+        `${L} layers × ${k} routed experts × ${fb(bpe)} × (1 − hit ${pct(hit)})${denseOverflow > 0 ? ` + dense weights beyond the cap ${fb(denseOverflow)} (locked + staging + headroom − cap)` : ''} = ${fb(read)}`,
+      ),
       floorBytesPerToken: q(
         floor,
         `routed experts not held by the best cache the cap allows: ${L} × ${k} × ${fb(bpe)} × (1 − ${pct(best)}, the share of the ${maxPerLayer} most popular of ${n} experts)${room < 0 ? ` + dense weights beyond the cap ${fb(-room)}` : ''} = ${fb(floor)} (no schedule reads less)`,
