@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppService } from './service.js';
-import { FakeHost } from './fake-host.test-util.js';
+import { FakeHost, fakePrepare } from './fake-host.test-util.js';
 import { defaultSettings } from './settings.js';
 import type { ApiEvent } from '../shared/api.js';
 import type { ServerStats } from '../shared/server-stats.js';
@@ -37,6 +37,7 @@ function service(): AppService {
     },
     inspectModel: async (p) => ({ path: p }),
     planModel: async () => ({}),
+    prepareModel: fakePrepare(),
     apiQueue: 2,
   });
   s.onEvent((e) => events.push(e));

@@ -2,6 +2,22 @@
 // cancelled or killed like the real one.
 import type { GenerateParams, GenerationResult, LoadParams, ModelInfo, TokenEvent, WorkerExit } from '../shared/worker-protocol.js';
 import type { HostLike, HostStartOptions } from './host-like.js';
+import type { RunSettings } from '../shared/settings/run-settings.js';
+import type { MemoryPlan } from '../shared/plan/plan-types.js';
+import { toLoadParams } from '../shared/settings/load-params.js';
+
+/**
+ * Stands in for `ramforge prepare-load` where the service is tested without model files: the
+ * answer a real preparation gives (the same toLoadParams), with the shape taken from a fake
+ * plan's input (or small defaults) instead of the shared shape chooser, which needs a header.
+ */
+export function fakePrepare(plan: unknown = null): (path: string, settings: RunSettings) => Promise<unknown> {
+  return async (path, settings) => {
+    const p = settings.ramBytes !== null ? (plan as MemoryPlan | null) : null;
+    const shape = { ctx: settings.ctx ?? p?.input.ctx ?? 128, batch: settings.batch ?? p?.input.ubatch ?? 32, threads: settings.threads ?? p?.input.threads ?? 1, reasons: [] };
+    return { settings, shape, plan: p, load: toLoadParams({ modelPath: path, settings, shape, plan: p }), files: [path] };
+  };
+}
 
 export class FakeHost implements HostLike {
   readonly exited: Promise<WorkerExit>;

@@ -16,6 +16,7 @@ export function workerHostFactory(f: WorkerHostFactoryOptions = {}): HostFactory
     if (opts.enforceRam && opts.ramBytes === undefined) throw new Error('an enforced cap needs a RAM budget');
     const w = await startWorker({
       cap: opts.enforceRam ? { limitBytes: opts.ramBytes as number, timeoutS: null } : undefined,
+      ...(opts.coldStart ? { coldStart: opts.coldStart } : {}),
       spawnPlain: f.spawnPlain,
       onSample: opts.onSample,
       onCgroupSample: opts.onCgroupSample,

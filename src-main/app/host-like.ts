@@ -1,6 +1,6 @@
 // The part of the inference worker host (src-main/worker/host.ts, `WorkerHost`) the app uses.
 // A seam so the service is tested with a fake worker and Electron can pass its own spawner.
-import type { GenerateParams, GenerationResult, LoadParams, ModelInfo, ServeStep, TokenEvent, WorkerExit } from '../shared/worker-protocol.js';
+import type { EmbedResult, GenerateParams, GenerationResult, LoadParams, ModelInfo, ServeStep, TokenEvent, WorkerExit } from '../shared/worker-protocol.js';
 import type { ResidencySample } from '../shared/residency-types.js';
 import type { CgroupReport, UsageSample } from '../shared/cgroup/report.js';
 
@@ -8,6 +8,8 @@ export interface HostLike {
   load(params: LoadParams, onProgress?: (fraction: number) => void): Promise<ModelInfo>;
   /** With a model loaded with parallel > 1, several may run at once; `signal` cancels this one alone. */
   generate(params: GenerateParams, onToken: (t: TokenEvent) => void, signal?: AbortSignal): Promise<GenerationResult>;
+  /** Embeddings of each text (the real worker has it; fakes may not). */
+  embed?(texts: string[]): Promise<EmbedResult>;
   cancel(): void;
   kill(): void;
   close(): Promise<void>;
@@ -20,6 +22,8 @@ export interface HostLike {
 export interface HostStartOptions {
   ramBytes?: number;
   enforceRam?: boolean;
+  /** The model's files, dropped from the page cache before the worker starts. */
+  coldStart?: string[];
   onSample: (s: ResidencySample) => void;
   onCgroupSample: (s: UsageSample) => void;
   /** Each weight pass of the batch server (a load with parallel > 1). */

@@ -1,13 +1,15 @@
 // Dropping a bad file on the app never reaches llama.cpp: the out-of-process plan (the built
 // CLI, our hardened reader) refuses every file of the malformed corpus with the reader's message
-// and no worker is started; when the plan fails for another reason, the real worker's own check
-// refuses the file and the service stays usable (idle with the message, not crashed).
+// and no worker is started; a load prepared without reading the file (a stand-in for the
+// preparation) still meets the real worker's own check, which refuses the file, and the service
+// stays usable (idle with the message, not crashed).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppService } from './service.js';
 import { workerHostFactory } from './host-factory.js';
+import { fakePrepare } from './fake-host.test-util.js';
 import { defaultSettings } from './settings.js';
 import { malformedCorpus } from '../shared/gguf/malformed-corpus.test-util.js';
 import { openGgufModel } from '../node/gguf-file.js';
@@ -60,13 +62,11 @@ describe.skipIf(!cliBuilt)('app load of a file the reader refuses', () => {
     }
   });
 
-  it('without a plan, the worker refuses the file itself and the service stays usable', async () => {
+  it('a load that reaches the worker unread: the worker refuses the file itself and the service stays usable', async () => {
     const svc = new AppService({
       dataDir: join(dir, 'data-worker'),
       hostFactory: workerHostFactory(),
-      planModel: async () => {
-        throw new Error('the planner could not run');
-      },
+      prepareModel: fakePrepare(),
     });
     try {
       for (const name of ['bad-magic', 'alignment-huge', 'block-count', 'missing-tensor']) {

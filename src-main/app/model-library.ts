@@ -10,13 +10,15 @@ import { DEMO_MODEL_FILE } from './demo-model.js';
 import { ModelDiscovery } from './discovery.js';
 import { ModelPulls } from './pulls.js';
 import { RecentModels, modelRef } from './recent-models.js';
-import { checkSettings, planArgs } from './settings.js';
+import { asPrepared, checkSettings, planArgs, prepareArgs, type PreparedAppLoad } from './settings.js';
 import { checkString } from './validate.js';
 
 export interface ModelLibraryOptions {
   dataDir: string;
   inspectModel?: (path: string) => Promise<unknown>;
   planModel?: (path: string, settings: RunSettings) => Promise<unknown>;
+  /** `ramforge prepare-load`'s JSON for a load (a child process by default; tests replace it). */
+  prepareModel?: (path: string, settings: RunSettings) => Promise<unknown>;
   pinnedModels?: () => string[];
   discover?: (args: string[]) => Promise<unknown>;
   cliEntry?: string;
@@ -83,6 +85,11 @@ export class ModelLibrary {
     return (this.opts.planModel ?? defaultPlan)(path, s);
   }
 
+  /** The load of a checked path and settings, prepared out of process exactly as `ramforge run` prepares its own. */
+  async prepareLoad(path: string, s: RunSettings): Promise<PreparedAppLoad> {
+    return asPrepared(await (this.opts.prepareModel ?? defaultPrepare)(path, s), path);
+  }
+
   plan(path: unknown, settings: unknown): Promise<unknown> {
     return this.planChecked(checkString(path, 'path'), checkSettings(settings));
   }
@@ -116,4 +123,8 @@ function defaultInspect(path: string): Promise<unknown> {
 
 function defaultPlan(path: string, s: RunSettings): Promise<unknown> {
   return runCliJson(planArgs(path, s));
+}
+
+function defaultPrepare(path: string, s: RunSettings): Promise<unknown> {
+  return runCliJson(prepareArgs(path, s));
 }

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppService } from './service.js';
-import { FakeHost } from './fake-host.test-util.js';
+import { FakeHost, fakePrepare } from './fake-host.test-util.js';
 import { defaultSettings } from './settings.js';
 import type { ApiEvent } from '../shared/api.js';
 import { DEFAULT_SAMPLING } from '../shared/settings/run-settings.js';
@@ -49,6 +49,7 @@ beforeEach(async () => {
     },
     inspectModel: async (p) => ({ path: p }),
     planModel: async () => ({}),
+    prepareModel: fakePrepare(),
   });
   events = [];
   svc.onEvent((e) => events.push(e));
@@ -90,6 +91,7 @@ describe('AppService', () => {
         return h;
       },
       planModel: async () => fakePlan(['pinned', 'streamed']),
+      prepareModel: fakePrepare(fakePlan(['pinned', 'streamed'])),
     });
     await svc2.load('/m/a.gguf', { ...defaultSettings(), ramBytes: 300 * 2 ** 20 });
     // The plan's shape (ctx, micro-batch, threads) and streaming split reach the worker.
@@ -120,6 +122,7 @@ describe('AppService', () => {
         return h;
       },
       planModel: async () => fakePlan(['streamed']),
+      prepareModel: fakePrepare(fakePlan(['streamed'])),
       buildReport: async (t) => {
         built.push(t);
         return { schema_version: 1, tokens: t.result.tokens.length, samples: t.samples.length };
@@ -147,6 +150,7 @@ describe('AppService', () => {
         return h;
       },
       planModel: async () => ({}),
+    prepareModel: fakePrepare(),
       buildReport: async (t) => (built.push(t), { schema_version: 1 }),
     });
     const got: ApiEvent[] = [];

@@ -5,14 +5,14 @@
 // reason, and restart() starts a fresh worker.
 import { releasesPages } from '../shared/policy-rules.js';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { ApiEvent, Conversation, EngineState, ModelRef, RamforgeHostApi, RunSettings } from '../shared/api.js';
 import type { GenerateParams, GenerationResult, LoadParams, ModelInfo, PolicyName, WorkerExit } from '../shared/worker-protocol.js';
 import { GREEDY } from '../shared/settings/run-settings.js';
 import { ConversationStore } from './conversations.js';
 import { describeExit } from './exit-message.js';
 import type { HostFactory, HostLike } from './host-like.js';
-import { checkSettings, loadFromPlan } from './settings.js';
+import { checkSettings, type PreparedAppLoad } from './settings.js';
 import { ModelLibrary } from './model-library.js';
 import { writeJsonAtomic } from './atomic-write.js';
 import type { TurnRecord } from './report.js';
@@ -34,6 +34,8 @@ export interface AppServiceOptions {
   dataDir: string;
   inspectModel?: (path: string) => Promise<unknown>;
   planModel?: (path: string, settings: RunSettings) => Promise<unknown>;
+  /** `ramforge prepare-load`'s JSON for a load (the built CLI by default; tests replace it). */
+  prepareModel?: (path: string, settings: RunSettings) => Promise<unknown>;
   /** Paths listed first by listModels (the demo model, a --model given on the command line). */
   pinnedModels?: () => string[];
   /** Builds the schema-v1 report of a finished turn when the worker host does not provide one. */
@@ -90,6 +92,18 @@ export class AppService implements RamforgeHostApi {
     this.apiControl = new ApiServerControl(this.apiBackend, this.statsFeed, join(opts.dataDir, 'api-server.json'));
     this.conversations = new ConversationStore(join(opts.dataDir, 'conversations'));
     this.library = new ModelLibrary({ ...opts, emit: (e) => this.emit(e) });
+  }
+
+  private readonly writeGuards: ((path: string) => boolean)[] = [];
+
+  /** Tells paths still being written (browser mode's uploads in progress): those are never loaded. */
+  guardWrites(isBeingWritten: (path: string) => boolean): void {
+    this.writeGuards.push(isBeingWritten);
+  }
+
+  private beingWritten(path: string): boolean {
+    // A partial download or upload of ours (or of a browser) keeps this suffix until it is whole.
+    return /\.(part|partial|crdownload|download)$/i.test(path) || this.writeGuards.some((g) => g(resolve(path)));
   }
 
   onEvent(listener: (e: ApiEvent) => void): () => void {
@@ -152,10 +166,12 @@ export class AppService implements RamforgeHostApi {
     this.library.cancelPull(url);
   }
 
-  private async startHost(s: RunSettings): Promise<HostLike> {
+  private async startHost(s: RunSettings, files: string[]): Promise<HostLike> {
     await this.stopHost();
     const opts: Parameters<HostFactory>[0] = {
       enforceRam: s.enforceRam,
+      // As every capped run starts (worker/start-worker.ts): from a cold page cache.
+      ...(s.enforceRam ? { coldStart: files } : {}),
       onSample: (sample) => {
         if (this.host !== host) return;
         this.samples.add(sample);
@@ -211,31 +227,24 @@ export class AppService implements RamforgeHostApi {
     const s = checkSettings(settings);
     if (isModelUrl(p)) throw new Error('a model URL can be planned but not loaded: download it first (ramforge pull URL)');
     if (this.state.status === 'loading' || this.state.status === 'generating') throw new Error(`busy: the engine is ${this.state.status}`);
+    if (this.beingWritten(p)) throw new Error(`${p} is still being written (an upload or a download in progress): load it once it has arrived whole`);
     this.setState({ status: 'loading', model: null, settings: s, message: null });
-    // The plan runs out of process with the hardened reader: a file or settings it refuses are
-    // refused here, before any worker starts. A plan that failed for another reason (the CLI
-    // could not run) leaves the check to the worker, which makes it again before llama.cpp loads.
-    const refuse = async (e: unknown): Promise<never> => {
+    // The load is prepared out of process, by the CLI's own preparation with the hardened
+    // reader: the shape, the plan, the load parameters `ramforge run` would use, and the
+    // refusals it would make (a bad file, a shape larger than the machine, an enforced cap
+    // below the minimum), all before any worker starts.
+    let prepared: PreparedAppLoad;
+    try {
+      prepared = await this.library.prepareLoad(p, s);
+    } catch (e) {
       await this.stopHost();
       this.setState({ status: 'idle', message: (e as Error).message });
       throw e;
-    };
-    let planJson: unknown = null;
-    try {
-      planJson = await this.library.planChecked(p, s);
-    } catch (e) {
-      if ((e as { code?: unknown }).code === 'bad-input') await refuse(e);
     }
-    let made: ReturnType<typeof loadFromPlan> | null = null;
-    try {
-      made = loadFromPlan(p, s, planJson);
-    } catch (e) {
-      await refuse(e);
-    }
-    const { params, plan } = made as ReturnType<typeof loadFromPlan>;
+    const { params, plan } = prepared;
     let h: HostLike;
     try {
-      h = await this.startHost(s);
+      h = await this.startHost(s, prepared.files);
     } catch (e) {
       this.setState({ status: 'idle', message: `cannot start the inference worker: ${(e as Error).message}` });
       throw e;

@@ -1,11 +1,11 @@
-// The app's side of the shared settings module: the `ramforge plan` it asks for (out of
-// process: the GGUF header is parsed there, never in main) and the load made from its answer.
+// The app's side of the shared settings module: the `ramforge plan` its plan view asks for and
+// the `ramforge prepare-load` its load asks for (both out of process: the GGUF header is parsed
+// there, never in main). The load is the CLI's own preparation, not a second one made here.
 import { totalmem } from 'node:os';
-import { DEFAULT_RUN_SETTINGS, SettingsError, validateRunSettings, type RunSettings } from '../shared/settings/run-settings.js';
-import { machineFitError } from '../shared/settings/machine-fit.js';
-import { toLoadParams } from '../shared/settings/load-params.js';
+import { DEFAULT_RUN_SETTINGS, validateRunSettings, type RunSettings } from '../shared/settings/run-settings.js';
 import type { MemoryPlan } from '../shared/plan/plan-types.js';
 import type { LoadParams } from '../shared/worker-protocol.js';
+import type { PreparedLoadJson } from '../shared/settings/prepare-load.js';
 
 export { validateRunSettings as checkSettings };
 
@@ -30,29 +30,26 @@ export function planArgs(modelPath: string, s: RunSettings): string[] {
   return args;
 }
 
-/** A plan JSON from our own CLI, checked for the fields the load needs. */
-export function asPlan(v: unknown): MemoryPlan | null {
-  const p = v as MemoryPlan | null;
-  if (!p || typeof p !== 'object' || !Array.isArray(p.layers) || typeof p.input?.ctx !== 'number' || typeof p.input?.ubatch !== 'number') return null;
-  return p;
+/** `ramforge prepare-load` for these settings: the load exactly as `ramforge run` prepares it. */
+export function prepareArgs(modelPath: string, s: RunSettings): string[] {
+  return ['prepare-load', '--json', '--settings', JSON.stringify(s), '--', modelPath];
 }
 
-/**
- * The load for these settings and the plan `ramforge plan` made for them (its shape — ctx,
- * micro-batch, threads — is the one the CLI would pick). Without a budget the plan only
- * supplies the shape. A shape whose KV cache and compute buffer exceed the machine's RAM is a
- * SettingsError, as in the CLI.
- */
-export function loadFromPlan(modelPath: string, s: RunSettings, planJson: unknown, machineBytes = totalmem()): { params: LoadParams; plan: MemoryPlan | null } {
-  const p = asPlan(planJson);
-  const why = p && machineFitError(p, machineBytes);
-  if (why) throw new SettingsError('ctx', why);
-  const shape = {
-    ctx: s.ctx ?? p?.input.ctx ?? 2048,
-    batch: s.batch ?? p?.input.ubatch ?? 512,
-    threads: s.threads ?? p?.input.threads ?? 1,
-    reasons: [],
-  };
-  const plan = s.ramBytes !== null ? p : null;
-  return { params: toLoadParams({ modelPath, settings: s, shape, plan }), plan };
+export interface PreparedAppLoad {
+  params: LoadParams;
+  plan: MemoryPlan | null;
+  /** The model's files: what the cold start drops before a capped worker starts. */
+  files: string[];
+}
+
+/** `prepare-load`'s JSON from our own CLI, checked for the fields the load needs (the worker checks the rest at its edge). */
+export function asPrepared(v: unknown, modelPath: string): PreparedAppLoad {
+  const p = v as Partial<PreparedLoadJson> | null;
+  const load = p?.load as LoadParams | undefined;
+  const files = p?.files;
+  if (!p || typeof p !== 'object' || !load || typeof load !== 'object' || load.modelPath !== modelPath || !Array.isArray(files) || !files.every((f) => typeof f === 'string')) {
+    throw new Error('ramforge prepare-load answered without a load for this model');
+  }
+  const plan = p.plan && typeof p.plan === 'object' && Array.isArray(p.plan.layers) ? p.plan : null;
+  return { params: load, plan, files };
 }

@@ -4,7 +4,7 @@
 import type { ParsedArgs } from './args.js';
 import { UsageError } from './errors.js';
 import type { OpenedModel } from '../node/gguf-file.js';
-import { loadParams, prepareRun, refuseBelowMinimum, type PreparedRun } from './run-config.js';
+import { loadParams, prepareRun, type PreparedRun } from './run-config.js';
 import { runOnce } from '../worker/run-once.js';
 import { buildRunReport } from '../node/report-file.js';
 import { writeJsonAtomic } from '../node/atomic-write.js';
@@ -41,10 +41,9 @@ export async function benchAtCap(o: BenchOptions): Promise<BenchResult> {
   const f: ParsedArgs['flags'] = { ...o.flags, ram: o.capBytes, 'enforce-ram': o.enforced };
   // The comparison runs without a draft: its plan is the model's own.
   const settingsFlags = o.draft ? { ...f, draft: undefined } : f;
+  // Under an enforced cap a budget below the minimum is refused here (BelowMinimumError).
   const prepared = prepareRun(o.opened, settingsFlags);
-  if (o.enforced) refuseBelowMinimum(o.opened, settingsFlags, prepared);
   const withDraft = o.draft ? prepareRun(o.opened, f, o.draft) : null;
-  if (withDraft && o.enforced) refuseBelowMinimum(o.opened, f, withDraft);
   const plan = prepared.plan;
   // One weight layout for every policy: repacked and plain Q4_0 kernels round differently, and
   // the comparison is of residency schedules, not of kernels.

@@ -10,15 +10,21 @@ import { vocabMismatch } from '../shared/draft/vocab-match.js';
 export async function openDraftInput(target: OpenedModel, f: ParsedArgs['flags']): Promise<OpenedModel | null> {
   const path = f['draft'] as string | undefined;
   if (path === undefined) return null;
+  const draft = await openDraftModel(target, path, '--draft');
+  if ((f['parallel'] as number | undefined ?? 1) > 1) throw new UsageError('--draft serves one sequence: it does not combine with --parallel above 1');
+  return draft;
+}
+
+/** A draft model named by `what` (a flag or a setting), validated and of the target's vocabulary. */
+export async function openDraftModel(target: OpenedModel, path: string, what: string): Promise<OpenedModel> {
   let draft: OpenedModel;
   try {
     draft = await openModelInput(path);
   } catch (e) {
-    if (e instanceof UsageError) throw new UsageError(`--draft ${path}: ${e.message}`);
+    if (e instanceof UsageError) throw new UsageError(`${what} ${path}: ${e.message}`);
     throw e;
   }
   const why = vocabMismatch(target.shards[0]!.header, draft.shards[0]!.header);
-  if (why) throw new UsageError(`--draft ${path} cannot propose tokens for this model: ${why}. A draft must use the same vocabulary.`);
-  if ((f['parallel'] as number | undefined ?? 1) > 1) throw new UsageError('--draft serves one sequence: it does not combine with --parallel above 1');
+  if (why) throw new UsageError(`${what} ${path} cannot propose tokens for this model: ${why}. A draft must use the same vocabulary.`);
   return draft;
 }

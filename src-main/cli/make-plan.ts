@@ -4,7 +4,9 @@
 import type { DraftPlanInput } from '../shared/plan/plan-types.js';
 import { UsageError } from './errors.js';
 import { parseSize } from '../shared/size.js';
-import { planMemory, PlanInputError } from '../shared/plan/plan.js';
+import { PlanInputError } from '../shared/plan/plan.js';
+import { planForShape } from '../shared/settings/prepare-load.js';
+import { totalmem } from 'node:os';
 import type { MemoryPlan } from '../shared/plan/plan-types.js';
 import type { ModelView } from '../shared/gguf/model-view.js';
 import { DEFAULT_PREFETCH_DEPTH, SettingsError, validateRunSettings } from '../shared/settings/run-settings.js';
@@ -65,20 +67,8 @@ export function planForView(view: ModelView, f: PlanFlags, disk: DiskBandwidth, 
     });
     // With a draft the shape makes room for it, as it does for `run --draft`.
     const shape = chooseRunShape({ view, settings, physicalCores: physicalCores(), ...(f.draft ? { draft: f.draft } : {}) });
-    const plan = planMemory(view, {
-      ramBytes: f.ram,
-      vramBytes: f.vram,
-      ctx: shape.ctx,
-      prefetchDepth: settings.prefetchDepth,
-      kvTypeBytes: f.kvBytes ?? 2,
-      ubatch: Math.min(shape.batch, shape.ctx),
-      threads: shape.threads,
-      parallel: settings.parallel,
-      diskBandwidthBytesPerS: disk.bytesPerS,
-      diskBandwidthSource: disk.source,
-      readaheadBytes,
-      ...(f.draft ? { draft: f.draft(shape.ctx) } : {}),
-    });
+    const machine = { physicalCores: physicalCores(), machineBytes: totalmem(), diskBandwidthBytesPerS: disk.bytesPerS, diskBandwidthSource: disk.source, readaheadBytes, kvTypeBytes: f.kvBytes ?? 2 };
+    const plan = planForShape(view, settings, shape, machine, f.ram, f.draft);
     return { plan, shape };
   } catch (e) {
     if (e instanceof PlanInputError || e instanceof SettingsError) throw new UsageError(e.message);

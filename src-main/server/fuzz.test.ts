@@ -7,7 +7,7 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppService } from '../app/service.js';
-import { FakeHost } from '../app/fake-host.test-util.js';
+import { FakeHost, fakePrepare } from '../app/fake-host.test-util.js';
 import { startServer, type RunningServer } from './index.js';
 import { http, login } from './test-client.test-util.js';
 import { fuzz, summary } from './fuzz-cases.test-util.js';
@@ -26,6 +26,7 @@ beforeAll(async () => {
     // Nothing here may start a process: the reader, the planner and discovery are fakes.
     inspectModel: async (p) => ({ path: p, layers: [] }),
     planModel: async () => ({}),
+    prepareModel: fakePrepare(),
     discover: async () => ({ roots: [], models: [] }),
   });
   srv = await startServer({ service, rendererDir: join(dir, 'renderer'), uploadDir: join(dir, 'uploads'), uploadLimits: { maxBytes: 1 << 20, quotaBytes: 8 << 20, reserveBytes: 0 } });

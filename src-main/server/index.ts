@@ -56,6 +56,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const keys = new AccessKeys(opts.codeTtlMs !== undefined ? { codeTtlMs: opts.codeTtlMs } : {});
   const uploads = new UploadStore(opts.uploadDir, { ...DEFAULT_UPLOAD_LIMITS, ...opts.uploadLimits });
   const sweptParts = await uploads.sweep();
+  // A dropped file is loaded only once it has arrived whole.
+  opts.service.guardWrites((p) => uploads.isBeingWritten(p));
   const ctx: RouteContext = { port: () => port, keys, uploads, rendererDir: opts.rendererDir };
 
   const server = createServer((req, res) => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import { AppService } from '../app/service.js';
-import { FakeHost } from '../app/fake-host.test-util.js';
+import { FakeHost, fakePrepare } from '../app/fake-host.test-util.js';
 import { createServer } from 'node:http';
 import { keepServing, startServer, type RunningServer } from './index.js';
 import { sanitizeUploadName } from './upload.js';
@@ -33,6 +33,7 @@ beforeAll(async () => {
     },
     // No CLI child for the fake model paths: the plan answer the service reads (no budget, no tiers).
     planModel: async () => ({}),
+    prepareModel: fakePrepare(),
   });
   srv = await startServer({ service, rendererDir: join(dir, 'renderer'), uploadDir: join(dir, 'uploads'), port: 0, uploadLimits: { maxBytes: 1024, reserveBytes: 0 } });
   credential = await login(srv.port, srv.loginUrl());

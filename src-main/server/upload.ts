@@ -7,7 +7,7 @@
 // counted against the disk until it has written its bytes.
 import { open, readdir, rename, rm, stat, statfs, mkdir, type FileHandle } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { watchRequest } from './request-watch.js';
 
@@ -71,6 +71,8 @@ async function diskFree(dir: string): Promise<number> {
 interface Active {
   declared: number;
   received: number;
+  /** The temp file being written and the path it will be renamed to (once known). */
+  paths: string[];
 }
 
 export class UploadStore {
@@ -83,6 +85,16 @@ export class UploadStore {
     /** Free bytes on the folder's disk (statfs; tests give a fixed figure). */
     private readonly freeBytes: (dir: string) => Promise<number> = diskFree,
   ) {}
+
+  /**
+   * Whether `path` is an upload still being written: its temp file, or the name it will take
+   * (a same-named older upload there is about to be replaced). Such a path is never loaded.
+   */
+  isBeingWritten(path: string): boolean {
+    const p = resolve(path);
+    for (const a of this.active) if (a.paths.includes(p)) return true;
+    return false;
+  }
 
   /** Bytes of uploads still streaming (their declared sizes). */
   inFlightBytes(): number {
@@ -121,7 +133,7 @@ export class UploadStore {
       if (lenHeader === undefined || !/^\d{1,16}$/.test(lenHeader)) throw new UploadError(411, 'an upload needs a Content-Length');
       const declared = Number(lenHeader);
       if (declared > this.limits.maxBytes) throw new UploadError(413, `file is ${declared} bytes; the upload limit is ${this.limits.maxBytes} bytes`);
-      const entry: Active = { declared, received: 0 };
+      const entry: Active = { declared, received: 0, paths: [] };
       const gone = (): UploadError | null => {
         const r = watch.gone();
         return r === null ? null : new UploadError(400, `upload aborted: ${r}`);
@@ -177,6 +189,7 @@ export class UploadStore {
   private async write(req: IncomingMessage, entry: Active, name: string, gone: () => Error | null): Promise<string> {
     const final = join(this.dir, name);
     const part = join(this.dir, `.${name}.${process.pid}.${randomBytes(4).toString('hex')}.part`);
+    entry.paths = [resolve(part), resolve(final)];
     let fh: FileHandle | null = null;
     let done = false;
     try {

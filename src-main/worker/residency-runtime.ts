@@ -44,7 +44,14 @@ function measureNonWeight(files: string[]): { bytes: number; source: string } {
   const usage = group?.usage() ?? null;
   if (usage !== null) {
     const cached = files.reduce((s, f) => s + (loadAddon().fileResident(f, [[0, statSync(f).size]])[0] ?? 0), 0);
-    return { bytes: Math.max(0, usage - cached), source: 'memory group charge − model pages in the page cache, at load' };
+    // Model pages another group faulted in (a run before this one, the upload that wrote the
+    // file) are cached but not charged here: subtracting them would take this process's own
+    // memory for weights. Its anonymous memory is always charged here, so it bounds the figure.
+    const anon = readProcStats().rssAnonBytes ?? 0;
+    const charged = usage - cached;
+    return charged >= anon
+      ? { bytes: Math.max(0, charged), source: 'memory group charge − model pages in the page cache, at load' }
+      : { bytes: anon, source: 'anonymous RSS at load (model pages cached outside the memory group)' };
   }
   return { bytes: readProcStats().rssAnonBytes ?? 0, source: 'anonymous RSS at load (not capped)' };
 }

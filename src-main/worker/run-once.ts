@@ -1,7 +1,7 @@
 // One complete engine run — start the worker (capped or not), cold-start the file cache, load,
 // generate, collect samples, close — with every way it can end captured as data, never thrown.
 // `ramforge run`, `ramforge bench` and the report builder share it.
-import { dropFileCache, type UsageSample } from '../supervisor/index.js';
+import type { UsageSample } from '../supervisor/index.js';
 import { startWorker } from './start-worker.js';
 import type { RunOnceResult } from '../shared/run-result.js';
 
@@ -44,9 +44,9 @@ export async function runOnce(o: RunOnceOptions): Promise<RunOnceResult> {
     wallMs: 0,
     startToFirstTokenMs: null,
   };
-  if (o.coldStart) result.coldStart = await dropFileCache(o.files);
   const proc = await startWorker({
     cap: o.cap,
+    ...(o.coldStart ? { coldStart: o.files } : {}),
     onSample: (s) => {
       samples.push(s);
       o.onSample?.(s);
@@ -56,6 +56,7 @@ export async function runOnce(o: RunOnceOptions): Promise<RunOnceResult> {
       o.onCgroupSample?.(s);
     },
   });
+  result.coldStart = proc.coldStart;
   o.onStarted?.({ cancel: () => proc.host.cancel(), kill: (r) => proc.kill(r) });
   try {
     result.model = await proc.host.load(o.load, o.onProgress);

@@ -2,7 +2,7 @@
 // e.g. an Electron utility process), or under a hard memory cap through the supervisor — every
 // page the worker charges is then inside its cgroup from its first instruction. The CLI, bench
 // and the app all start workers here.
-import { startCapped, type CgroupReport, type SupervisedOutcome, type UsageSample } from '../supervisor/index.js';
+import { dropFileCache, startCapped, type CgroupReport, type DropResult, type SupervisedOutcome, type UsageSample } from '../supervisor/index.js';
 import { WorkerHost, wrapChild, type WorkerProcess } from './host.js';
 import type { ResidencySample } from '../shared/residency-types.js';
 import type { ServeStep, WorkerExit } from '../shared/worker-protocol.js';
@@ -11,6 +11,13 @@ export type Spawner = (script: string, env: NodeJS.ProcessEnv) => WorkerProcess 
 
 export interface StartWorkerOptions {
   cap?: { limitBytes: number; timeoutS: number | null };
+  /**
+   * The model's files, dropped from the page cache before the worker starts (a cold start).
+   * Under a cap every path passes them: pages cached by another process (a previous run, the
+   * upload that wrote the file) are charged to that process's group, not the worker's, and the
+   * stream schedule's measurement of what the worker holds would count them as its own weights.
+   */
+  coldStart?: string[];
   /** How to start an uncapped worker (default: Node's fork). */
   spawnPlain?: Spawner;
   onSample?: (s: ResidencySample) => void;
@@ -22,6 +29,8 @@ export interface StartWorkerOptions {
 
 export interface StartedWorker {
   host: WorkerHost;
+  /** What the cold start did to each file (null without one). */
+  coldStart: DropResult[] | null;
   /** The supervisor's outcome when capped; resolves after the group is removed. */
   capped: Promise<SupervisedOutcome> | null;
   kill(reason: string): void;
@@ -40,9 +49,10 @@ export function exitOf(o: SupervisedOutcome): WorkerExit {
 }
 
 export async function startWorker(opts: StartWorkerOptions): Promise<StartedWorker> {
+  const coldStart = opts.coldStart ? await dropFileCache(opts.coldStart) : null;
   if (!opts.cap) {
     const host = await WorkerHost.start({ onSample: opts.onSample, onServeStep: opts.onServeStep, env: opts.env, ...(opts.spawnPlain ? { spawn: opts.spawnPlain } : {}) });
-    return { host, capped: null, kill: () => host.kill(), cgroup: () => null };
+    return { host, coldStart, capped: null, kill: () => host.kill(), cgroup: () => null };
   }
   const cap = opts.cap;
   let done: Promise<SupervisedOutcome> | null = null;
@@ -73,5 +83,5 @@ export async function startWorker(opts: StartWorkerOptions): Promise<StartedWork
       return { ...wrapChild(run.child), exited: run.done.then(exitOf), kill: () => run.kill('killed on request') };
     },
   });
-  return { host, capped: done, kill: (reason) => killRun(reason), cgroup: () => snapshot() };
+  return { host, coldStart, capped: done, kill: (reason) => killRun(reason), cgroup: () => snapshot() };
 }

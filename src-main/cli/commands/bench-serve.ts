@@ -5,9 +5,9 @@
 import type { CommandSpec, ParsedArgs } from '../args.js';
 import { UsageError } from '../errors.js';
 import { openModelInput } from '../model-input.js';
-import { loadParams, prepareRun, refuseBelowMinimum, shapeNote } from '../run-config.js';
+import { loadParams, prepareRun, shapeNote } from '../run-config.js';
 import { LOAD_FLAGS, MEMORY_FLAGS } from '../run-flags.js';
-import { detectCgroup, dropFileCache } from '../../supervisor/index.js';
+import { detectCgroup } from '../../supervisor/index.js';
 import { startWorker } from '../../worker/start-worker.js';
 import { GREEDY, LIMITS } from '../../shared/settings/run-settings.js';
 import type { GenerationResult, ServeStep } from '../../shared/worker-protocol.js';
@@ -78,12 +78,10 @@ export const command: CommandSpec = {
     ): Promise<{ results: GenerationResult[]; wallMs: number; steps: ServeStep[]; counters: Counters | null; limitHits: number | null }> => {
       const flags = { ...f, parallel: n, 'enforce-ram': true };
       const prepared = prepareRun(opened, flags);
-      refuseBelowMinimum(opened, flags, prepared);
       if (!f['json']) process.stderr.write(`ramforge bench-serve: ${n} sequence${n > 1 ? 's' : ''} — ${shapeNote(prepared.shape).slice('ramforge: '.length)}`);
       const load = loadParams(modelPath, flags, prepared);
-      await dropFileCache(files);
       const steps: ServeStep[] = [];
-      const w = await startWorker({ cap: { limitBytes: ram, timeoutS: f['enforce-timeout'] as number }, onServeStep: (s) => steps.push(s) });
+      const w = await startWorker({ cap: { limitBytes: ram, timeoutS: f['enforce-timeout'] as number }, coldStart: files, onServeStep: (s) => steps.push(s) });
       try {
         await w.host.load(load);
         const hitsBefore = w.cgroup()?.max_events ?? null;

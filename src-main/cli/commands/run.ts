@@ -4,7 +4,7 @@ import { EXIT, UsageError } from '../errors.js';
 import { openModelInput } from '../model-input.js';
 import { openDraftInput } from '../draft-input.js';
 import { LOAD_FLAGS, MEMORY_FLAGS, SAMPLING_FLAGS } from '../run-flags.js';
-import { capFrom, loadParams, parsePolicy, prepareRun, refuseBelowMinimum, samplingParams, shapeNote } from '../run-config.js';
+import { capFrom, loadParams, parsePolicy, prepareRun, samplingParams, shapeNote } from '../run-config.js';
 import { runOnce } from '../../worker/run-once.js';
 import { runExitCode, runFailureMessage, type RunOnceResult } from '../../shared/run-result.js';
 import { progressBar } from '../../synth/progress-bar.js';
@@ -51,7 +51,6 @@ export const command: CommandSpec = {
     const opened = await openModelInput(modelPath);
     const draft = await openDraftInput(opened, f);
     const prepared = prepareRun(opened, f, draft);
-    refuseBelowMinimum(opened, f, prepared);
     const plan = prepared.plan;
     const load = loadParams(modelPath, f, prepared);
     const policy = load.policy;

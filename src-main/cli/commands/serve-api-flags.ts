@@ -15,6 +15,10 @@ import { UsageError } from '../errors.js';
 import { openModelInput } from '../model-input.js';
 import { openDraftInput } from '../draft-input.js';
 import { LOAD_FLAGS } from '../run-flags.js';
+import type { OpenedModel } from '../../node/gguf-file.js';
+import { loadMachine, runDiskBandwidth } from '../../node/load-machine.js';
+import { prepareLoad } from '../../shared/settings/prepare-load.js';
+import { PlanInputError } from '../../shared/plan/plan.js';
 
 export const SERVE_API_FLAGS: FlagSpec[] = [
   { name: 'api', type: 'boolean', description: 'also serve an OpenAI-compatible API (/v1/chat/completions, /v1/completions, /v1/models)' },
@@ -89,8 +93,9 @@ export async function startSettings(model: string, f: Record<string, FlagValue |
     parallel = choice.parallel;
     log(choice.reason);
   }
+  let settings: RunSettings;
   try {
-    return validateRunSettings({
+    settings = validateRunSettings({
       ...DEFAULT_RUN_SETTINGS,
       ramBytes: ram,
       enforceRam: f['enforce-ram'] === true,
@@ -103,6 +108,24 @@ export async function startSettings(model: string, f: Record<string, FlagValue |
     });
   } catch (e) {
     if (e instanceof SettingsError) throw new UsageError(e.message);
+    throw e;
+  }
+  await refuseUnloadable(model, settings, opened);
+  return settings;
+}
+
+/**
+ * What the app's load would refuse (the shared preparation: a shape larger than the machine, an
+ * enforced cap below the minimum) is exit 2 here, before serve starts serving a model it can
+ * never load.
+ */
+async function refuseUnloadable(model: string, settings: RunSettings, opened: OpenedModel | null): Promise<void> {
+  const m = opened ?? (await openModelInput(model));
+  const files = m.shards.map((x) => x.path);
+  try {
+    prepareLoad({ modelPath: model, view: m.view, settings, machine: loadMachine(files, runDiskBandwidth(files[0] as string, null)) });
+  } catch (e) {
+    if (e instanceof SettingsError || e instanceof PlanInputError) throw new UsageError(e.message);
     throw e;
   }
 }

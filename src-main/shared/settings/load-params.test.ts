@@ -9,7 +9,7 @@ const plan = (verdict: MemoryPlan['verdict']) =>
     verdict,
     layers: [{ index: 0, bytes: 1, kvBytes: 1, tier: verdict === 'fits' ? 'pinned' : 'streamed', streamedBytes: 1 }],
     stream: verdict === 'fits' ? null : { tensors: ['blk.0.ffn_up.weight'], unitBytes: 1, windowBytes: 2, readaheadBytes: 0, headroomBytes: 4 },
-    quantities: { computeBufferBytes: { value: 77, formula: '' } },
+    quantities: { computeBufferBytes: { value: 77, formula: '' }, pinnedBytes: { value: verdict === 'fits' ? 1 : 0, formula: '' } },
   }) as unknown as MemoryPlan;
 
 describe('settings → load params', () => {
@@ -24,6 +24,9 @@ describe('settings → load params', () => {
     const p = toLoadParams({ modelPath: '/m.gguf', settings: { ...DEFAULT_RUN_SETTINGS, ramBytes: 100 }, shape, plan: plan('out-of-core') });
     expect(p).toMatchObject({ policy: 'stream', repack: false, prefault: false, ctx: 2048, batch: 32, threads: 2, ramBytes: 100, tiers: ['streamed'] });
     expect(p.stream).toEqual({ tensors: ['blk.0.ffn_up.weight'], prefetchDepth: DEFAULT_RUN_SETTINGS.prefetchDepth, readaheadBytes: 0, computeReserveBytes: 77 });
+    // What the releasing policies keep resident is the plan's pinned bytes, wherever the load starts.
+    expect(p.residencyTargetBytes).toBe(0);
+    expect(toLoadParams({ modelPath: '/m.gguf', settings: DEFAULT_RUN_SETTINGS, shape, plan: null }).residencyTargetBytes).toBeUndefined();
   });
 
   it('a model that fits: repack and prefault on unless the user said otherwise', () => {

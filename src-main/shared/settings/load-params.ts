@@ -54,6 +54,10 @@ export function toLoadParams(i: LoadInput): LoadParams {
       readaheadBytes: i.plan.stream?.readaheadBytes ?? DEFAULT_READAHEAD_BYTES,
       computeReserveBytes: i.plan.quantities.computeBufferBytes.value ?? 0,
     };
+    // What the policies that release pages keep resident: the plan's pinned bytes.
+    // (`?.`: a plan from another process may lack the figure.)
+    const pinned = i.plan.quantities.pinnedBytes?.value ?? null;
+    if (pinned !== null) p.residencyTargetBytes = pinned;
   }
   // The trace view's data: recorded once at load (a few hundred node events per layer).
   if (s.graphTrace) p.graphTrace = { maxEvents: 100_000, detail: false };

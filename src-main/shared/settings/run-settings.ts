@@ -171,10 +171,14 @@ export function validateRunSettings(s: unknown): RunSettings {
   if (typeof s !== 'object' || Array.isArray(s)) throw new SettingsError('settings', 'must be an object');
   const v = { ...DEFAULT_RUN_SETTINGS, ...(s as Partial<RunSettings>) };
   const bytes = (x: unknown, f: string): number | null => intOrNull(x, f, 1, Number.MAX_SAFE_INTEGER);
+  const ramBytes = bytes(v.ramBytes, 'ramBytes');
+  const enforceRam = bool(v.enforceRam, 'enforceRam');
+  // The cap is the budget: there is nothing to enforce without one.
+  if (enforceRam && ramBytes === null) throw new SettingsError('enforceRam', 'an enforced cap needs a RAM budget (ramBytes)');
   return {
-    ramBytes: bytes(v.ramBytes, 'ramBytes'),
+    ramBytes,
     vramBytes: bytes(v.vramBytes, 'vramBytes'),
-    enforceRam: bool(v.enforceRam, 'enforceRam'),
+    enforceRam,
     ctx: intOrNull(v.ctx, 'ctx', LIMITS.ctx.min, LIMITS.ctx.max),
     batch: intOrNull(v.batch, 'batch', LIMITS.batch.min, LIMITS.batch.max),
     threads: intOrNull(v.threads, 'threads', LIMITS.threads.min, LIMITS.threads.max),

@@ -1,0 +1,26 @@
+// The machine and the storage a load is prepared for (shared/settings/prepare-load.ts is pure):
+// physical cores, RAM, the device's read bandwidth and whether streamed reads bypass the page
+// cache. Every path that loads a model asks here, so they all prepare for the same machine.
+import { totalmem } from 'node:os';
+import type { LoadMachine } from '../shared/settings/prepare-load.js';
+import { DEFAULT_READAHEAD_BYTES } from '../shared/plan/stream-select.js';
+import { physicalCores } from './machine.js';
+import { directIoWorks } from './direct-io.js';
+import { ASSUMED_BYTES_PER_S, cachedDiskBandwidth, type DiskBandwidth } from './disk-bw.js';
+
+/** The device's bandwidth as a run takes it: given, else measured earlier (cached), else assumed. */
+export function runDiskBandwidth(file: string, given: DiskBandwidth | null): DiskBandwidth {
+  return given ?? cachedDiskBandwidth(file) ?? { bytesPerS: ASSUMED_BYTES_PER_S, source: `assumed ${ASSUMED_BYTES_PER_S / 1e9} GB/s (pass --disk-bw, or run \`ramforge plan\` once to measure)` };
+}
+
+export function loadMachine(files: string[], disk: DiskBandwidth, kvTypeBytes?: number): LoadMachine {
+  return {
+    physicalCores: physicalCores(),
+    machineBytes: totalmem(),
+    diskBandwidthBytesPerS: disk.bytesPerS,
+    diskBandwidthSource: disk.source,
+    // Direct reads put nothing in the page cache: no kernel read-ahead to leave room for.
+    readaheadBytes: directIoWorks(files) ? 0 : DEFAULT_READAHEAD_BYTES,
+    ...(kvTypeBytes !== undefined ? { kvTypeBytes } : {}),
+  };
+}

@@ -1,0 +1,142 @@
+// Settings → shape → plan → load: the one preparation every path that loads a model makes
+// (`run`, `bench`, `sweep`, `bench-serve`, the app, `serve --model` and its API), so a load means
+// the same thing wherever it starts. What cannot run is refused here, before a worker starts: a
+// shape whose KV cache and compute buffer exceed the machine, and under an enforced cap a budget
+// below the plan's minimum working set (it would only end in an OOM kill). Pure: the caller
+// supplies the machine and the storage it measured.
+import type { ModelView } from '../gguf/model-view.js';
+import { planMemory } from '../plan/plan.js';
+import type { DraftPlanInput, MemoryPlan, PlanInput } from '../plan/plan-types.js';
+import type { LoadParams } from '../worker-protocol.js';
+import { formatBytes } from '../size.js';
+import { SettingsError, type RunSettings } from './run-settings.js';
+import { chooseRunShape, type RunShape } from './run-shape.js';
+import { machineFitError } from './machine-fit.js';
+import { toLoadParams } from './load-params.js';
+
+/** What the preparation needs to know of the machine and the model's storage. */
+export interface LoadMachine {
+  physicalCores: number;
+  /** The machine's RAM: the non-pageable part of a run must exist at all. */
+  machineBytes: number;
+  diskBandwidthBytesPerS: number;
+  diskBandwidthSource: string;
+  /** What the kernel may read past a streamed range (0 where direct reads work). */
+  readaheadBytes: number;
+  /** Bytes per KV-cache element the plan assumes (f16 = 2). */
+  kvTypeBytes?: number;
+}
+
+export interface PrepareInput {
+  modelPath: string;
+  view: ModelView;
+  settings: RunSettings;
+  machine: LoadMachine;
+  /** A draft model's share of the budget for a given context. */
+  draft?: (ctx: number) => DraftPlanInput;
+  /** Run below the minimum anyway (the CLI's --force): the OOM kill is then the user's choice. */
+  force?: boolean;
+}
+
+export interface PreparedLoad {
+  settings: RunSettings;
+  shape: RunShape;
+  /** The plan for the budget; null without one. */
+  plan: MemoryPlan | null;
+  load: LoadParams;
+}
+
+/** `ramforge prepare-load`'s answer (docs/cli-json.md): the preparation and the model's files. */
+export interface PreparedLoadJson extends PreparedLoad {
+  /** Every file of the model (all shards): what a cold start drops from the page cache. */
+  files: string[];
+}
+
+/** The smallest context and micro-batch the hint below the minimum names. */
+export const SMALLEST_HINT_SHAPE = { ctx: 256, batch: 32 } as const;
+
+/** A shape whose KV cache and compute buffer exceed the machine's RAM. */
+export class ShapeTooLargeError extends SettingsError {
+  constructor(
+    readonly ctx: number,
+    why: string,
+  ) {
+    super('ctx', why);
+    this.name = 'ShapeTooLargeError';
+  }
+}
+
+/** An enforced cap below the plan's minimum working set: refused before anything loads. */
+export class BelowMinimumError extends SettingsError {
+  constructor(
+    readonly capBytes: number,
+    /** The shape the minimum is for. */
+    readonly shape: { ctx: number; batch: number },
+    /** The smallest cap that runs this model with the chosen shape. */
+    readonly minimumBytes: number,
+    /** With the smallest hint shape, when that needs less. */
+    readonly smallShape: { ctx: number; batch: number; minimumBytes: number } | null,
+    message: string,
+  ) {
+    super('ramBytes', message);
+    this.name = 'BelowMinimumError';
+    // The message is the whole sentence (the field is implied by it).
+    this.message = message;
+  }
+}
+
+export function prepareLoad(i: PrepareInput): PreparedLoad {
+  const { settings, machine } = i;
+  const shape = chooseRunShape({ view: i.view, settings, physicalCores: machine.physicalCores, ...(i.draft ? { draft: i.draft } : {}) });
+  const plan = settings.ramBytes === null ? null : planForShape(i.view, settings, shape, machine, settings.ramBytes, i.draft);
+  // Without a budget the machine's RAM is the budget the shape must fit.
+  const forMachine = plan ?? planForShape(i.view, settings, shape, machine, machine.machineBytes);
+  const why = machineFitError(forMachine, machine.machineBytes);
+  if (why) throw new ShapeTooLargeError(shape.ctx, why);
+  if (plan && !i.force) refuseBelowMinimum(i.view, settings, shape, plan);
+  return { settings, shape, plan, load: toLoadParams({ modelPath: i.modelPath, settings, shape, plan }) };
+}
+
+/** The plan of a chosen shape under `ramBytes` (`ramforge plan` shows the same one). */
+export function planForShape(view: ModelView, s: RunSettings, shape: RunShape, m: LoadMachine, ramBytes: number, draft?: (ctx: number) => DraftPlanInput): MemoryPlan {
+  return planMemory(view, planInput(s, shape, m, ramBytes, draft));
+}
+
+function planInput(s: RunSettings, shape: RunShape, m: LoadMachine, ramBytes: number, draft?: (ctx: number) => DraftPlanInput): PlanInput {
+  return {
+    ramBytes,
+    ...(s.vramBytes !== null ? { vramBytes: s.vramBytes } : {}),
+    ctx: shape.ctx,
+    ubatch: Math.min(shape.batch, shape.ctx),
+    threads: shape.threads,
+    parallel: s.parallel,
+    prefetchDepth: s.prefetchDepth,
+    kvTypeBytes: m.kvTypeBytes ?? 2,
+    diskBandwidthBytesPerS: m.diskBandwidthBytesPerS,
+    diskBandwidthSource: m.diskBandwidthSource,
+    readaheadBytes: m.readaheadBytes,
+    ...(draft ? { draft: draft(shape.ctx) } : {}),
+  };
+}
+
+/** Under an enforced cap, a budget below the minimum working set: the smallest cap that runs, and the shape that needs less. */
+function refuseBelowMinimum(view: ModelView, s: RunSettings, shape: RunShape, plan: MemoryPlan): void {
+  if (!s.enforceRam || plan.verdict !== 'cannot-run') return;
+  const min = plan.quantities.minimumRamBytes.value as number;
+  let small: BelowMinimumError['smallShape'] = null;
+  // (The hint is the model's own: with a draft the smaller shape was already tried.)
+  if (!plan.draft && (shape.ctx > SMALLEST_HINT_SHAPE.ctx || shape.batch > SMALLEST_HINT_SHAPE.batch)) {
+    const p = planMemory(view, { ...plan.input, vramBytes: plan.input.vramBytes ?? undefined, threads: plan.input.threads ?? undefined, ctx: SMALLEST_HINT_SHAPE.ctx, ubatch: SMALLEST_HINT_SHAPE.batch });
+    const smallMin = p.quantities.minimumRamBytes.value as number;
+    if (smallMin < min) small = { ...SMALLEST_HINT_SHAPE, minimumBytes: smallMin };
+  }
+  const hint = small ? `; with context ${small.ctx} and micro-batch ${small.batch} it is ${formatBytes(small.minimumBytes)} (${small.minimumBytes} bytes)` : '';
+  throw new BelowMinimumError(
+    s.ramBytes as number,
+    { ctx: shape.ctx, batch: shape.batch },
+    min,
+    small,
+    `a cap of ${formatBytes(s.ramBytes as number)} is below the smallest cap that runs this model with context ${shape.ctx} and micro-batch ${shape.batch}: ` +
+      `${formatBytes(min)} (${min} bytes)${hint}. Nothing was loaded.`,
+  );
+}
