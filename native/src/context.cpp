@@ -12,6 +12,7 @@
 #include "residency.h"
 #include "sampling.h"
 #include "batch.h"
+#include "embed.h"
 #include "generate.h"
 #include "grammar.h"
 #include "precharge.h"
@@ -59,6 +60,7 @@ void Context::Init(Napi::Env env, Napi::Object exports) {
                                   {
                                       InstanceMethod("evalLogits", &Context::EvalLogits),
                                       InstanceMethod("generate", &Context::Generate),
+                                      InstanceMethod("embed", &Context::Embed),
                                       InstanceMethod("cancel", &Context::Cancel),
                                       InstanceMethod("clearMemory", &Context::ClearMemory),
                                       InstanceMethod("info", &Context::Info),
@@ -112,6 +114,14 @@ Context::Context(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Context>(inf
     p.n_threads_batch = threads;
   }
   p.no_perf = false;
+  if (opts.Has("embeddings") && opts.Get("embeddings").ToBoolean().Value()) {
+    // As llama-server's /v1/embeddings: the mean of the hidden states, one vector per text. A
+    // text is decoded in one micro-batch, so the pooling sees all of it.
+    embeddings_ = true;
+    p.embeddings = true;
+    p.pooling_type = LLAMA_POOLING_TYPE_MEAN;
+    p.n_ubatch = p.n_batch;
+  }
   if (opts.Has("observeLayers") && opts.Get("observeLayers").ToBoolean().Value()) {
     residency_ = std::make_unique<Residency>();
     // The eval callback splits the graph at every layer boundary; only the stream schedule
@@ -221,6 +231,27 @@ Napi::Value Context::Generate(const Napi::CallbackInfo& info) {
   cancel_.store(false);
   busy_.store(true);
   return QueueGenerate(env, this, Value(), std::move(toks), s, cb);
+}
+
+// embed(tokens) -> Promise<Float32Array>: the mean-pooled hidden state of the text (a context
+// made with {embeddings: true}; at most nBatch tokens).
+Napi::Value Context::Embed(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!CheckUsable(env)) return env.Undefined();
+  std::string err = embeddings_ ? "" : "this context was not made for embeddings (createContext({embeddings: true}))";
+  std::vector<llama_token> toks;
+  if (err.empty()) toks = TokensFrom(info.Length() > 0 ? info[0] : env.Undefined(), llama_vocab_n_tokens(model_->vocab()), &err);
+  if (err.empty() && toks.empty()) err = "no tokens to embed";
+  // All of a text in one micro-batch (the pooling sees one micro-batch at a time).
+  const int most = static_cast<int>(std::min(llama_n_ubatch(ctx_), llama_n_ctx(ctx_)));
+  if (err.empty() && static_cast<int>(toks.size()) > most)
+    err = "input has " + std::to_string(toks.size()) + " tokens; embeddings take at most " + std::to_string(most);
+  if (!err.empty()) {
+    ThrowError(env, "BAD_ARGUMENT", err);
+    return env.Undefined();
+  }
+  busy_.store(true);
+  return QueueEmbed(env, this, Value(), std::move(toks));
 }
 
 // attachDraft(draftContext, {max, min, pMin}): later generate() calls decode speculatively with

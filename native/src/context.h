@@ -41,6 +41,7 @@ class Context : public Napi::ObjectWrap<Context> {
 
   Napi::Value EvalLogits(const Napi::CallbackInfo& info);
   Napi::Value Generate(const Napi::CallbackInfo& info);
+  Napi::Value Embed(const Napi::CallbackInfo& info);
   Napi::Value Cancel(const Napi::CallbackInfo& info);
   Napi::Value ClearMemory(const Napi::CallbackInfo& info);
   Napi::Value Info(const Napi::CallbackInfo& info);
@@ -73,6 +74,7 @@ class Context : public Napi::ObjectWrap<Context> {
   std::unique_ptr<Residency> residency_;
   std::unique_ptr<BatchServer> server_;
   int n_batch_ = 512;
+  bool embeddings_ = false;  // made for embed(): embeddings on, mean pooling
   double precharged_bytes_ = 0;
   Context* draft_ = nullptr;
   Napi::ObjectReference draft_ref_;  // keeps the draft's context alive while attached

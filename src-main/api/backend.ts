@@ -1,6 +1,6 @@
 // What the HTTP API needs from whoever owns the worker (the app service): the model it serves
 // and a way to run one generation on it. A seam, so the server is tested without a worker.
-import type { GenerateParams, GenerationResult, TokenEvent } from '../shared/worker-protocol.js';
+import type { EmbedResult, GenerateParams, GenerationResult, TokenEvent } from '../shared/worker-protocol.js';
 import type { ApiError } from './errors.js';
 import type { RamforgeExtras } from './response-shape.js';
 
@@ -47,4 +47,9 @@ export interface ApiBackend {
    * 500 worker crashed, 400 prompt too long, …).
    */
   generate(params: GenerateParams, onToken: (t: TokenEvent) => void, signal: AbortSignal): Promise<BackendRun>;
+  /**
+   * The served model's embedding of each text (mean-pooled, not normalized), taking a turn at
+   * the same door as generations. Failures are ApiErrors as for generate.
+   */
+  embed(texts: string[], signal: AbortSignal): Promise<EmbedResult>;
 }

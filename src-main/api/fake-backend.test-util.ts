@@ -1,7 +1,7 @@
 // A backend for the HTTP server's tests: a "model" that streams numbered words on a timer
 // through the real gate, honours its signal like the worker (ends with stopReason cancelled),
 // and can be told to fail or crash after some tokens.
-import type { GenerateParams, GenerationResult, TokenEvent } from '../shared/worker-protocol.js';
+import type { EmbedResult, GenerateParams, GenerationResult, TokenEvent } from '../shared/worker-protocol.js';
 import type { ApiBackend, BackendRun, ServedModel } from './backend.js';
 import { ApiError, serverError } from './errors.js';
 import { GenerationGate } from './gate.js';
@@ -32,6 +32,20 @@ export class FakeBackend implements ApiBackend {
 
   model(): ServedModel | ApiError {
     return this.served;
+  }
+
+  /** A vector per text from its characters (deterministic; texts that differ differ). */
+  embedded: string[][] = [];
+  async embed(texts: string[], signal: AbortSignal): Promise<EmbedResult> {
+    if (this.served instanceof ApiError) throw this.served;
+    const leave = await this.gate.enter({ signal, limited: true });
+    try {
+      if (this.failAfter) throw this.failAfter.error;
+      this.embedded.push(texts);
+      return { vectors: texts.map((t) => [t.length, t.charCodeAt(0), 2, 0]), tokens: texts.reduce((n, t) => n + t.length, 0) };
+    } finally {
+      leave();
+    }
   }
 
   async generate(params: GenerateParams, onToken: (t: TokenEvent) => void, signal: AbortSignal): Promise<BackendRun> {

@@ -79,9 +79,9 @@ describe('API server: routes and access', () => {
   });
 
   it('unknown routes are 404 and wrong methods 405, in the error shape', async () => {
-    const r = await fetch(url('/v1/embeddings'), { method: 'POST' });
+    const r = await fetch(url('/v1/audio/speech'), { method: 'POST' });
     expect(r.status).toBe(404);
-    expect(await r.json()).toEqual({ error: { message: 'unknown route: POST /v1/embeddings', type: 'not_found_error', param: null, code: 'unknown_route' } });
+    expect(await r.json()).toEqual({ error: { message: 'unknown route: POST /v1/audio/speech', type: 'not_found_error', param: null, code: 'unknown_route' } });
     const m = await fetch(url('/v1/chat/completions'));
     expect(m.status).toBe(405);
     expect(m.headers.get('allow')).toBe('POST');

@@ -9,6 +9,8 @@ import type { ApiBackend } from './backend.js';
 import { handleCompletion } from './completion-handler.js';
 import { ApiError, asApiError, notFound } from './errors.js';
 import { accessProblem, bearerCheck, isLoopbackHost } from './http-access.js';
+import { handleEmbeddings } from './embeddings-handler.js';
+import { validateEmbeddingsRequest } from './embeddings-request.js';
 import { ClientGone, DEFAULT_BODY_LIMITS, contentTypeProblem, readJsonBody, type BodyLimits } from './http-body.js';
 import { drainRequest, sendError, sendJson, type ErrorShape } from './http-reply.js';
 import { namesModel } from './model-id.js';
@@ -46,6 +48,7 @@ const ROUTES: Record<string, string[]> = {
   '/models': ['GET'],
   '/chat/completions': ['POST'],
   '/completions': ['POST'],
+  '/embeddings': ['POST'],
   '/health': ['GET'],
   // Ollama's API on the same port (ollama-routes.ts).
   ...OLLAMA_ROUTES,
@@ -134,6 +137,14 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
         await ollamaPost(route, body, { backend: opts.backend, res, clientGone: gone.signal });
       } catch (e) {
         if (!gone.signal.aborted) sendError(res, asApiError(e), {}, shape);
+      }
+      return;
+    }
+    if (route === '/embeddings') {
+      try {
+        await handleEmbeddings(validateEmbeddingsRequest(body), 'openai', { backend: opts.backend, res, clientGone: gone.signal });
+      } catch (e) {
+        if (!gone.signal.aborted) sendError(res, asApiError(e));
       }
       return;
     }

@@ -62,7 +62,7 @@ describe('Ollama API: models', () => {
     for (const model of ['fake', 'fake:latest', 'fake.gguf']) {
       const r = await post('/api/show', { model });
       expect(r.status).toBe(200);
-      expect(await r.json()).toMatchObject({ template: '{{ messages }}', details: { family: 'llama' }, model_info: { 'general.architecture': 'llama', 'llama.context_length': 2048 }, capabilities: ['completion'] });
+      expect(await r.json()).toMatchObject({ template: '{{ messages }}', details: { family: 'llama' }, model_info: { 'general.architecture': 'llama', 'llama.context_length': 2048 }, capabilities: ['completion', 'embedding'] });
     }
     const missing = await post('/api/show', { name: 'llama3' });
     expect(missing.status).toBe(404);

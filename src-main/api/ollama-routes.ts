@@ -4,6 +4,8 @@
 import type { ServerResponse } from 'node:http';
 import { RAMFORGE_VERSION } from '../shared/version.js';
 import type { ApiBackend } from './backend.js';
+import { handleEmbeddings } from './embeddings-handler.js';
+import { validateOllamaEmbed } from './embeddings-request.js';
 import { ApiError } from './errors.js';
 import { sendJson } from './http-reply.js';
 import { handleOllama, ollamaModelFor } from './ollama-handler.js';
@@ -17,6 +19,7 @@ export const OLLAMA_ROUTES: Record<string, string[]> = {
   '/api/show': ['POST'],
   '/api/chat': ['POST'],
   '/api/generate': ['POST'],
+  '/api/embed': ['POST'],
 };
 
 export const isOllamaRoute = (route: string): boolean => route.startsWith('/api/');
@@ -40,6 +43,7 @@ export interface OllamaPostContext {
 /** The POST routes; an ApiError thrown before an answer began is the caller's to send. */
 export async function ollamaPost(route: string, body: unknown, ctx: OllamaPostContext): Promise<void> {
   if (route === '/api/show') return sendJson(ctx.res, 200, showObject(ollamaModelFor(ctx.backend, validateOllamaShow(body))));
+  if (route === '/api/embed') return handleEmbeddings(validateOllamaEmbed(body), 'ollama', ctx);
   const req = route === '/api/chat' ? validateOllamaChat(body) : validateOllamaGenerate(body);
   await handleOllama(req, { ...ctx, now: () => performance.now() });
 }

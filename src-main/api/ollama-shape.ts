@@ -78,7 +78,7 @@ export function showObject(m: ServedModel): object {
     system: '',
     details: details(m),
     model_info: info,
-    capabilities: ['completion'],
+    capabilities: ['completion', 'embedding'],
     modified_at: iso(m.created),
     ramforge: { ctx_per_sequence: m.ctxPerSequence, sequences: m.sequences, policy: m.policy, chat_template: m.hasChatTemplate },
   };

@@ -10,7 +10,7 @@ const PROMPT_TOO_LONG = /^prompt has \d+ tokens; (each sequence|the context) hol
  * @param crashed the worker ended on its own while this ran (not closed by an unload or a new load)
  * @param input the request's parameter that holds the prompt ('messages' or 'prompt')
  */
-export function apiErrorOfWorker(code: string | undefined, message: string, crashed: boolean, input: 'messages' | 'prompt' = 'messages'): ApiError {
+export function apiErrorOfWorker(code: string | undefined, message: string, crashed: boolean, input: 'messages' | 'prompt' | 'input' = 'messages'): ApiError {
   if (PROMPT_TOO_LONG.test(message)) {
     return badRequest(`${message}: shorten the prompt (or load the model with a larger --ctx)`, input, 'context_length_exceeded');
   }

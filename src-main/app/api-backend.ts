@@ -8,7 +8,7 @@ import { modelIdOf } from '../api/model-id.js';
 import { Throughput } from '../api/throughput.js';
 import { apiErrorOfWorker } from '../api/worker-errors.js';
 import type { EngineState } from '../shared/api.js';
-import type { GenerateParams, LoadParams, ModelInfo, TokenEvent } from '../shared/worker-protocol.js';
+import type { EmbedResult, GenerateParams, LoadParams, ModelInfo, TokenEvent } from '../shared/worker-protocol.js';
 import type { HostLike } from './host-like.js';
 
 const fileTypeOf = (meta: Record<string, string>): number | null => {
@@ -67,6 +67,32 @@ export class AppApiBackend implements ApiBackend {
         layers: l.info.nLayers,
       },
     };
+  }
+
+  async embed(texts: string[], signal: AbortSignal): Promise<EmbedResult> {
+    const asked = this.access.loaded();
+    const first = this.model();
+    if (first instanceof ApiError) throw first;
+    const leave = await this.gate().enter({ signal, limited: true });
+    this.running++;
+    const h = this.access.host();
+    try {
+      const m = this.model();
+      if (m instanceof ApiError) throw m;
+      if (this.access.loaded() !== asked || !h) throw unavailable('the model changed while the request waited: send it again', 'model_changed');
+      if (!h.embed) throw unavailable('this worker does not compute embeddings', 'embeddings_unavailable');
+      return await h.embed(texts);
+    } catch (e) {
+      if (e instanceof ApiError || e instanceof QueueAbortedError || !h) throw e;
+      const { ended, crashed } = await this.access.ended(h);
+      const code = (e as { code?: unknown }).code;
+      const message = (e as Error)?.message ?? String(e);
+      if (ended) throw apiErrorOfWorker('WORKER_EXITED', message, crashed, 'input');
+      throw apiErrorOfWorker(typeof code === 'string' ? code : undefined, message, false, 'input');
+    } finally {
+      this.running--;
+      leave();
+    }
   }
 
   async generate(params: GenerateParams, onToken: (t: TokenEvent) => void, signal: AbortSignal): Promise<BackendRun> {

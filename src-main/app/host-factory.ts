@@ -26,6 +26,7 @@ export function workerHostFactory(f: WorkerHostFactoryOptions = {}): HostFactory
     const host: HostLike = {
       load: (p, onProgress) => h.load(p, onProgress),
       generate: (p, onToken, signal) => h.generate(p, onToken, signal),
+      embed: (texts) => h.embed(texts),
       cancel: () => h.cancel(),
       kill: () => w.kill('killed on request'),
       close: async () => {

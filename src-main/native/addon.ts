@@ -56,7 +56,8 @@ export interface NativeContextOptions {
   layerCallback?: boolean;
   /** Charge the context's buffers (compute buffer, caches) at creation rather than on first use. */
   precharge?: boolean;
-
+  /** For embed(): embeddings on, mean pooling, a text in one micro-batch (at most nBatch tokens). */
+  embeddings?: boolean;
 }
 
 export type NativeGenerateOptions = SamplingParams & { maxTokens: number };
@@ -175,6 +176,8 @@ export interface NativeContext {
   serveClose(): void;
   serveInfo(): { open: boolean; sequences: number; queued: number; active: number };
   evalLogits(tokens: Int32Array | number[]): Float32Array;
+  /** A context made with {embeddings: true}: the mean-pooled hidden state of the text (n_embd floats, not normalized). */
+  embed(tokens: Int32Array | number[]): Promise<Float32Array>;
   generate(
     prompt: Int32Array | number[],
     opts: NativeGenerateOptions,

@@ -150,6 +150,12 @@ export interface GenerateParams {
   sampling: SamplingParams;
 }
 
+/** Mean-pooled hidden states of each text (n_embd floats each, not normalized), and their tokens in all. */
+export interface EmbedResult {
+  vectors: number[][];
+  tokens: number;
+}
+
 export interface TokenEvent {
   index: number;
   tokenId: number;
@@ -188,6 +194,7 @@ export interface GenerationResult {
 export type WorkerRequest =
   | { id: number; type: 'load'; params: LoadParams }
   | { id: number; type: 'generate'; params: GenerateParams }
+  | { id: number; type: 'embed'; texts: string[] }
   | { id: number; type: 'probe-disk'; path: string; bytes: number }
   /** Cancels the request with that id, or every request. */
   | { type: 'cancel'; target?: number }

@@ -4,6 +4,7 @@ import type {
   GenerateParams,
   GenerationResult,
   LoadParams,
+  EmbedResult,
   ModelInfo,
   TokenEvent,
 } from '../shared/worker-protocol.js';
@@ -15,6 +16,7 @@ import { DRAFT_CONTEXT_BATCH } from '../shared/draft/draft-budget.js';
 import { ResidencyRuntime } from './residency-runtime.js';
 import { basename } from 'node:path';
 import { collectGarbage } from './collect-garbage.js';
+import { Embedder } from './embedder.js';
 
 export class EngineError extends Error {
   constructor(
@@ -72,6 +74,7 @@ export class Engine {
     try {
       const parallel = Math.max(1, params.parallel ?? 1);
       this.parallel = parallel;
+      this.loadThreads = params.threads ?? 0;
       ctx = model.createContext({
         // Each sequence gets the context the settings ask for.
         nCtx: (params.ctx ?? 4096) * parallel,
@@ -359,7 +362,25 @@ export class Engine {
     this.ctx?.cancel();
   }
 
+  private embedder: Embedder | null = null;
+  /** The threads the model was loaded with (0 = llama.cpp's choice), for the embedding context too. */
+  private loadThreads = 0;
+
+  /** Embeddings of each text (a context of their own, made on the first call). */
+  async embed(texts: string[]): Promise<EmbedResult> {
+    const { model } = this.need();
+    this.embedder ??= new Embedder(model, this.loadThreads);
+    try {
+      return await this.embedder.embed(texts);
+    } catch (e) {
+      throw new EngineError(codeOf(e, 'DECODE_FAILED'), (e as Error).message);
+    }
+  }
+
   async unload(): Promise<void> {
+    // Before the model: its context holds the weights.
+    this.embedder?.free();
+    this.embedder = null;
     if (this.serving) {
       this.ctx?.serveClose();
       this.serving = null;

@@ -10,6 +10,7 @@ import { packageRoot } from '../node/paths.js';
 import type { ResidencySample } from '../shared/residency-types.js';
 import type {
   DiskProbe,
+  EmbedResult,
   ServeStep,
   GenerateParams,
   GenerationResult,
@@ -221,6 +222,11 @@ export class WorkerHost extends EventEmitter {
       }
     }
     return p;
+  }
+
+  /** Embeddings of each text on the loaded model (one after another, after what runs before them). */
+  embed(texts: string[]): Promise<EmbedResult> {
+    return this.request<EmbedResult>({ type: 'embed', texts });
   }
 
   /** Measures the read speed of the device holding `path` (native, direct I/O). */

@@ -42,6 +42,9 @@ async function handle(req: Exclude<WorkerRequest, { type: 'cancel' } | { type: '
           };
         }
         break;
+      case 'embed':
+        value = await engine.embed(req.texts);
+        break;
       case 'probe-disk':
         value = await loadAddon().measureRead(req.path, { bytes: req.bytes });
         break;

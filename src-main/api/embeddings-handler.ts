@@ -1,0 +1,36 @@
+// POST /v1/embeddings and Ollama's /api/embed: the model check, the vectors from the worker,
+// normalized, in the shape the route speaks.
+import type { ServerResponse } from 'node:http';
+import type { ApiBackend } from './backend.js';
+import { ApiError, badRequest, notFound } from './errors.js';
+import { sendJson } from './http-reply.js';
+import { namesModel } from './model-id.js';
+import { normalized, ollamaEmbeddings, openAiEmbeddings } from './embeddings-shape.js';
+import type { EmbeddingsRequest } from './embeddings-request.js';
+import { ollamaModelFor } from './ollama-handler.js';
+
+export interface EmbeddingsContext {
+  backend: ApiBackend;
+  res: ServerResponse;
+  clientGone: AbortSignal;
+}
+
+export async function handleEmbeddings(req: EmbeddingsRequest, api: 'openai' | 'ollama', ctx: EmbeddingsContext): Promise<void> {
+  const t0 = performance.now();
+  let id: string;
+  if (api === 'ollama') id = ollamaModelFor(ctx.backend, req.model).id;
+  else {
+    const served = ctx.backend.model();
+    if (served instanceof ApiError) throw served;
+    if (!namesModel(req.model, served)) throw notFound(`the model '${req.model.slice(0, 200)}' does not exist: this server serves '${served.id}' (GET /v1/models)`, 'model_not_found');
+    id = served.id;
+  }
+  const run = await ctx.backend.embed(req.texts, ctx.clientGone);
+  if (ctx.clientGone.aborted) return;
+  const size = run.vectors[0]?.length ?? 0;
+  if (req.dimensions !== null && req.dimensions !== size) {
+    throw badRequest(`'dimensions' must be ${size}, this model's embedding size (vectors are not shortened)`, 'dimensions', 'unsupported_value');
+  }
+  const vectors = run.vectors.map(normalized);
+  sendJson(ctx.res, 200, api === 'ollama' ? ollamaEmbeddings(req.model, vectors, run.tokens, performance.now() - t0) : openAiEmbeddings(id, vectors, req.encoding, run.tokens));
+}

@@ -1,0 +1,77 @@
+// Validation of POST /v1/embeddings and Ollama's /api/embed bodies: the texts to embed and how
+// the vectors are wanted. Token-id inputs (OpenAI allows them) are refused: the worker embeds
+// text. Pure.
+import { badRequest } from './errors.js';
+import { given, optInt, optString, type Body } from './check-value.js';
+import { checkOllamaOptions } from './ollama-options.js';
+
+/** Texts one request may embed (OpenAI's limit). */
+export const MAX_INPUTS = 2048;
+const MAX_TEXT_CHARS = 1 << 20;
+
+export interface EmbeddingsRequest {
+  model: string;
+  texts: string[];
+  /** OpenAI: float arrays or base64 of little-endian float32. */
+  encoding: 'float' | 'base64';
+  /** Must equal the model's n_embd when given (the vectors are not shortened). */
+  dimensions: number | null;
+}
+
+const OPENAI_FIELDS = new Set(['model', 'input', 'encoding_format', 'dimensions', 'user']);
+const OLLAMA_FIELDS = new Set(['model', 'input', 'truncate', 'dimensions', 'keep_alive', 'options']);
+
+function asBody(v: unknown): Body {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw badRequest('the request body must be a JSON object', null, 'invalid_body');
+  return v as Body;
+}
+
+function checkKnown(b: Body, known: Set<string>, unknown: (k: string) => string): void {
+  for (const k of Object.keys(b)) if (!known.has(k)) throw badRequest(unknown(k.length > 60 ? `${k.slice(0, 60)}…` : k), k.slice(0, 60), 'unknown_parameter');
+}
+
+function checkModel(b: Body): string {
+  const m = optString(b, 'model', 1024);
+  if (m === null || m === '') throw badRequest("'model' is required", 'model', 'missing_required_parameter');
+  return m;
+}
+
+function checkInput(b: Body): string[] {
+  const v = b.input;
+  if (!given(v)) throw badRequest("'input' is required: a string or an array of strings", 'input', 'missing_required_parameter');
+  const list = typeof v === 'string' ? [v] : v;
+  if (!Array.isArray(list)) throw badRequest("'input' must be a string or an array of strings", 'input', 'invalid_type');
+  if (list.length === 0) throw badRequest("'input' must hold at least one string", 'input', 'invalid_value');
+  if (list.length > MAX_INPUTS) throw badRequest(`'input' may hold at most ${MAX_INPUTS} strings`, 'input', 'invalid_value');
+  if (list.every((x) => typeof x === 'number') || list.every((x) => Array.isArray(x))) throw badRequest("'input' as token ids is not supported: send the text", 'input', 'unsupported_value');
+  return list.map((s, i) => {
+    if (typeof s !== 'string') throw badRequest(`'input[${i}]' must be a string`, `input[${i}]`, 'invalid_type');
+    if (s === '') throw badRequest(`'input[${i}]' is empty: there is nothing to embed`, `input[${i}]`, 'invalid_value');
+    if (s.length > MAX_TEXT_CHARS) throw badRequest(`'input[${i}]' must have at most ${MAX_TEXT_CHARS} characters`, `input[${i}]`, 'invalid_value');
+    return s;
+  });
+}
+
+export function validateEmbeddingsRequest(body: unknown): EmbeddingsRequest {
+  const b = asBody(body);
+  checkKnown(b, OPENAI_FIELDS, (k) => `Unrecognized request argument supplied: ${k}`);
+  const model = checkModel(b);
+  const texts = checkInput(b);
+  const format = b.encoding_format;
+  if (given(format) && format !== 'float' && format !== 'base64') throw badRequest("'encoding_format' must be float or base64", 'encoding_format', 'invalid_value');
+  optString(b, 'user', 1024);
+  return { model, texts, encoding: format === 'base64' ? 'base64' : 'float', dimensions: optInt(b, 'dimensions', 1, 1 << 20) };
+}
+
+export function validateOllamaEmbed(body: unknown): EmbeddingsRequest {
+  const b = asBody(body);
+  checkKnown(b, OLLAMA_FIELDS, (k) => `unknown field: ${k}`);
+  const model = checkModel(b);
+  const texts = checkInput(b);
+  // Ollama truncates long inputs unless told not to; here a text longer than an embedding
+  // takes is always a 400, as with truncate:false.
+  const truncate = b.truncate;
+  if (given(truncate) && typeof truncate !== 'boolean') throw badRequest("'truncate' must be true or false", 'truncate', 'invalid_type');
+  checkOllamaOptions(b.options);
+  return { model, texts, encoding: 'float', dimensions: optInt(b, 'dimensions', 1, 1 << 20) };
+}
