@@ -1,7 +1,9 @@
 // Malformed requests for the API server, seeded: bad JSON, wrong types and out-of-range values,
 // unknown fields, wrong content types, a 10 MB prompt, huge headers, invalid UTF-8, deep
-// nesting, wrong methods and routes, broken request lines, and slow bodies. Each is built to be
-// wrong, so each must get a 4xx; sent over raw sockets on loopback, the status line is read.
+// nesting, wrong methods and routes, broken request lines, and slow bodies, on OpenAI's routes
+// (chat, completions, embeddings, with structured output fields) and Ollama's (chat, generate,
+// embed, show). Each is built to be wrong, so each must get a 4xx; sent over raw sockets on
+// loopback, the status line is read.
 import { connect } from 'node:net';
 import { mulberry32 as rng, pick, type Rand } from '../shared/seeded-random.test-util.js';
 
@@ -24,11 +26,25 @@ export interface FuzzOutcome {
 
 const CHAT = '/v1/chat/completions';
 const TEXT = '/v1/completions';
+const EMBED = '/v1/embeddings';
+const O_CHAT = '/api/chat';
+const O_GENERATE = '/api/generate';
+const O_EMBED = '/api/embed';
+const O_SHOW = '/api/show';
 
 function validBody(r: Rand, model: string): { path: string; body: Record<string, unknown> } {
-  return r() < 0.5
-    ? { path: CHAT, body: { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 2, temperature: 0 } }
-    : { path: TEXT, body: { model, prompt: 'Once', max_tokens: 2, temperature: 0 } };
+  const options = { num_predict: 2, temperature: 0 };
+  return pick(r, [
+    { path: CHAT, body: { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 2, temperature: 0 } },
+    { path: TEXT, body: { model, prompt: 'Once', max_tokens: 2, temperature: 0 } },
+    { path: CHAT, body: { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 2, temperature: 0 } },
+    { path: TEXT, body: { model, prompt: 'Once', max_tokens: 2, temperature: 0 } },
+    { path: EMBED, body: { model, input: 'hi' } },
+    { path: O_CHAT, body: { model, messages: [{ role: 'user', content: 'hi' }], stream: false, options } },
+    { path: O_GENERATE, body: { model, prompt: 'Once', stream: false, options } },
+    { path: O_EMBED, body: { model, input: 'hi' } },
+    { path: O_SHOW, body: { model } },
+  ]);
 }
 
 function http(port: number, method: string, path: string, headers: Record<string, string>, body: string | Buffer): (string | Buffer)[] {
@@ -52,12 +68,82 @@ const WRONG: Record<string, unknown[]> = {
   frequency_penalty: [5, 'x'],
   logit_bias: [{ '1': 5 }],
   user: [5, {}],
+  response_format: ['json', 5, [], { type: 'json' }, { type: 'json_schema' }, { type: 'json_schema', json_schema: [] }, { type: 'json_schema', json_schema: { schema: { type: 'string', pattern: '^a$' } } }, { type: 'json_schema', json_schema: { schema: { type: 'object', properties: { a: {} }, required: ['b'] } } }, { type: 'json_schema', json_schema: { schema: { $ref: '#/$defs/none' } } }, { type: 'json_schema', json_schema: { schema: {}, strict: 'yes' } }, { type: 'json_object', extra: 1 }],
+  grammar: [5, {}, [], true],
 };
+/** Grammars only llama.cpp can tell are wrong (a real worker parses them). */
+const WRONG_GBNF: Record<string, unknown[]> = {
+  grammar: ['root ::= "unterminated', 'root ::= root "a"', 'start ::= "a"', 'root ::= [a-', 'root ::= "a" undefined-rule', 'root ::= ("a" | '],
+};
+const WRONG_EMBED: Record<string, unknown[]> = {
+  model: [1, true, {}, [], ''],
+  input: [5, [], [1, 2], [[1, 2]], [''], ['a', 3], {}, null, Array(3000).fill('x')],
+  encoding_format: ['int8', 1, 'FLOAT'],
+  dimensions: [0, -1, 'x', 1.5, 3],
+  user: [5],
+};
+const WRONG_OPTIONS: unknown[] = ['x', [], 5, { temperature: 'hot' }, { temperature: 5 }, { num_predict: 0 }, { num_ctx: 1e9 }, { mirostat: 2 }, { temprature: 1 }, { stop: [1] }, { stop: [''] }, { seed: 1.5 }, { top_k: -1 }, { num_thread: 'all' }];
+const WRONG_FORMAT: unknown[] = ['yaml', 5, [], { type: 'string', pattern: 'x' }, { type: 'number', minimum: 1 }, { allOf: [] }];
+const WRONG_OLLAMA: Record<string, unknown[]> = {
+  model: [1, true, {}, [], ''],
+  options: WRONG_OPTIONS,
+  format: WRONG_FORMAT,
+  stream: ['yes', 1],
+  think: [true, 'high'],
+  keep_alive: [{}, []],
+  logprobs: [true],
+};
+const WRONG_O_CHAT: Record<string, unknown[]> = {
+  messages: ['hi', [1], [{}], [{ role: 'tool', content: 'x' }], [{ role: 'user', content: 5 }], [{ role: 'user', content: 'x', images: ['aGk='] }], [{ role: 'user', content: 'x', tool_calls: [{}] }], [{ role: 'x', content: 'y' }]],
+  tools: [[{ type: 'function' }]],
+};
+const WRONG_O_GENERATE: Record<string, unknown[]> = {
+  prompt: [5, {}, []],
+  context: [[1, 2]],
+  template: ['{{ .Prompt }}'],
+  raw: ['yes'],
+  system: [5],
+  images: [['aGk=']],
+  suffix: ['x'],
+};
+const WRONG_O_EMBED: Record<string, unknown[]> = {
+  model: [1, {}, ''],
+  input: [5, [], [''], ['a', 3], null],
+  truncate: ['no'],
+  options: WRONG_OPTIONS,
+  dimensions: [0, 'x', 3],
+};
+const WRONG_O_SHOW: Record<string, unknown[]> = {
+  model: [1, {}, '', 'no-such-model'],
+  verbose: ['yes'],
+  options: [{ temperature: 'hot' }],
+};
+
+function wrongTable(path: string, nativeGrammar: boolean): Record<string, unknown[]> {
+  switch (path) {
+    case CHAT:
+      return { ...WRONG, ...WRONG_CHAT, ...(nativeGrammar ? { grammar: [...(WRONG.grammar as unknown[]), ...(WRONG_GBNF.grammar as unknown[])] } : {}) };
+    case TEXT:
+      return { ...WRONG, ...WRONG_TEXT, ...(nativeGrammar ? { grammar: [...(WRONG.grammar as unknown[]), ...(WRONG_GBNF.grammar as unknown[])] } : {}) };
+    case EMBED:
+      return WRONG_EMBED;
+    case O_CHAT:
+      return { ...WRONG_OLLAMA, ...WRONG_O_CHAT };
+    case O_GENERATE:
+      return { ...WRONG_OLLAMA, ...WRONG_O_GENERATE };
+    case O_EMBED:
+      return WRONG_O_EMBED;
+    default:
+      return WRONG_O_SHOW;
+  }
+}
+
+/** A field name that is real on another route but not on this one. */
+const OTHER_ROUTES_FIELD: Record<string, string> = { [CHAT]: 'prompt', [TEXT]: 'messages', [EMBED]: 'prompt', [O_CHAT]: 'prompt', [O_GENERATE]: 'messages', [O_EMBED]: 'prompt', [O_SHOW]: 'messages' };
 const WRONG_CHAT: Record<string, unknown[]> = {
   messages: ['hi', [], [1], [{}], [{ role: 'x', content: 'y' }], [{ role: 'user' }], [{ role: 'user', content: 5 }], [{ role: 'tool', content: 'x' }], [{ role: 'user', content: [{ type: 'image_url' }] }], null],
   logprobs: [true],
   tools: [[{ type: 'function' }]],
-  response_format: ['json', { type: 'json' }, { type: 'json_schema' }, { type: 'json_schema', json_schema: { schema: { type: 'string', pattern: '^a$' } } }, { type: 'json_object', extra: 1 }],
   max_completion_tokens: [-1, 'x'],
 };
 const WRONG_TEXT: Record<string, unknown[]> = {
@@ -67,9 +153,20 @@ const WRONG_TEXT: Record<string, unknown[]> = {
   echo: ['yes'],
 };
 
-export function fuzzCases(seed: number, n: number, port: number, model: string, opts: { slow: number; big: number }): FuzzCase[] {
+/** `nativeGrammar`: the server has a real worker, which refuses grammars llama.cpp cannot parse. */
+export function fuzzCases(seed: number, n: number, port: number, model: string, opts: { slow: number; big: number; structured?: number; nativeGrammar?: boolean }): FuzzCase[] {
   const r = rng(seed);
   const out: FuzzCase[] = [];
+  // Structured output asked for wrongly, on every route that takes it.
+  for (let i = 0; i < (opts.structured ?? 0); i++) {
+    const path = pick(r, [CHAT, TEXT, O_CHAT, O_GENERATE]);
+    const body = path === CHAT || path === O_CHAT ? { model, messages: [{ role: 'user', content: 'hi' }] } : { model, prompt: 'Once' };
+    const table = path === O_CHAT || path === O_GENERATE ? { format: WRONG_FORMAT } : { response_format: WRONG.response_format as unknown[], grammar: wrongTable(path, opts.nativeGrammar ?? false).grammar as unknown[] };
+    const field = pick(r, Object.keys(table));
+    const value = pick(r, (table as Record<string, unknown[]>)[field] as unknown[]);
+    const text = JSON.stringify({ ...body, [field]: value, ...(path.startsWith('/api/') ? { stream: false, options: { num_predict: 2 } } : { max_tokens: 2 }) });
+    out.push({ kind: 'structured', detail: `${path} ${field}=${JSON.stringify(value).slice(0, 40)}`, chunks: http(port, 'POST', path, jsonHeaders(text), text) });
+  }
   const kinds = ['bad-json', 'wrong-type', 'wrong-type', 'wrong-type', 'unknown-field', 'content-type', 'not-object', 'utf8', 'deep', 'route', 'request-line', 'huge-header'];
   for (let i = 0; i < opts.big; i++) {
     const { path, body } = validBody(r, model);
@@ -108,7 +205,7 @@ export function fuzzCases(seed: number, n: number, port: number, model: string, 
         break;
       }
       case 'wrong-type': {
-        const table = { ...WRONG, ...(path === CHAT ? WRONG_CHAT : WRONG_TEXT) };
+        const table = wrongTable(path, opts.nativeGrammar ?? false);
         const field = pick(r, Object.keys(table));
         const value = pick(r, table[field] as unknown[]);
         const s = JSON.stringify({ ...body, [field]: value });
@@ -116,7 +213,7 @@ export function fuzzCases(seed: number, n: number, port: number, model: string, 
         break;
       }
       case 'unknown-field': {
-        const name = pick(r, ['max_token', 'temprature', 'foo', 'stream_option', 'Model', 'prompt_tokens', `x${Math.floor(r() * 1e6)}`, path === CHAT ? 'prompt' : 'messages']);
+        const name = pick(r, ['max_token', 'temprature', 'foo', 'stream_option', 'Model', 'prompt_tokens', `x${Math.floor(r() * 1e6)}`, OTHER_ROUTES_FIELD[path] ?? 'foo']);
         const s = JSON.stringify({ ...body, [name]: pick(r, [1, 'x', null, {}, [], true]) });
         out.push({ kind, detail: `${path} ${name}`, chunks: http(port, 'POST', path, jsonHeaders(s), s) });
         break;
@@ -151,7 +248,12 @@ export function fuzzCases(seed: number, n: number, port: number, model: string, 
           ['DELETE', TEXT],
           ['GET', CHAT],
           ['POST', '/v1/models'],
-          ['POST', '/v1/embeddings'],
+          ['GET', '/v1/embeddings'],
+          ['GET', O_CHAT],
+          ['POST', '/api/tags'],
+          ['POST', '/api/pull'],
+          ['DELETE', '/api/delete'],
+          ['PUT', O_GENERATE],
           ['GET', '/v1/../../etc/passwd'],
           ['GET', '//v1/models'],
           ['POST', '/v2/chat/completions'],

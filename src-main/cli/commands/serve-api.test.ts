@@ -152,7 +152,7 @@ describe('ramforge serve --api with the openai client', () => {
   });
 
   it('survives a few hundred malformed requests (each a 4xx) and serves after them', async () => {
-    const cases = fuzzCases(0x5e7e, 300, baseServer.port, 'base', { slow: 2, big: 2 });
+    const cases = fuzzCases(0x5e7e, 300, baseServer.port, 'base', { slow: 2, big: 2, structured: 40, nativeGrammar: true });
     const out = await runCases(baseServer.port, cases, 8, 25_000);
     process.stdout.write(`API fuzz (ramforge serve --api child): ${out.length} cases\n  ${summary(out)}\n`);
     expect(out.filter((o) => o.problem !== null).slice(0, 10).map((p) => `${p.kind} ${p.detail}: ${p.problem}`)).toEqual([]);
