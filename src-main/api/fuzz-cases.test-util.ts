@@ -161,9 +161,10 @@ export function fuzzCases(seed: number, n: number, port: number, model: string, 
   for (let i = 0; i < (opts.structured ?? 0); i++) {
     const path = pick(r, [CHAT, TEXT, O_CHAT, O_GENERATE]);
     const body = path === CHAT || path === O_CHAT ? { model, messages: [{ role: 'user', content: 'hi' }] } : { model, prompt: 'Once' };
-    const table = path === O_CHAT || path === O_GENERATE ? { format: WRONG_FORMAT } : { response_format: WRONG.response_format as unknown[], grammar: wrongTable(path, opts.nativeGrammar ?? false).grammar as unknown[] };
+    const table: Record<string, unknown[]> =
+      path === O_CHAT || path === O_GENERATE ? { format: WRONG_FORMAT } : { response_format: WRONG.response_format as unknown[], grammar: wrongTable(path, opts.nativeGrammar ?? false).grammar as unknown[] };
     const field = pick(r, Object.keys(table));
-    const value = pick(r, (table as Record<string, unknown[]>)[field] as unknown[]);
+    const value = pick(r, table[field] as unknown[]);
     const text = JSON.stringify({ ...body, [field]: value, ...(path.startsWith('/api/') ? { stream: false, options: { num_predict: 2 } } : { max_tokens: 2 }) });
     out.push({ kind: 'structured', detail: `${path} ${field}=${JSON.stringify(value).slice(0, 40)}`, chunks: http(port, 'POST', path, jsonHeaders(text), text) });
   }

@@ -72,14 +72,15 @@ describe('ramforge serve --api with the ollama client', () => {
     const options = { temperature: 0, num_predict: 12 };
     const full = await c.generate({ model: 'talk', prompt: 'Once upon a time', raw: true, options, stream: false });
     expect(full.done).toBe(true);
-    expect(full.response.length).toBeGreaterThan(0);
+    const text = full.response ?? '';
+    expect(text.length).toBeGreaterThan(0);
     let streamed = '';
-    for await (const part of await c.generate({ model: 'talk', prompt: 'Once upon a time', raw: true, options, stream: true })) streamed += part.response;
-    expect(streamed).toBe(full.response);
-    const at = Math.floor(full.response.length / 2);
-    const stop = full.response.slice(at, at + 3);
+    for await (const part of await c.generate({ model: 'talk', prompt: 'Once upon a time', raw: true, options, stream: true })) streamed += part.response ?? '';
+    expect(streamed).toBe(text);
+    const at = Math.floor(text.length / 2);
+    const stop = text.slice(at, at + 3);
     const cut = await c.generate({ model: 'talk', prompt: 'Once upon a time', raw: true, options: { ...options, stop: [stop] }, stream: false });
-    expect(cut.response).toBe(full.response.slice(0, full.response.indexOf(stop)));
+    expect(cut.response).toBe(text.slice(0, text.indexOf(stop)));
     expect(cut.done_reason).toBe('stop');
   });
 
