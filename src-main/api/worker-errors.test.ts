@@ -17,6 +17,13 @@ describe('apiErrorOfWorker', () => {
     expect(of('WORKER_EXITED', 'exited', false)).toEqual([503, 'unavailable_error', 'model_unloaded', null]);
   });
 
+  it("a grammar llama.cpp refuses, or one no token can follow, is the client's: 400 on grammar", () => {
+    expect(of('BAD_ARGUMENT', "the grammar is not valid GBNF (with a 'root' rule): failed to parse grammar")).toEqual([400, 'invalid_request_error', 'invalid_grammar', 'grammar']);
+    expect(of('BAD_ARGUMENT', 'a grammar cannot be used with a draft model (speculative decoding)')).toEqual([400, 'invalid_request_error', 'invalid_grammar', 'grammar']);
+    expect(of('DECODE_FAILED', "the grammar allows none of the model's tokens at this point (it asks for text the vocabulary cannot spell)")).toEqual([400, 'invalid_request_error', 'grammar_unsatisfiable', 'grammar']);
+    expect(of('BAD_ARGUMENT', 'temperature must be a number')).toEqual([400, 'invalid_request_error', 'invalid_value', null]);
+  });
+
   it('the rest by code; unknown codes are 500 with the code kept', () => {
     expect(of('NO_MODEL', 'x')).toEqual([503, 'unavailable_error', 'model_not_loaded', null]);
     expect(of('CHAT_TEMPLATE', 'bad', false, 'messages')).toEqual([400, 'invalid_request_error', 'chat_template_failed', 'messages']);

@@ -4,6 +4,9 @@ import { ApiError, badRequest, serverError, unavailable } from './errors.js';
 
 /** The native layer's words for a prompt longer than a sequence's context. */
 const PROMPT_TOO_LONG = /^prompt has \d+ tokens; (each sequence|the context) holds \d+/;
+/** The native layer's words for a grammar it refused, or one that allows no token of the vocabulary. */
+const BAD_GRAMMAR = /^(the grammar is|grammar must|a grammar cannot)/;
+const STUCK_GRAMMAR = /^the grammar allows none of the model's tokens/;
 
 /**
  * @param code the worker error's code (WorkerError/EngineError), or undefined
@@ -14,6 +17,9 @@ export function apiErrorOfWorker(code: string | undefined, message: string, cras
   if (PROMPT_TOO_LONG.test(message)) {
     return badRequest(`${message}: shorten the prompt (or load the model with a larger --ctx)`, input, 'context_length_exceeded');
   }
+  // The request's own grammar: the client's to change (STUCK_GRAMMAR comes mid-generation).
+  if (STUCK_GRAMMAR.test(message)) return badRequest(message, 'grammar', 'grammar_unsatisfiable');
+  if (code === 'BAD_ARGUMENT' && BAD_GRAMMAR.test(message)) return badRequest(message, 'grammar', 'invalid_grammar');
   switch (code) {
     case 'WORKER_EXITED':
       return crashed ? serverError(`the inference worker ended during the request: ${message}`, 'worker_crashed') : unavailable('the model was unloaded during the request', 'model_unloaded');

@@ -16,6 +16,8 @@ import { serveApi, stopServed, synthModel, type Served } from './serve-api.test-
 let dir = '';
 let solo: Served;
 let batched: Served;
+/** With a draft model (the model itself): speculative decoding, which takes no grammar. */
+let drafted: Served;
 
 /** Every field bounded: the grammar admits only finitely many texts, so it must end. */
 const SCHEMA = {
@@ -38,11 +40,15 @@ const responseFormat = { type: 'json_schema' as const, json_schema: { name: 'rep
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ramforge-serve-structured-'));
   const model = synthModel(dir, 'form.gguf', ['--seed', '11']);
-  [solo, batched] = await Promise.all([serveApi(dir, ['--parallel', '1', '--ctx', '2048', model]), serveApi(dir, ['--parallel', '2', '--ctx', '2048', model])]);
+  [solo, batched, drafted] = await Promise.all([
+    serveApi(dir, ['--parallel', '1', '--ctx', '2048', model]),
+    serveApi(dir, ['--parallel', '2', '--ctx', '2048', model]),
+    serveApi(dir, ['--parallel', '1', '--draft', model, model]),
+  ]);
 }, 180_000);
 
 afterAll(async () => {
-  await Promise.all([stopServed(solo), stopServed(batched)]);
+  await Promise.all([stopServed(solo), stopServed(batched), stopServed(drafted)]);
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -96,7 +102,7 @@ describe('structured output on a synthetic model', () => {
           .completions.create({ model: 'form', prompt: 'x', max_tokens: 4, grammar } as OpenAI.CompletionCreateParamsNonStreaming)
           .catch((x: unknown) => x);
         expect(e, grammar).toBeInstanceOf(OpenAI.BadRequestError);
-        expect((e as Error).message).toMatch(/grammar/);
+        expect(e).toMatchObject({ param: 'grammar', code: 'invalid_grammar' });
       }
       const bad = await openai(s)
         .chat.completions.create({ model: 'form', messages: [{ role: 'user', content: 'x' }], response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'string', pattern: '^a+$' } } } })
@@ -107,6 +113,17 @@ describe('structured output on a synthetic model', () => {
       expect(after.choices[0]?.text.length).toBeGreaterThan(0);
       expect(s.child.exitCode).toBeNull();
     }
+  });
+
+  it('with a draft model loaded, a grammar is a 400 (speculative decoding cannot follow one); plain requests still answer', async () => {
+    const e = await openai(drafted)
+      .chat.completions.create({ model: 'form', messages: [{ role: 'user', content: 'x' }], response_format: responseFormat, max_tokens: 8 })
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(e).toMatchObject({ param: 'grammar', code: 'invalid_grammar' });
+    expect((e as Error).message).toMatch(/draft model/);
+    const r = await openai(drafted).completions.create({ model: 'form', prompt: 'Once', max_tokens: 3, temperature: 0 });
+    expect(r.choices[0]?.text.length).toBeGreaterThan(0);
   });
 
   it("Ollama's format with a schema, through the ollama client", async () => {
