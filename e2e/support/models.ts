@@ -7,7 +7,7 @@ import { CLI } from './env.js';
 
 const CACHE = join(tmpdir(), 'ramforge-e2e-models');
 
-export function synthModel(preset: 'tiny' | 'small', type = 'Q4_0'): string {
+export function synthModel(preset: 'tiny' | 'small' | '1b', type = 'Q4_0'): string {
   mkdirSync(CACHE, { recursive: true });
   const out = join(CACHE, `e2e-llama-${preset}-${type.toLowerCase()}.gguf`);
   if (existsSync(out)) return out;

@@ -126,7 +126,8 @@ export function loadParams(modelPath: string, f: ParsedArgs['flags'], run: Prepa
   const target = f['residency-target'] as number | undefined;
   const reserve = (f['residency-reserve'] as number | undefined) ?? 0;
   if (target !== undefined) p.residencyTargetBytes = Math.max(0, target - reserve);
-  p.gpuLayers = f['gpu-layers'] as number;
+  const gpuLayers = f['gpu-layers'] as number | undefined;
+  if (gpuLayers) p.gpuLayers = gpuLayers;
   const releases = (f['release-layer'] as string[] | undefined)?.map(Number);
   if (releases) p.releaseLayers = releases;
   if (f['release-mapping-pages']) p.releaseMappingPages = true;

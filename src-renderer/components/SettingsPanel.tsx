@@ -103,7 +103,11 @@ function LoadControls() {
           <div style={{ width: `${Math.round((fraction ?? 0) * 100)}%` }} />
         </div>
       )}
-      {engineError && <div className="err-text">{engineError}</div>}
+      {engineError && (
+        <div className="err-text" data-testid="load-error">
+          {engineError}
+        </div>
+      )}
     </div>
   );
 }

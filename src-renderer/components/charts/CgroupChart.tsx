@@ -14,7 +14,7 @@ interface Props {
 export function CgroupChart({ points, info, oom = false }: Props) {
   const limit = info?.limitBytes ?? points.find((p) => p.limit !== null)?.limit ?? null;
   return (
-    <div data-testid="cgroup-chart" data-oom={String(oom)}>
+    <div data-testid="cgroup-chart" data-oom={String(oom)} data-limit={limit === null ? '' : String(limit)}>
       <div className="row wrap legend">
         <span>cap {formatBytes(limit)}</span>
         {info && <span>peak {formatBytes(info.peakBytes)}</span>}
