@@ -72,6 +72,9 @@ describe('JSON schema to GBNF', () => {
       [{ $ref: '#/$defs/missing' }, /names no definition/],
       [{ type: 'date' }, /unknown type/],
       [false, /matches nothing/],
+      [{ type: 'object', properties: { a: {} }, anyOf: [{ required: ['a'] }] }, /'anyOf' together with 'type'/],
+      [{ $ref: '#/$defs/a', maxLength: 3, $defs: { a: { type: 'string' } } }, /'\$ref' together with 'maxLength'/],
+      [{ enum: ['a', 'b'], minLength: 2 }, /'enum' together with 'minLength'/],
     ];
     for (const [schema, message] of cases) {
       let err: unknown = null;
@@ -116,5 +119,8 @@ describe('response formats', () => {
     expect(refused(() => checkResponseFormat({ type: 'json_schema', json_schema: { schema: {}, colour: 1 } })).code).toBe('unknown_parameter');
     expect(refused(() => checkOllamaFormat('yaml')).param).toBe('format');
     expect(refused(() => checkOllamaFormat({ type: 'string', pattern: 'x' })).code).toBe('unsupported_schema');
+    // Many wide integer ranges: a grammar past the native limit is refused here, by name.
+    const wide = { type: 'object', properties: Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`p${i}`, { type: 'integer', minimum: 0, maximum: 999 }])) };
+    expect(refused(() => checkResponseFormat({ type: 'json_schema', json_schema: { schema: wide } })).message).toMatch(/larger than 1048576 bytes/);
   });
 });

@@ -131,6 +131,13 @@ class Converter {
       if (!SUPPORTED.has(k) && !ANNOTATIONS.has(k)) throw new SchemaGrammarError(`the schema keyword '${k.slice(0, 60)}' is not supported`, at);
     }
     const s = schema;
+    // A keyword that picks the value by itself: the constraints beside it would be dropped, so
+    // they are refused rather than ignored (`type` beside an enum or a const adds nothing).
+    const sole = ['$ref', 'anyOf', 'oneOf', 'const', 'enum'].find((k) => s[k] !== undefined);
+    if (sole) {
+      const also = Object.keys(s).filter((k) => k !== sole && SUPPORTED.has(k) && !(k === 'type' && (sole === 'const' || sole === 'enum')));
+      if (also.length > 0) throw new SchemaGrammarError(`'${sole}' together with '${also[0]}' is not supported`, at);
+    }
     if (s.$ref !== undefined) return this.ref(s.$ref, at);
     if (s.const !== undefined) {
       this.primitive('space');

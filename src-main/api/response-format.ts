@@ -23,7 +23,9 @@ export function checkGrammarText(v: unknown, param: string): string | null {
 
 function grammarOf(schema: unknown, param: string): string {
   try {
-    return jsonSchemaToGbnf(schema);
+    const g = jsonSchemaToGbnf(schema);
+    if (Buffer.byteLength(g) > MAX_GRAMMAR_BYTES) throw new SchemaGrammarError(`its grammar would be larger than ${MAX_GRAMMAR_BYTES} bytes`, '');
+    return g;
   } catch (e) {
     if (e instanceof SchemaGrammarError) throw badRequest(`'${param}' cannot be followed: ${e.message}`, param, 'unsupported_schema');
     throw e;
