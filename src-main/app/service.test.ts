@@ -71,6 +71,16 @@ describe('AppService', () => {
     expect((await svc.listModels()).length).toBe(0); // neither the model nor a demo model exists on disk
   });
 
+  it('never loads a file still being written: a partial download, or a path a guard says is arriving', async () => {
+    await expect(svc.load('/m/.a.gguf.123.0badcafe.part', defaultSettings())).rejects.toThrow(/still being written/);
+    await expect(svc.load('/m/b.gguf.crdownload', defaultSettings())).rejects.toThrow(/still being written/);
+    svc.guardWrites((p) => p === '/m/arriving.gguf');
+    await expect(svc.load('/m/arriving.gguf', defaultSettings())).rejects.toThrow(/still being written/);
+    expect(hosts.length).toBe(0);
+    await svc.load('/m/a.gguf', defaultSettings());
+    expect(hosts.length).toBe(1);
+  });
+
   it('streams tokens and samples, then reports done and keeps the report', async () => {
     await svc.load('/m/a.gguf', defaultSettings());
     await svc.generate('r1', user, DEFAULT_SAMPLING, 5);

@@ -128,6 +128,22 @@ describe('UploadStore', () => {
     expect(await files()).toEqual(['m.gguf']);
   });
 
+  it('a file is being written until its upload has arrived whole: its .part and its final name, then neither', async () => {
+    await serve();
+    const final = join(dir, 'up', 'm.gguf');
+    // An older upload under the same name: the new one will replace it.
+    expect(await startUpload(100, 0).end()).toBe(200);
+    expect(store.isBeingWritten(final)).toBe(false);
+    const up = startUpload(500_000, 1000);
+    await until(async () => (await files()).some((f) => f.endsWith('.part')));
+    const part = join(dir, 'up', (await files()).find((f) => f.endsWith('.part')) as string);
+    expect(store.isBeingWritten(part)).toBe(true);
+    expect(store.isBeingWritten(final)).toBe(true);
+    expect(await up.end()).toBe(200);
+    expect(store.isBeingWritten(final)).toBe(false);
+    expect(store.isBeingWritten(part)).toBe(false);
+  });
+
   it('two uploads at once cannot both pass a quota only one fits', async () => {
     await serve({ quotaBytes: 1000 });
     const a = startUpload(600, 100);
