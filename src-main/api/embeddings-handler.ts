@@ -1,5 +1,6 @@
-// POST /v1/embeddings and Ollama's /api/embed: the model check, the vectors from the worker,
-// normalized, in the shape the route speaks.
+// POST /v1/embeddings, Ollama's /api/embed and its older /api/embeddings: the model check, the
+// vectors from the worker (normalized but for the older route, as Ollama gives them), in the
+// shape the route speaks.
 import type { ServerResponse } from 'node:http';
 import type { ApiBackend } from './backend.js';
 import { ApiError, badRequest, notFound } from './errors.js';
@@ -15,10 +16,10 @@ export interface EmbeddingsContext {
   clientGone: AbortSignal;
 }
 
-export async function handleEmbeddings(req: EmbeddingsRequest, api: 'openai' | 'ollama', ctx: EmbeddingsContext): Promise<void> {
+export async function handleEmbeddings(req: EmbeddingsRequest, api: 'openai' | 'ollama' | 'ollama-legacy', ctx: EmbeddingsContext): Promise<void> {
   const t0 = performance.now();
   let id: string;
-  if (api === 'ollama') id = ollamaModelFor(ctx.backend, req.model).id;
+  if (api !== 'openai') id = ollamaModelFor(ctx.backend, req.model).id;
   else {
     const served = ctx.backend.model();
     if (served instanceof ApiError) throw served;
@@ -31,6 +32,7 @@ export async function handleEmbeddings(req: EmbeddingsRequest, api: 'openai' | '
   if (req.dimensions !== null && req.dimensions !== size) {
     throw badRequest(`'dimensions' must be ${size}, this model's embedding size (vectors are not shortened)`, 'dimensions', 'unsupported_value');
   }
-  const vectors = run.vectors.map(normalized);
+  const vectors = req.normalize ? run.vectors.map(normalized) : run.vectors;
+  if (api === 'ollama-legacy') return sendJson(ctx.res, 200, { embedding: vectors[0] ?? [] });
   sendJson(ctx.res, 200, api === 'ollama' ? ollamaEmbeddings(req.model, vectors, run.tokens, performance.now() - t0) : openAiEmbeddings(id, vectors, req.encoding, run.tokens));
 }

@@ -53,6 +53,15 @@ describe('embeddings', () => {
     expect(await r.json()).toMatchObject({ model: 'fake:latest', embeddings: [normalized([2, 97, 2, 0])], prompt_eval_count: 2, load_duration: 0 });
   });
 
+  it("Ollama's older /api/embeddings: one prompt, the vector as computed (not scaled), as Ollama gives it", async () => {
+    const r = await post('/api/embeddings', { model: 'fake', prompt: 'ab' });
+    expect(await r.json()).toEqual({ embedding: [2, 97, 2, 0] });
+    const bad = await post('/api/embeddings', { model: 'fake', input: 'ab' });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({ error: expect.stringMatching(/unknown field: input/) });
+    expect((await post('/api/embeddings', { model: 'fake', prompt: '' })).status).toBe(400);
+  });
+
   it('refuses malformed requests with a 400 naming the field, in each API\'s shape', async () => {
     const cases: [unknown, string, string][] = [
       [{ input: 'x' }, 'model', 'missing_required_parameter'],

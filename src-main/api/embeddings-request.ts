@@ -16,10 +16,13 @@ export interface EmbeddingsRequest {
   encoding: 'float' | 'base64';
   /** Must equal the model's n_embd when given (the vectors are not shortened). */
   dimensions: number | null;
+  /** Ollama's older /api/embeddings gives the vector as the model computes it, not scaled. */
+  normalize: boolean;
 }
 
 const OPENAI_FIELDS = new Set(['model', 'input', 'encoding_format', 'dimensions', 'user']);
 const OLLAMA_FIELDS = new Set(['model', 'input', 'truncate', 'dimensions', 'keep_alive', 'options']);
+const OLLAMA_LEGACY_FIELDS = new Set(['model', 'prompt', 'keep_alive', 'options']);
 
 function asBody(v: unknown): Body {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) throw badRequest('the request body must be a JSON object', null, 'invalid_body');
@@ -60,7 +63,7 @@ export function validateEmbeddingsRequest(body: unknown): EmbeddingsRequest {
   const format = b.encoding_format;
   if (given(format) && format !== 'float' && format !== 'base64') throw badRequest("'encoding_format' must be float or base64", 'encoding_format', 'invalid_value');
   optString(b, 'user', 1024);
-  return { model, texts, encoding: format === 'base64' ? 'base64' : 'float', dimensions: optInt(b, 'dimensions', 1, 1 << 20) };
+  return { model, texts, encoding: format === 'base64' ? 'base64' : 'float', dimensions: optInt(b, 'dimensions', 1, 1 << 20), normalize: true };
 }
 
 export function validateOllamaEmbed(body: unknown): EmbeddingsRequest {
@@ -73,5 +76,17 @@ export function validateOllamaEmbed(body: unknown): EmbeddingsRequest {
   const truncate = b.truncate;
   if (given(truncate) && typeof truncate !== 'boolean') throw badRequest("'truncate' must be true or false", 'truncate', 'invalid_type');
   checkOllamaOptions(b.options);
-  return { model, texts, encoding: 'float', dimensions: optInt(b, 'dimensions', 1, 1 << 20) };
+  return { model, texts, encoding: 'float', dimensions: optInt(b, 'dimensions', 1, 1 << 20), normalize: true };
+}
+
+/** Ollama's older /api/embeddings: one `prompt`, one vector. */
+export function validateOllamaLegacyEmbeddings(body: unknown): EmbeddingsRequest {
+  const b = asBody(body);
+  checkKnown(b, OLLAMA_LEGACY_FIELDS, (k) => `unknown field: ${k}`);
+  const model = checkModel(b);
+  const prompt = b.prompt;
+  if (typeof prompt !== 'string' || prompt === '') throw badRequest("'prompt' must be a non-empty string", 'prompt', given(prompt) ? 'invalid_value' : 'missing_required_parameter');
+  if (prompt.length > MAX_TEXT_CHARS) throw badRequest(`'prompt' must have at most ${MAX_TEXT_CHARS} characters`, 'prompt', 'invalid_value');
+  checkOllamaOptions(b.options);
+  return { model, texts: [prompt], encoding: 'float', dimensions: null, normalize: false };
 }

@@ -5,7 +5,7 @@ import type { ServerResponse } from 'node:http';
 import { RAMFORGE_VERSION } from '../shared/version.js';
 import type { ApiBackend } from './backend.js';
 import { handleEmbeddings } from './embeddings-handler.js';
-import { validateOllamaEmbed } from './embeddings-request.js';
+import { validateOllamaEmbed, validateOllamaLegacyEmbeddings } from './embeddings-request.js';
 import { ApiError } from './errors.js';
 import { sendJson } from './http-reply.js';
 import { handleOllama, ollamaModelFor } from './ollama-handler.js';
@@ -20,6 +20,7 @@ export const OLLAMA_ROUTES: Record<string, string[]> = {
   '/api/chat': ['POST'],
   '/api/generate': ['POST'],
   '/api/embed': ['POST'],
+  '/api/embeddings': ['POST'],
 };
 
 export const isOllamaRoute = (route: string): boolean => route.startsWith('/api/');
@@ -44,6 +45,7 @@ export interface OllamaPostContext {
 export async function ollamaPost(route: string, body: unknown, ctx: OllamaPostContext): Promise<void> {
   if (route === '/api/show') return sendJson(ctx.res, 200, showObject(ollamaModelFor(ctx.backend, validateOllamaShow(body))));
   if (route === '/api/embed') return handleEmbeddings(validateOllamaEmbed(body), 'ollama', ctx);
+  if (route === '/api/embeddings') return handleEmbeddings(validateOllamaLegacyEmbeddings(body), 'ollama-legacy', ctx);
   const req = route === '/api/chat' ? validateOllamaChat(body) : validateOllamaGenerate(body);
   await handleOllama(req, { ...ctx, now: () => performance.now() });
 }

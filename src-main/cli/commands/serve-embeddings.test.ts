@@ -49,11 +49,16 @@ describe('ramforge serve --api embeddings', () => {
     z.forEach((v, i) => expect(v).toBeCloseTo((x as number[])[i] as number, 6));
   });
 
-  it("Ollama's /api/embed through the ollama client gives the same vector", async () => {
+  it("Ollama's /api/embed through the ollama client gives the same vector, its older /api/embeddings the same direction", async () => {
     const o = await new Ollama({ host: `http://127.0.0.1:${server.port}` }).embed({ model: 'vec', input: 'The sea is calm.' });
     const e = (await client().embeddings.create({ model: 'vec', input: 'The sea is calm.', encoding_format: 'float' })).data[0]?.embedding as number[];
     expect(o.embeddings).toHaveLength(1);
     o.embeddings[0]?.forEach((v, i) => expect(v).toBeCloseTo(e[i] as number, 6));
+    // The older route gives the vector unscaled: the same direction.
+    const legacy = (await new Ollama({ host: `http://127.0.0.1:${server.port}` }).embeddings({ model: 'vec', prompt: 'The sea is calm.' })).embedding;
+    expect(legacy).toHaveLength(N_EMBD);
+    const n = norm(legacy);
+    legacy.forEach((v, i) => expect(v / n).toBeCloseTo(e[i] as number, 5));
   });
 
   it('generation works beside it, and an input longer than one embedding takes is a 400', async () => {
