@@ -37,6 +37,7 @@ Policy PolicyFromString(const std::string& s, bool* ok) {
 Residency::Residency() : t0_(NowMs()) {}
 
 Residency::~Residency() {
+  experts_.reset();
   stream_.reset();
   for (int fd : fds_)
     if (fd >= 0) close(fd);
@@ -46,8 +47,9 @@ double Residency::Now() const { return NowMs() - t0_; }
 
 std::string Residency::Configure(Policy policy, std::vector<ResidencyLayer> layers, const std::vector<std::string>& files,
                                  size_t target_bytes, std::vector<int> release_order, StreamConfig stream,
-                                 const std::unordered_map<std::string, ggml_tensor*>& tensors) {
+                                 ExpertConfig experts, const std::unordered_map<std::string, ggml_tensor*>& tensors) {
   // The old schedule's threads stop (and its locks go) before anything changes under them.
+  experts_.reset();
   stream_.reset();
   for (int fd : fds_)
     if (fd >= 0) close(fd);
@@ -75,6 +77,15 @@ std::string Residency::Configure(Policy policy, std::vector<ResidencyLayer> laye
       stream_.reset();
       return err;
     }
+    if (!experts.tensors.empty()) {
+      experts_ = std::make_unique<ExpertCache>([this](int kind, int layer, double bytes, double dur) { Event(kind, layer, bytes, dur); });
+      err = experts_->Configure(std::move(experts), files, tensors);
+      if (!err.empty()) {
+        experts_.reset();
+        stream_.reset();
+        return err;
+      }
+    }
   }
   return "";
 }
@@ -96,7 +107,11 @@ Residency::Counters Residency::counters() {
   return counters_;
 }
 
-std::string Residency::StreamError() { return stream_ ? stream_->error() : ""; }
+std::string Residency::StreamError() {
+  std::string e = stream_ ? stream_->error() : "";
+  if (e.empty() && experts_) e = experts_->error();
+  return e;
+}
 
 StreamCounters Residency::stream_counters() { return stream_ ? stream_->counters() : StreamCounters(); }
 
@@ -126,9 +141,16 @@ bool Residency::EvalCallback(ggml_tensor* t, bool ask, void* user) {
       self->trace_group_++;
     }
   }
-  if (!self->stream_) return ask ? false : true;
-  if (ask) return self->stream_->Ask(t);
-  return self->stream_->Computed(t);
+  if (ask) {
+    // Both halves see every node: the expert cache first (it may wait for experts), then the
+    // stream schedule (it may wait for a unit).
+    bool need = self->experts_ ? self->experts_->Ask(t) : false;
+    if (self->stream_ && self->stream_->Ask(t)) need = true;
+    return need;
+  }
+  bool ok = self->experts_ ? self->experts_->Computed(t) : true;
+  if (self->stream_ && !self->stream_->Computed(t)) ok = false;
+  return ok;
 }
 
 void Residency::ArmTrace(size_t max_events) {

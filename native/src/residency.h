@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "experts.h"
 #include "stream.h"
 
 struct ggml_tensor;
@@ -59,7 +60,7 @@ class Residency {
   // Replaces the plan. Opens the files for fadvise. Returns an error message or "".
   std::string Configure(Policy policy, std::vector<ResidencyLayer> layers, const std::vector<std::string>& files,
                         size_t target_bytes, std::vector<int> release_order, StreamConfig stream,
-                        const std::unordered_map<std::string, ggml_tensor*>& tensors);
+                        ExpertConfig experts, const std::unordered_map<std::string, ggml_tensor*>& tensors);
   Policy policy() const { return policy_; }
   int layer_count() const { return static_cast<int>(layers_.size()); }
 
@@ -88,6 +89,8 @@ class Residency {
   // The streaming schedule's counters and pinned residency (null schedule: zeros, -1).
   StreamCounters stream_counters();
   double PinnedResidentBytes();
+  // The expert cache (a mixture of experts under the stream policy), or null.
+  ExpertCache* experts() { return experts_.get(); }
   // A streamed read failed (the decode that saw it must fail): the message, else "".
   std::string StreamError();
 
@@ -107,6 +110,7 @@ class Residency {
   std::vector<int> release_order_;  // layers in the order the plan wants them released
   size_t target_bytes_ = 0;
   std::unique_ptr<StreamSchedule> stream_;
+  std::unique_ptr<ExpertCache> experts_;
 
   std::mutex ev_mu_;
   std::vector<ResidencyEventRec> events_;

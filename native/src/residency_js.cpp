@@ -133,6 +133,43 @@ bool Context::CheckResidency(Napi::Env env) {
   return true;
 }
 
+// stream.experts: {tensors: [{name, layer, file, offset}], slotsPerLayer, staging?, predict?, ioThreads?}
+static bool ParseExperts(const Napi::Value& v, size_t n_files, Args* args, ExpertConfig* out) {
+  if (!v.IsObject()) return args->Fail("stream.experts must be an object");
+  Napi::Object eo = v.As<Napi::Object>();
+  if (!IsSafeInt(eo.Get("slotsPerLayer"), 1, 1 << 20)) return args->Fail("stream.experts.slotsPerLayer must be a positive integer");
+  out->slots_per_layer = eo.Get("slotsPerLayer").As<Napi::Number>().Int32Value();
+  if (eo.Has("staging") && !eo.Get("staging").IsUndefined()) {
+    if (!eo.Get("staging").IsBoolean()) return args->Fail("stream.experts.staging must be true or false");
+    out->staging = eo.Get("staging").As<Napi::Boolean>().Value();
+  }
+  if (eo.Has("predict") && !eo.Get("predict").IsUndefined()) {
+    if (!eo.Get("predict").IsBoolean()) return args->Fail("stream.experts.predict must be true or false");
+    out->predict = eo.Get("predict").As<Napi::Boolean>().Value();
+  }
+  if (eo.Has("ioThreads") && !eo.Get("ioThreads").IsUndefined()) {
+    if (!IsSafeInt(eo.Get("ioThreads"), 1, 8)) return args->Fail("stream.experts.ioThreads must be 1..8");
+    out->io_threads = eo.Get("ioThreads").As<Napi::Number>().Int32Value();
+  }
+  if (!eo.Get("tensors").IsArray()) return args->Fail("stream.experts.tensors must be an array of {name, layer, file, offset}");
+  Napi::Array ta = eo.Get("tensors").As<Napi::Array>();
+  for (uint32_t i = 0; i < ta.Length(); i++) {
+    Napi::Value tv = ta.Get(i);
+    if (!tv.IsObject()) return args->Fail("stream.experts.tensors must be an array of {name, layer, file, offset}");
+    Napi::Object to = tv.As<Napi::Object>();
+    if (!to.Get("name").IsString() || !IsSafeInt(to.Get("layer"), 0, INT_MAX) || !IsSafeInt(to.Get("file"), 0, static_cast<double>(n_files) - 1) ||
+        !IsSafeInt(to.Get("offset"), 0, 9007199254740991.0))
+      return args->Fail("stream.experts.tensors must be an array of {name, layer, file, offset}");
+    ExpertTensorSpec ts;
+    ts.name = to.Get("name").As<Napi::String>().Utf8Value();
+    ts.layer = to.Get("layer").As<Napi::Number>().Int32Value();
+    ts.file = to.Get("file").As<Napi::Number>().Int32Value();
+    ts.file_offset = to.Get("offset").As<Napi::Number>().Int64Value();
+    out->tensors.push_back(std::move(ts));
+  }
+  return true;
+}
+
 Napi::Value Context::ResidencyConfigure(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (!CheckResidency(env)) return env.Undefined();
@@ -209,6 +246,7 @@ Napi::Value Context::ResidencyConfigure(const Napi::CallbackInfo& info) {
     else target = o.Get("targetBytes").As<Napi::Number>().DoubleValue();
   }
   StreamConfig stream;
+  ExpertConfig experts;
   if (o.Has("stream") && o.Get("stream").IsObject()) {
     Napi::Object so = o.Get("stream").As<Napi::Object>();
     if (!IsSafeInt(so.Get("windowBytes"), 0, 9007199254740991.0)) args.Fail("stream.windowBytes must be a non-negative integer");
@@ -257,6 +295,7 @@ Napi::Value Context::ResidencyConfigure(const Napi::CallbackInfo& info) {
       }
       stream.units.push_back(std::move(u));
     }
+    if (so.Has("experts") && !so.Get("experts").IsUndefined()) ParseExperts(so.Get("experts"), files.size(), &args, &experts);
     if (so.Has("pinned")) args.Ranges(so.Get("pinned"), "stream.pinned", &stream.pinned);
     if (so.Has("random")) args.Ranges(so.Get("random"), "stream.random", &stream.random);
   } else if (policy == Policy::Stream) {
@@ -287,7 +326,25 @@ Napi::Value Context::ResidencyConfigure(const Napi::CallbackInfo& info) {
     ThrowError(env, "BAD_ARGUMENT", args.error);
     return env.Undefined();
   }
-  std::string err = residency_->Configure(policy, std::move(layers), files, static_cast<size_t>(target), std::move(order), std::move(stream), tensors);
+  // An expert tensor's file offset must be where the model's mapping holds its data, as for
+  // streamed tensors: the cache reads experts from the file at that offset.
+  for (const auto& es : experts.tensors) {
+    auto it = tensors.find(es.name);
+    if (it == tensors.end()) {
+      args.Fail("stream.experts names an unknown tensor '" + es.name + "'");
+      break;
+    }
+    uintptr_t a = reinterpret_cast<uintptr_t>(it->second->data);
+    bool ok = false;
+    for (const auto& m : maps[es.file])
+      if (a >= m.start && a + ggml_nbytes(it->second) <= m.end && static_cast<int64_t>(a - m.start) + m.offset == es.file_offset) ok = true;
+    if (!ok) args.Fail("expert tensor '" + es.name + "' is not at that offset of its file in the model's mapping");
+  }
+  if (!args.error.empty()) {
+    ThrowError(env, "BAD_ARGUMENT", args.error);
+    return env.Undefined();
+  }
+  std::string err = residency_->Configure(policy, std::move(layers), files, static_cast<size_t>(target), std::move(order), std::move(stream), std::move(experts), tensors);
   if (!err.empty()) {
     ThrowError(env, "RESIDENCY_FAILED", err);
     return env.Undefined();
@@ -341,6 +398,38 @@ Napi::Value Context::ResidencySample(const Napi::CallbackInfo& info) {
   co.Set("pinnedLockedBytes", s.pinned_locked_bytes);
   co.Set("lockError", s.lock_error.empty() ? env.Null() : Napi::String::New(env, s.lock_error));
   o.Set("counters", co);
+  if (ExpertCache* ec = residency_->experts()) {
+    ExpertCounters x = ec->counters();
+    Napi::Object eo = Napi::Object::New(env);
+    eo.Set("routed", x.routed);
+    eo.Set("hits", x.hits);
+    eo.Set("loads", x.loads);
+    eo.Set("prefetches", x.prefetches);
+    eo.Set("readBytes", x.read_bytes);
+    eo.Set("stallMs", x.stall_ms);
+    eo.Set("stalls", x.stalls);
+    eo.Set("predicted", x.predicted);
+    eo.Set("predictedRight", x.predicted_right);
+    eo.Set("staged", x.staged);
+    eo.Set("slotBytes", x.slot_bytes);
+    eo.Set("slotsPerLayer", x.slots_per_layer);
+    eo.Set("layers", x.layers);
+    eo.Set("experts", x.experts);
+    eo.Set("readErrors", x.read_errors);
+    eo.Set("directIo", x.direct_io);
+    auto res = ec->Residents();
+    Napi::Array ra = Napi::Array::New(env, res.size());
+    for (size_t i = 0; i < res.size(); i++) {
+      Napi::Object lo = Napi::Object::New(env);
+      lo.Set("layer", res[i].first);
+      Napi::Array ex = Napi::Array::New(env, res[i].second.size());
+      for (size_t j = 0; j < res[i].second.size(); j++) ex.Set(j, res[i].second[j]);
+      lo.Set("slots", ex);
+      ra.Set(i, lo);
+    }
+    eo.Set("resident", ra);
+    o.Set("experts", eo);
+  }
   return o;
 }
 

@@ -97,6 +97,40 @@ export interface NativeStreamConfig {
   random: [number, number, number, number][];
   ioThreads?: number;
   ioChunkBytes?: number;
+  /** A mixture of experts: the expert tensors the expert cache serves (native/src/experts.h). */
+  experts?: NativeExpertConfig;
+}
+
+export interface NativeExpertConfig {
+  tensors: { name: string; layer: number; file: number; offset: number }[];
+  /** Experts each MoE layer's cache holds. */
+  slotsPerLayer: number;
+  /** A buffer for one layer's every expert (a micro-batch routed to more than the cache holds). */
+  staging?: boolean;
+  /** Read the next layer's predicted experts ahead. */
+  predict?: boolean;
+  ioThreads?: number;
+}
+
+/** The expert cache's counters since setup, and which expert each slot holds. */
+export interface NativeExpertCounters {
+  routed: number;
+  hits: number;
+  loads: number;
+  prefetches: number;
+  readBytes: number;
+  stallMs: number;
+  stalls: number;
+  predicted: number;
+  predictedRight: number;
+  staged: number;
+  slotBytes: number;
+  slotsPerLayer: number;
+  layers: number;
+  experts: number;
+  readErrors: number;
+  directIo: boolean;
+  resident: { layer: number; slots: number[] }[];
 }
 
 export interface NativeResidencyConfig {
@@ -151,6 +185,8 @@ export interface NativeResidencySample {
   pinnedResident: number | null;
   events: NativeResidencyEvent[];
   counters: NativeResidencyCounters;
+  /** Only with an expert cache. */
+  experts?: NativeExpertCounters;
 }
 
 export interface NativeTrace {

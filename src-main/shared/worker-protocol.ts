@@ -101,6 +101,8 @@ export interface StreamSchedule {
   pinnedBytes: number;
   pinnedLockedBytes: number;
   lockError: string | null;
+  /** A mixture of experts: the expert cache the schedule gave the experts (null: none). */
+  expertCache?: { slotsPerLayer: number; experts: number; cacheBytes: number; stagingBytes: number } | null;
 }
 
 export interface ModelInfo {

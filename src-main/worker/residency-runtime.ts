@@ -3,7 +3,8 @@
 // samples residency, process counters and engine events as a time series.
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { directIoWorks } from '../node/direct-io.js';
-import { loadAddon, type NativeContext, type NativeModel, type NativeResidencyCounters, type NativeStreamConfig } from '../native/addon.js';
+import { loadAddon, type NativeContext, type NativeExpertConfig, type NativeModel, type NativeResidencyCounters, type NativeStreamConfig } from '../native/addon.js';
+import { budgetExperts, isExpertTensor } from '../shared/residency/expert-budget.js';
 import { buildInventory, parseMaps, type Inventory } from '../shared/residency/inventory.js';
 import { buildStreamLayout, type StreamLayout } from '../shared/residency/stream-units.js';
 import type { InventoryTensor } from '../shared/residency/inventory.js';
@@ -73,6 +74,7 @@ export class ResidencyRuntime {
   private releaseOrder: number[] | undefined;
 
   private readonly nVocab: number;
+  private readonly metadata: Record<string, string>;
 
   constructor(
     model: NativeModel,
@@ -85,6 +87,7 @@ export class ResidencyRuntime {
   ) {
     this.policy = params.policy ?? 'off';
     this.nVocab = model.info().nVocab;
+    this.metadata = model.info().metadata;
     const real = files.map((f) => realpathSync(f));
     const maps = parseMaps(readFileSync('/proc/self/maps', 'utf8'), real);
     this.inventory = buildInventory(model.tensors(), maps, nLayers, PAGE_SIZE);
@@ -153,7 +156,7 @@ export class ResidencyRuntime {
     if (!this.engineActive) return;
     let stream: NativeStreamConfig | undefined;
     if (this.policy === 'stream') {
-      const { layout, windowBytes, schedule } = this.planStream();
+      const { layout, windowBytes, schedule, experts } = this.planStream();
       this.streamLayout = layout;
       this.schedule = schedule;
       stream = {
@@ -163,6 +166,7 @@ export class ResidencyRuntime {
         random: layout.random,
         ioThreads: STREAM_IO_THREADS,
         ioChunkBytes: STREAM_IO_REQUEST_BYTES,
+        ...(experts ? { experts } : {}),
       };
       const streamedLayers = new Set(layout.units.map((u) => u.layer));
       this.tiers = this.tiers.map((t, i) => (t === 'vram' ? t : streamedLayers.has(i) ? 'streamed' : 'pinned'));
@@ -188,17 +192,30 @@ export class ResidencyRuntime {
    * estimate of non-weight memory (process, tokenizer, KV cache) can be off by tens of MiB, and
    * a schedule planned against the wrong figure runs pressed against the cap.
    */
-  private planStream(): { layout: StreamLayout; windowBytes: number; schedule: StreamSchedule } {
+  /** Experts per MoE layer and experts a token uses, from the model's metadata (null: dense). */
+  private expertShape(): { experts: number; used: number } | null {
+    const md = this.metadata;
+    const arch = md['general.architecture'] ?? '';
+    const experts = Number(md[`${arch}.expert_count`] ?? 0);
+    const used = Number(md[`${arch}.expert_used_count`] ?? 0);
+    return Number.isInteger(experts) && experts > 1 && Number.isInteger(used) && used > 0 ? { experts, used } : null;
+  }
+
+  private planStream(): { layout: StreamLayout; windowBytes: number; schedule: StreamSchedule; experts: NativeExpertConfig | null } {
     const sp = this.params.stream ?? { tensors: [], prefetchDepth: DEFAULT_PREFETCH_DEPTH, readaheadBytes: DEFAULT_READAHEAD_BYTES, computeReserveBytes: 0 };
     const inv = this.inventory;
     const names = new Set(inv.tensors.map((t) => t.name));
     // token_embd beside a separate output head is read a row per token: never locked.
     const rowsOnly = names.has('token_embd.weight') && [...names].some((n) => n.startsWith('output.')) ? ['token_embd.weight'] : [];
     const ram = (t: InventoryTensor) => t.backing === 'file-mapped' && (t.layer < 0 || this.tiers[t.layer] !== 'vram');
+    // A mixture of experts under a cap: the expert tensors are the expert cache's, not the
+    // stream schedule's (with no budget they stream as whole tensors, as the plan says).
+    const moe = this.params.ramBytes !== undefined ? this.expertShape() : null;
+    const apart = new Set(moe ? inv.tensors.filter((t) => isExpertTensor(t.name) && ram(t)).map((t) => t.name) : []);
     const layers: WeightLayer[] = inv.layers
       .filter((l) => this.tiers[l.index] !== 'vram')
       .map((l) => {
-        const tensors = inv.tensors.filter((t) => t.layer === l.index && ram(t) && !this.keepResident.has(t.name)).map((t) => ({ name: t.name, nbytes: t.bytes }));
+        const tensors = inv.tensors.filter((t) => t.layer === l.index && ram(t) && !this.keepResident.has(t.name) && !apart.has(t.name)).map((t) => ({ name: t.name, nbytes: t.bytes }));
         return { bytes: tensors.reduce((s, t) => s + t.nbytes, 0), tensors };
       });
     const persistentResident = inv.tensors
@@ -213,6 +230,7 @@ export class ResidencyRuntime {
     let readahead = sp.readaheadBytes;
     let measured: { bytes: number; source: string } | null = null;
     let nonWeightBudget: number | null = null;
+    let expertCache: { slotsPerLayer: number; cacheBytes: number; stagingBytes: number } | null = null;
     if (cap !== null) {
       measured = measureNonWeight(this.files);
       // Charged later: compute buffers on first use (unless charged at creation), the
@@ -224,14 +242,36 @@ export class ResidencyRuntime {
         draftGrowthBytes(this.params.draft?.max ?? null, this.nVocab) + Math.ceil(PAGE_TABLE_FRACTION * fileBytes);
       // Direct reads put nothing in the page cache: no kernel read-ahead to leave room for.
       readahead = directIoWorks(this.files) ? 0 : sp.readaheadBytes;
-      const b = budgetStream({ capBytes: cap, nonWeightBytes: nonWeightBudget, persistentResidentBytes: persistentResident, layers, prefetchDepth: sp.prefetchDepth, readaheadBytes: readahead });
+      const input = { capBytes: cap, nonWeightBytes: nonWeightBudget, persistentResidentBytes: persistentResident, layers, prefetchDepth: sp.prefetchDepth, readaheadBytes: readahead };
+      let b = budgetStream(input);
+      if (moe && apart.size > 0) {
+        const byLayer = new Map<number, number>();
+        for (const t of inv.tensors) if (apart.has(t.name)) byLayer.set(t.layer, (byLayer.get(t.layer) ?? 0) + t.bytes);
+        const eb = budgetExperts({ ...input, denseLayers: layers, expertLayerBytes: [...byLayer.values()], experts: moe.experts, expertsUsed: moe.used });
+        b = eb.dense;
+        // Every expert fits beside the dense part: nothing to cache, they are locked like any weight.
+        if (eb.slotsPerLayer < moe.experts) {
+          expertCache = { slotsPerLayer: eb.slotsPerLayer, cacheBytes: eb.cacheBytes, stagingBytes: eb.stagingBytes };
+        } else {
+          apart.clear();
+        }
+      }
       // Below the minimum the run was asked for anyway (--force): stream everything that can.
       tensors = b.verdict === 'fits' ? [] : b.verdict === 'cannot-run' ? selectStreamed(layers, Infinity).tensors : b.selection.tensors;
       unitBytes = b.unitBytes;
       windowBytes = b.windowBytes;
       headroom = b.headroomBytes;
     }
-    const layout = buildStreamLayout(inv, tensors, unitBytes, rowsOnly);
+    const layout = buildStreamLayout(inv, tensors, unitBytes, rowsOnly, [...apart]);
+    const experts: NativeExpertConfig | null = expertCache
+      ? {
+          tensors: inv.tensors.filter((t) => apart.has(t.name)).map((t) => ({ name: t.name, layer: t.layer, file: t.file as number, offset: t.fileOffset as number })),
+          slotsPerLayer: expertCache.slotsPerLayer,
+          staging: expertCache.stagingBytes > 0,
+          predict: true,
+          ioThreads: STREAM_IO_THREADS,
+        }
+      : null;
     const largest = layout.units.reduce((m, u) => Math.max(m, u.bytes), 0);
     windowBytes = Math.max(windowBytes, largest);
     const layerTotal = layers.reduce((s, l) => s + l.bytes, 0);
@@ -255,7 +295,9 @@ export class ResidencyRuntime {
         pinnedBytes: 0,
         pinnedLockedBytes: 0,
         lockError: null,
+        expertCache: expertCache && moe ? { ...expertCache, experts: moe.experts } : null,
       },
+      experts,
     };
   }
 

@@ -30,12 +30,14 @@ export interface StreamLayout {
  * @param streamed names of the streamed tensors (the plan's choice)
  * @param unitBytes runs of adjacent streamed tensors of one layer merge while they stay this small
  * @param rowsOnly tensors read a row at a time (not resident, not streamed)
+ * @param apart tensors served elsewhere (a mixture's expert cache): neither locked nor streamed
  */
-export function buildStreamLayout(inv: Inventory, streamed: readonly string[], unitBytes: number, rowsOnly: readonly string[]): StreamLayout {
+export function buildStreamLayout(inv: Inventory, streamed: readonly string[], unitBytes: number, rowsOnly: readonly string[], apart: readonly string[] = []): StreamLayout {
   const ps = inv.pageSize;
   const want = new Set(streamed);
   const rows = new Set(rowsOnly);
-  const mapped = inv.tensors.filter((t) => t.backing === 'file-mapped' && t.file !== null && t.fileOffset !== null).sort((a, b) => a.addr - b.addr);
+  const elsewhere = new Set(apart);
+  const mapped = inv.tensors.filter((t) => t.backing === 'file-mapped' && t.file !== null && t.fileOffset !== null && !elsewhere.has(t.name)).sort((a, b) => a.addr - b.addr);
   const range = (t: InventoryTensor, first: number, last: number): PageRange => {
     const addr = first * ps;
     return [addr, (last - first + 1) * ps, t.file as number, (t.fileOffset as number) - (t.addr - addr)];

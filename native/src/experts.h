@@ -1,0 +1,157 @@
+// The expert cache of a mixture of experts under the stream policy. A decoded token uses a few
+// experts per MoE layer (its router's top k), and ggml's MUL_MAT_ID reads only the routed
+// experts' slices of each expert tensor (expert e at data + e·nb[last]), so the unit of
+// residency is the expert, not the tensor.
+//
+// Each expert tensor of a layer points, for the whole run, at a small buffer of `slots` expert
+// slices (anonymous memory, charged once at setup) instead of the model's mapping. After a
+// layer's router has chosen (the `ffn_moe_topk` node), the chosen experts that no slot holds are
+// read with direct I/O into the least recently used slots — the projections of an expert
+// together, on I/O threads — and the selection tensor is rewritten from expert ids to slot
+// indices just before the layer's first MUL_MAT_ID, so ggml computes on the slots. A micro-batch
+// that routes to more experts than the cache holds (a prompt) is computed from a staging buffer
+// that holds every expert of one layer: each layer's experts are read once per micro-batch.
+// While a layer computes, the next layer's router is applied to the current hidden state and
+// the experts it predicts are read ahead; the prediction's accuracy is counted.
+#pragma once
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "stream.h"
+
+struct ggml_tensor;
+
+namespace rf {
+
+struct ExpertTensorSpec {
+  std::string name;
+  int layer = -1;
+  int file = -1;
+  int64_t file_offset = 0;  // of the tensor's data
+};
+
+struct ExpertConfig {
+  std::vector<ExpertTensorSpec> tensors;
+  int slots_per_layer = 0;  // experts each MoE layer's cache holds
+  bool staging = true;      // room for a micro-batch routed to more experts than the cache holds
+  bool predict = true;      // read the next layer's predicted experts ahead
+  int io_threads = 4;
+};
+
+struct ExpertCounters {
+  double routed = 0;        // (layer, expert) pairs micro-batches needed
+  double hits = 0;          // of them, already in a slot (or being read ahead) when needed
+  double loads = 0;         // experts read into a slot
+  double prefetches = 0;    // of them, read ahead on a prediction
+  double read_bytes = 0;
+  double stall_ms = 0;      // compute waited for an expert
+  int stalls = 0;
+  double predicted = 0;     // routed experts a prediction was made for
+  double predicted_right = 0;
+  double staged = 0;        // micro-batch × layer computed from the staging buffer
+  double slot_bytes = 0;    // the cache's slots and the staging buffer, as allocated
+  int slots_per_layer = 0;
+  int layers = 0;
+  int experts = 0;
+  int read_errors = 0;
+  bool direct_io = false;
+  std::string error;
+};
+
+class ExpertCache {
+ public:
+  explicit ExpertCache(StreamEventSink sink);
+  ~ExpertCache();
+  ExpertCache(const ExpertCache&) = delete;
+  ExpertCache& operator=(const ExpertCache&) = delete;
+
+  // tensors: every weight of the model by name. Returns "" or an error message.
+  std::string Configure(ExpertConfig cfg, const std::vector<std::string>& files,
+                        const std::unordered_map<std::string, ggml_tensor*>& tensors);
+  // The scheduler's eval callback halves (see StreamSchedule::Ask/Computed).
+  bool Ask(ggml_tensor* t);
+  bool Computed(ggml_tensor* t);
+  ExpertCounters counters();
+  // Per MoE layer (in layer order): its index, and the expert each slot holds (-1: none).
+  std::vector<std::pair<int, std::vector<int>>> Residents();
+  std::string error();
+
+ private:
+  struct Proj {
+    ggml_tensor* t = nullptr;
+    void* original = nullptr;  // the tensor's data in the model's mapping
+    int file = -1;
+    int64_t file_offset = 0;
+    size_t slice = 0;  // bytes of one expert
+    char* cache = nullptr;    // slots × slice
+    char* staging = nullptr;  // experts × slice, or null
+  };
+  struct Slot {
+    int expert = -1;
+    uint64_t last_use = 0;
+    int pending = 0;          // projections still being read
+    bool prefetched = false;  // read on a prediction, not yet needed
+  };
+  struct Layer {
+    int index = -1;
+    std::vector<Proj> projs;
+    std::vector<Slot> slots;
+    std::vector<int> slot_of;  // expert -> slot, -1
+    ggml_tensor* router = nullptr;     // ffn_gate_inp: predicts this layer's experts
+    ggml_tensor* router_in = nullptr;  // the input its router was applied to in this pass
+    // The micro-batch in progress.
+    bool prepared = false;   // the routing is known and its experts are being read
+    bool staged = false;     // the projections point at the staging buffer
+    bool rewrite = false;    // the selection must become slot indices before the first expert op
+    std::vector<int> need;   // experts this micro-batch routes to
+    std::vector<int> index_of;  // expert -> slot (cache) or staging index for the rewrite
+    int stage_pending = 0;   // staging reads outstanding
+    int ops_done = 0;        // expert ops (MUL_MAT_ID, ADD_ID) computed in this micro-batch
+    std::vector<int> predicted;  // experts predicted for the next micro-batch
+  };
+  struct Job {
+    int layer;      // index into layers_
+    int slot;       // cache slot, or -1 for the staging buffer
+    int expert;
+    int proj;
+  };
+
+  int LayerOfProj(const ggml_tensor* w, int* proj) const;
+  void Route(Layer& L, int li, const ggml_tensor* ids);
+  void Stage(Layer& L, int li, std::vector<int> need);
+  void Rewrite(Layer& L, ggml_tensor* ids);
+  void Predict(int li);
+  int VictimLocked(Layer& L, const std::vector<char>& keep);
+  void PointAt(Layer& L, bool staging);
+  void WaitReady(Layer& L, int proj);
+  void IoLoop();
+  bool ReadSlice(const Proj& p, int expert, char* dst, std::vector<char>& bounce);
+
+  StreamEventSink sink_;
+  ExpertConfig cfg_;
+  std::vector<Layer> layers_;
+  std::unordered_map<int, int> by_index_;                        // model layer -> layers_ index
+  std::unordered_map<const ggml_tensor*, std::pair<int, int>> proj_of_;  // weight -> (layer, proj)
+  std::unordered_map<const ggml_tensor*, int> router_of_;        // router weight -> layer
+  std::vector<int> fds_;
+  bool direct_ = false;
+  int experts_ = 0;
+  uint64_t tick_ = 0;
+  std::vector<char*> maps_;
+  std::vector<size_t> map_lens_;
+
+  std::mutex mu_;
+  std::condition_variable io_cv_, ready_cv_;
+  std::deque<Job> demand_, ahead_;
+  bool stop_ = false;
+  std::vector<std::thread> io_;
+  ExpertCounters counters_;
+};
+
+}  // namespace rf
