@@ -136,6 +136,7 @@ std::string ExpertCache::Configure(ExpertConfig cfg, const std::vector<std::stri
     L.slots.assign(slots, Slot());
     L.slot_of.assign(experts_, -1);
     L.index_of.assign(experts_, -1);
+    L.freq.assign(experts_, 0.0f);
     for (size_t pi = 0; pi < L.projs.size(); pi++) {
       Proj& p = L.projs[pi];
       size_t residue = static_cast<size_t>(p.file_offset) % kBlock;
@@ -253,11 +254,15 @@ void ExpertCache::PointAt(Layer& L, bool staging) {
 // read nor in `keep`; -1 when every other slot is still being read.
 int ExpertCache::VictimLocked(Layer& L, const std::vector<char>& keep) {
   int best = -1;
+  auto colder = [&](const Slot& a, const Slot& b) {
+    if (cfg_.lfu && L.freq[a.expert] != L.freq[b.expert]) return L.freq[a.expert] < L.freq[b.expert];
+    return a.last_use < b.last_use;
+  };
   for (int s = 0; s < static_cast<int>(L.slots.size()); s++) {
     const Slot& sl = L.slots[s];
     if (sl.pending > 0 || (sl.expert >= 0 && keep[sl.expert])) continue;
     if (sl.expert < 0) return s;
-    if (best < 0 || sl.last_use < L.slots[best].last_use) best = s;
+    if (best < 0 || colder(sl, L.slots[best])) best = s;
   }
   return best;
 }
@@ -278,6 +283,9 @@ void ExpertCache::Route(Layer& L, int li, const ggml_tensor* ids) {
   std::unique_lock<std::mutex> lock(mu_);
   tick_++;
   counters_.routed += static_cast<double>(need.size());
+  // Use counts decay so that the cache follows a shift in routing (half-life ~64 micro-batches).
+  for (float& f : L.freq) f *= 0.989f;
+  for (int e : need) L.freq[e] += 1.0f;
   if (!L.predicted.empty()) {
     counters_.predicted += static_cast<double>(need.size());
     for (int e : L.predicted)
@@ -293,7 +301,8 @@ void ExpertCache::Route(Layer& L, int li, const ggml_tensor* ids) {
   for (int e : need) {
     int s = L.slot_of[e];
     if (s >= 0) {
-      counters_.hits += 1;
+      if (L.slots[s].prefetched) counters_.prefetch_hits += 1;
+      else counters_.hits += 1;
       L.slots[s].prefetched = false;
     } else {
       int v;

@@ -41,12 +41,14 @@ struct ExpertConfig {
   int slots_per_layer = 0;  // experts each MoE layer's cache holds
   bool staging = true;      // room for a micro-batch routed to more experts than the cache holds
   bool predict = true;      // read the next layer's predicted experts ahead
+  bool lfu = false;         // evict the least frequently used (decayed counts), else the least recently used
   int io_threads = 4;
 };
 
 struct ExpertCounters {
   double routed = 0;        // (layer, expert) pairs micro-batches needed
-  double hits = 0;          // of them, already in a slot (or being read ahead) when needed
+  double hits = 0;          // of them, in a slot before the micro-batch was routed (cache hits)
+  double prefetch_hits = 0; // of them, read ahead on a prediction (in a slot or still being read)
   double loads = 0;         // experts read into a slot
   double prefetches = 0;    // of them, read ahead on a prediction
   double read_bytes = 0;
@@ -103,6 +105,7 @@ class ExpertCache {
     std::vector<Proj> projs;
     std::vector<Slot> slots;
     std::vector<int> slot_of;  // expert -> slot, -1
+    std::vector<float> freq;   // decayed use count per expert (LFU)
     ggml_tensor* router = nullptr;     // ffn_gate_inp: predicts this layer's experts
     ggml_tensor* router_in = nullptr;  // the input its router was applied to in this pass
     // The micro-batch in progress.

@@ -147,6 +147,11 @@ static bool ParseExperts(const Napi::Value& v, size_t n_files, Args* args, Exper
     if (!eo.Get("predict").IsBoolean()) return args->Fail("stream.experts.predict must be true or false");
     out->predict = eo.Get("predict").As<Napi::Boolean>().Value();
   }
+  if (eo.Has("evict") && !eo.Get("evict").IsUndefined()) {
+    std::string ev = eo.Get("evict").IsString() ? eo.Get("evict").As<Napi::String>().Utf8Value() : "";
+    if (ev != "lru" && ev != "lfu") return args->Fail("stream.experts.evict must be 'lru' or 'lfu'");
+    out->lfu = ev == "lfu";
+  }
   if (eo.Has("ioThreads") && !eo.Get("ioThreads").IsUndefined()) {
     if (!IsSafeInt(eo.Get("ioThreads"), 1, 8)) return args->Fail("stream.experts.ioThreads must be 1..8");
     out->io_threads = eo.Get("ioThreads").As<Napi::Number>().Int32Value();
@@ -403,6 +408,7 @@ Napi::Value Context::ResidencySample(const Napi::CallbackInfo& info) {
     Napi::Object eo = Napi::Object::New(env);
     eo.Set("routed", x.routed);
     eo.Set("hits", x.hits);
+    eo.Set("prefetchHits", x.prefetch_hits);
     eo.Set("loads", x.loads);
     eo.Set("prefetches", x.prefetches);
     eo.Set("readBytes", x.read_bytes);

@@ -45,6 +45,7 @@ export function benchJson(model: string, capBytes: number, enforced: boolean, ro
         decode_tok_s_runs: decodeRuns,
         vs_first: ratio(tok, base),
         ttft_ms: r.generation?.ttft_ms ?? null,
+        prompt_tok_s: r.generation?.prompt_tok_s ?? null,
         bytes_read_per_token: res.bytes_read_per_token,
         floor_bytes_per_token: res.floor_bytes_per_token,
         read_over_floor: ratio(res.bytes_read_per_token, res.floor_bytes_per_token),
@@ -57,8 +58,22 @@ export function benchJson(model: string, capBytes: number, enforced: boolean, ro
         token_ids: r.generation?.token_ids ?? null,
         identical_tokens: first && r.generation ? JSON.stringify(first) === JSON.stringify(r.generation.token_ids) : null,
         ...draftColumns(policy, r, rows),
+        ...expertColumns(r),
       };
     }),
+  };
+}
+
+/** A mixture of experts under the stream policy: the expert cache's figures during decode. */
+function expertColumns(r: RunReport) {
+  const x = r.residency.experts;
+  if (!x) return {};
+  return {
+    experts: x,
+    expert_hit_rate: x.decode_hit_rate,
+    expert_ready_rate: x.decode_ready_rate,
+    expert_prediction_accuracy: x.decode_prediction_accuracy,
+    expert_slots_per_layer: x.slots_per_layer,
   };
 }
 
@@ -83,16 +98,20 @@ function draftColumns(label: string, r: RunReport, rows: BenchRow[]) {
 export function benchTable(rows: BenchRow[]): string {
   const j = benchJson('', 0, false, rows).results;
   const drafts = j.some((r) => r.tokens_per_target_pass !== undefined);
+  const experts = j.some((r) => r.experts !== undefined);
   const head = [
-    'policy', 'status', 'decode tok/s', 'vs first', 'read/token', 'floor/token', 'read/floor', 'limit hits (decode)', 'locked min', 'read rate', 'peak', 'same tokens',
+    'policy', 'status', 'decode tok/s', 'vs first', 'prompt tok/s', 'read/token', 'floor/token', 'read/floor', 'limit hits (decode)', 'locked min', 'read rate', 'peak', 'same tokens',
     ...(drafts ? ['tokens/pass', 'accepted', 'vs ideal'] : []),
+    ...(experts ? ['experts cached', 'cache hits', 'ready in time', 'predicted'] : []),
   ];
+  const pct = (v: number | null | undefined) => (v == null ? '—' : `${(100 * v).toFixed(1)} %`);
   const b = (v: number | null) => (v === null ? '—' : formatBytes(v));
   const body = j.map((r) => [
     r.policy,
     r.status,
     r.decode_tok_s === null ? '—' : r.decode_tok_s.toFixed(2),
     r.vs_first === null ? '—' : `${r.vs_first.toFixed(2)}×`,
+    r.prompt_tok_s === null ? '—' : r.prompt_tok_s.toFixed(2),
     b(r.bytes_read_per_token),
     b(r.floor_bytes_per_token),
     r.read_over_floor === null ? '—' : `${r.read_over_floor.toFixed(2)}×`,
@@ -108,6 +127,7 @@ export function benchTable(rows: BenchRow[]): string {
           r.vs_ideal == null ? '—' : `${r.vs_ideal.toFixed(2)}×`,
         ]
       : []),
+    ...(experts ? [r.experts ? `${r.experts.slots_per_layer ?? '—'} of ${r.experts.experts ?? '—'}` : '—', pct(r.expert_hit_rate), pct(r.expert_ready_rate), pct(r.expert_prediction_accuracy)] : []),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((x) => (x[i] as string).length)));
   const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] as number)).join('  ');

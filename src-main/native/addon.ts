@@ -109,6 +109,8 @@ export interface NativeExpertConfig {
   staging?: boolean;
   /** Read the next layer's predicted experts ahead. */
   predict?: boolean;
+  /** Which expert a full cache gives up: the least recently or the least frequently used. */
+  evict?: 'lru' | 'lfu';
   ioThreads?: number;
 }
 
@@ -116,6 +118,7 @@ export interface NativeExpertConfig {
 export interface NativeExpertCounters {
   routed: number;
   hits: number;
+  prefetchHits: number;
   loads: number;
   prefetches: number;
   readBytes: number;

@@ -35,4 +35,29 @@ export interface ResidencySample {
   majorFaults: number | null;
   decodeTokS: number | null;
   events: ResidencyEvent[];
+  /** A mixture of experts under the stream policy: the expert cache so far (absent otherwise). */
+  experts?: ExpertSample;
+}
+
+/** The expert cache's cumulative counters at a sample, and which expert each slot holds. */
+export interface ExpertSample {
+  /** (layer, expert) pairs micro-batches were routed to, and of them already in a slot. */
+  routed: number;
+  hits: number;
+  /** Of the routed, read ahead on a prediction (in a slot, or still being read, when needed). */
+  prefetchHits: number;
+  /** Experts read into a slot; of them read ahead on a prediction. */
+  loads: number;
+  prefetches: number;
+  readBytes: number;
+  /** Times and milliseconds compute waited for an expert. */
+  stalls: number;
+  stallMs: number;
+  /** Routed experts a prediction was made for, and of them predicted right. */
+  predicted: number;
+  predictedRight: number;
+  /** Micro-batch × layer computed from the staging buffer (routed to more experts than the cache holds). */
+  staged: number;
+  /** Per MoE layer, the expert each slot holds (-1: empty or being read). */
+  resident: { layer: number; slots: number[] }[];
 }

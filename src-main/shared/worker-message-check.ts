@@ -79,6 +79,17 @@ export function checkSample(s: unknown): string | null {
   if (!Array.isArray(layers) || layers.length > MAX_LIST || !layers.every(isNumOrNull)) return 'sample.layerResident is not a list of byte counts';
   const events = s.events;
   if (!Array.isArray(events) || events.length > MAX_LIST || !events.every(checkResidencyEvent)) return 'sample.events is not a list of residency events';
+  if (s.experts !== undefined) return checkExpertSample(s.experts);
+  return null;
+}
+
+function checkExpertSample(x: unknown): string | null {
+  if (!isObj(x)) return 'sample.experts is not an object';
+  const bad = firstBad(x, { routed: isNum, hits: isNum, prefetchHits: isNum, loads: isNum, prefetches: isNum, readBytes: isNum, stalls: isNum, stallMs: isNum, predicted: isNum, predictedRight: isNum, staged: isNum });
+  if (bad) return `sample.experts.${bad} is missing or of the wrong type`;
+  const r = x.resident;
+  const layerOk = (l: unknown): boolean => isObj(l) && Number.isSafeInteger(l.layer) && Array.isArray(l.slots) && l.slots.length <= MAX_LIST && l.slots.every((e: unknown) => Number.isSafeInteger(e));
+  if (!Array.isArray(r) || r.length > MAX_LIST || !r.every(layerOk)) return 'sample.experts.resident is not a list of {layer, slots}';
   return null;
 }
 

@@ -9,9 +9,9 @@ import { buildInventory, parseMaps, type Inventory } from '../shared/residency/i
 import { buildStreamLayout, type StreamLayout } from '../shared/residency/stream-units.js';
 import type { InventoryTensor } from '../shared/residency/inventory.js';
 import { DEFAULT_READAHEAD_BYTES, budgetStream, largestStreamable, selectStreamed, type WeightLayer } from '../shared/plan/stream-select.js';
-import { DEFAULT_PREFETCH_DEPTH, STREAM_IO_REQUEST_BYTES, STREAM_IO_THREADS } from '../shared/settings/run-settings.js';
+import { DEFAULT_PREFETCH_DEPTH, EXPERT_EVICTION, STREAM_IO_REQUEST_BYTES, STREAM_IO_THREADS } from '../shared/settings/run-settings.js';
 import { openOwnGroup } from '../supervisor/own-group.js';
-import type { ResidencyEvent, ResidencySample, Tier } from '../shared/residency-types.js';
+import type { ExpertSample, ResidencyEvent, ResidencySample, Tier } from '../shared/residency-types.js';
 import type { LoadParams, PolicyName, StreamSchedule } from '../shared/worker-protocol.js';
 import { readProcStats } from '../node/proc-stats.js';
 import { buildManifest, releaseOrderFromProfile, type GraphTraceManifest } from '../shared/graph-trace/manifest.js';
@@ -269,6 +269,7 @@ export class ResidencyRuntime {
           slotsPerLayer: expertCache.slotsPerLayer,
           staging: expertCache.stagingBytes > 0,
           predict: true,
+          evict: EXPERT_EVICTION,
           ioThreads: STREAM_IO_THREADS,
         }
       : null;
@@ -344,10 +345,15 @@ export class ResidencyRuntime {
     let layerResident: (number | null)[];
     let events: ResidencyEvent[] = [];
     let pinnedResident: number | null = null;
+    let experts: ExpertSample | undefined;
     if (this.engineActive) {
       const s = this.ctx.residencySample();
       pinnedResident = s.pinnedResident;
       this.counters = s.counters;
+      if (s.experts) {
+        const x = s.experts;
+        experts = { routed: x.routed, hits: x.hits, prefetchHits: x.prefetchHits, loads: x.loads, prefetches: x.prefetches, readBytes: x.readBytes, stalls: x.stalls, stallMs: x.stallMs, predicted: x.predicted, predictedRight: x.predictedRight, staged: x.staged, resident: x.resident };
+      }
       layerResident = s.layerResident;
       events = s.events.map((e) => ({ tMs: e.tMs, kind: e.kind, layer: e.layer, bytes: e.bytes, durMs: e.durMs }));
     } else {
@@ -370,6 +376,7 @@ export class ResidencyRuntime {
       majorFaults: proc.majorFaults,
       decodeTokS,
       events,
+      ...(experts ? { experts } : {}),
     };
     for (const l of this.listeners) l(sample);
     return sample;

@@ -1,4 +1,5 @@
 // Pure: builds the schema-v1 run report from what a run produced. No I/O here.
+import { expertFigures } from './expert-figures.js';
 import type { MemoryPlan } from '../plan/plan-types.js';
 import type { ModelSummary } from './model-summary.js';
 import type { SupervisedOutcome } from '../cgroup/report.js';
@@ -121,8 +122,13 @@ export function buildRunReport(i: ReportInput): RunReport {
     file_backed_bytes: invLayers ? (invLayers[idx]?.fileBackedBytes ?? null) : null,
   }));
   const brt = bytesReadPerToken(i.samples);
-  const window = typeof res?.counters?.['windowBytes'] === 'number' ? (res.counters['windowBytes'] as number) : 0;
-  const fig = decodeFigures(i.samples, { weightsPerToken: i.summary.weightsPerToken, capBytes: i.load.ramBytes ?? null, windowBytes: window });
+  const experts = expertFigures(i.samples, i.model?.schedule ?? null);
+  // The expert cache's slots are weights in anonymous memory, not non-weight memory.
+  const window = (typeof res?.counters?.['windowBytes'] === 'number' ? (res.counters['windowBytes'] as number) : 0) + (experts ? (experts.cache_bytes ?? 0) + (experts.staging_bytes ?? 0) : 0);
+  const dense = decodeFigures(i.samples, { weightsPerToken: i.summary.weightsPerToken, capBytes: i.load.ramBytes ?? null, windowBytes: window });
+  // A mixture's floor is its own: the routed experts no cache the cap allows could hold (the plan's routing model).
+  const moeFloor = i.plan?.moe?.quantities.floorBytesPerToken;
+  const fig = moeFloor && moeFloor.value !== null ? { ...dense, floorBytesPerToken: { value: moeFloor.value, note: `the plan's floor for a mixture of experts: ${moeFloor.formula}` } } : dense;
   const g = i.generation;
   return {
     schema_version: 1,
@@ -193,6 +199,7 @@ export function buildRunReport(i: ReportInput): RunReport {
       persistent_bytes: res ? res.inventory.persistentBytes : i.summary.persistentBytes,
       anonymous_bytes: res ? res.inventory.anonymousBytes : null,
       counters: res?.counters ?? null,
+      experts,
       bytes_read_per_token: brt.value,
       bytes_read_per_token_reason: brt.reason,
       floor_bytes_per_token: fig.floorBytesPerToken.value,

@@ -1,3 +1,4 @@
+import type { ExpertFigures } from './expert-figures.js';
 // The run report, schema_version 1: one JSON document per operation. This type and
 // resources/report.schema.json describe the same shape; tests validate built reports against
 // the schema. Unknown figures are null with a reason, never a silent 0.
@@ -91,6 +92,8 @@ export interface RunReport {
     layers: ReportLayer[];
     persistent_bytes: number | null;
     anonymous_bytes: number | null;
+    /** A mixture of experts under the stream policy: the expert cache's figures (null otherwise). */
+    experts?: ExpertFigures | null;
     counters: Record<string, number | boolean | string | null> | null;
     bytes_read_per_token: number | null;
     bytes_read_per_token_reason: string | null;
