@@ -57,10 +57,13 @@ export function withExpertCache(plan: MemoryPlan, view: ModelView, d: DenseBudge
   const layerTotal = view.layers.reduce((s, l) => s + l.bytes, 0);
   const denseLayer = layerTotal - m.expertBytes;
   const locked = d.fixedBytes + denseLayer;
-  const depth = plan.input.prefetchDepth;
-  // The routed experts being read: those of the layer in use and of `depth` layers ahead.
-  const staging = fits ? 0 : (depth + 1) * k * bpe + d.readaheadBytes;
-  const cacheBytes = fits ? n * L * bpe : Math.max(0, cap - locked - staging - d.headroomBytes);
+  // A micro-batch routed to more experts than the cache holds (a prompt) is computed from a
+  // staging buffer of one layer's every expert, as the runtime's expert cache does
+  // (shared/residency/expert-budget.ts); a cache that holds every expert needs none.
+  const cacheFor = (stage: number) => Math.max(0, cap - locked - stage - d.headroomBytes);
+  const withStaging = Math.min(n, Math.floor(cacheFor(n * bpe) / (L * bpe)));
+  const staging = fits || withStaging >= n ? 0 : n * bpe;
+  const cacheBytes = fits ? n * L * bpe : cacheFor(staging);
   const perLayer = fits ? n : Math.min(n, Math.floor(cacheBytes / (L * bpe)));
 
   const source: RoutingSource = m.routerSkew !== null ? 'synthetic-skew' : 'uniform';
@@ -88,7 +91,8 @@ export function withExpertCache(plan: MemoryPlan, view: ModelView, d: DenseBudge
   const floor = Math.round(routed * (1 - best)) + Math.max(0, -room);
   const ramTouched = d.persistentResidentBytes + denseLayer + Math.round(routed * hit);
   const speed = predictedTokS(read, plan.input.diskBandwidthBytesPerS, ramTouched, plan.input.memoryBandwidthBytesPerS, 0, plan.input.vramBandwidthBytesPerS);
-  const minimum = capWithHeadroom(locked + (depth + 1) * k * bpe + d.readaheadBytes);
+  // The least the runtime runs with: the routed experts of one token in every layer, and the staging buffer.
+  const minimum = capWithHeadroom(locked + k * L * bpe + n * bpe);
   const active = m.activeBytesPerToken ?? d.persistentResidentBytes + denseLayer + routed;
   const canRun = plan.verdict !== 'cannot-run';
   const tensorSchedule = plan.quantities.bytesReadPerToken;
@@ -106,7 +110,7 @@ export function withExpertCache(plan: MemoryPlan, view: ModelView, d: DenseBudge
       expertBytes: q(m.expertBytes, `sum of the ${moeTensorCount(m)} expert tensors' nbytes = ${fb(m.expertBytes)}`),
       denseLayerBytes: q(denseLayer, `layer weights ${fb(layerTotal)} − expert tensors ${fb(m.expertBytes)} = ${fb(denseLayer)} (attention, norms, routers${m.expertSharedCount > 0 ? ', shared experts' : ''})`),
       lockedBytes: q(locked, `fixed RAM ${fb(d.fixedBytes)} + dense layer weights ${fb(denseLayer)} = ${fb(locked)}, locked before any expert`),
-      stagingBytes: q(staging, fits ? 'every expert resident: nothing staged' : `(read-ahead ${depth} + 1) layers × ${k} routed experts × ${fb(bpe)}${d.readaheadBytes ? ` + kernel read-ahead ${fb(d.readaheadBytes)}` : ''} = ${fb(staging)}`),
+      stagingBytes: q(staging, staging === 0 ? 'every expert cached: nothing staged' : `one layer's ${n} experts × ${fb(bpe)} = ${fb(staging)} (a micro-batch routed to more experts than the cache holds is computed from it)`),
       expertCacheBytes: q(
         cacheBytes,
         fits ? `every expert resident: ${n} × ${L} layers × ${fb(bpe)} = ${fb(cacheBytes)}` : `cap ${fb(cap)} − locked ${fb(locked)} − staging ${fb(staging)} − headroom ${fb(d.headroomBytes)} = ${fb(cacheBytes)} → ${perLayer} experts per layer (⌊${fb(cacheBytes)} / (${L} layers × ${fb(bpe)})⌋, at most ${n})`,
@@ -122,7 +126,7 @@ export function withExpertCache(plan: MemoryPlan, view: ModelView, d: DenseBudge
         `routed experts not held by the best cache the cap allows: ${L} × ${k} × ${fb(bpe)} × (1 − ${pct(best)}, the share of the ${maxPerLayer} most popular of ${n} experts)${room < 0 ? ` + dense weights beyond the cap ${fb(-room)}` : ''} = ${fb(floor)} (no schedule reads less)`,
       ),
       predictedDecodeTokS: canRun ? speed : q(null, 'cannot run at this cap'),
-      minimumRamBytes: q(minimum, `locked ${fb(locked)} + staging ${fb((depth + 1) * k * bpe + d.readaheadBytes)} (no expert cached), plus headroom = ${fb(minimum)}`),
+      minimumRamBytes: q(minimum, `locked ${fb(locked)} + ${k} routed experts × ${L} layers × ${fb(bpe)} + staging ${fb(n * bpe)}, plus headroom = ${fb(minimum)}`),
       tensorScheduleBytesPerToken: q(tensorSchedule.value, `the stream schedule of whole tensors (plan.stream): ${tensorSchedule.formula}`),
     },
   };
@@ -145,10 +149,10 @@ export function withExpertCache(plan: MemoryPlan, view: ModelView, d: DenseBudge
   const notes = [...plan.notes];
   if (plan.verdict === 'out-of-core')
     notes.push(
-      `the stream schedule still reads whole expert tensors (${plan.stream?.tensors.length ?? 0} streamed tensors): until experts stream one by one a token reads about ${fb(tensorSchedule.value ?? 0)}, not the expert cache's ${fb(read)}`,
+      `under the stream policy with an enforced or advisory cap the expert tensors are served by the expert cache (only routed experts are read); the tensor schedule (plan.stream) applies to the dense part, and without a budget it would read about ${fb(tensorSchedule.value ?? 0)} a token`,
     );
   if (plan.verdict === 'cannot-run' && minimum < (plan.quantities.minimumRamBytes.value ?? Infinity))
-    notes.push(`an expert cache would run from ${fb(minimum)}, below the stream schedule's minimum: the runtime does not stream single experts yet`);
+    notes.push(`an expert cache runs from ${fb(minimum)}, below the whole-tensor schedule's minimum`);
   if (plan.input.vramBytes) notes.push('the expert cache is planned in RAM only: VRAM layers are the dense schedule\'s');
   return { ...plan, quantities, moe, reason, notes };
 }
