@@ -20,7 +20,10 @@ namespace rf {
 namespace {
 
 constexpr size_t kBlock = 4096;
-constexpr size_t kBounce = 4 << 20;
+// Each I/O thread's buffer for the partial first and last blocks of a slice (and whole slices
+// that do not lie at their file offset within a page). Charged when the thread starts: the
+// runtime budgets EXPERT_IO_BUFFER_BYTES per thread for it.
+constexpr size_t kBounce = 512 << 10;
 constexpr const char* kTopk = "ffn_moe_topk";
 
 size_t AlignDown(size_t v) { return v / kBlock * kBlock; }
@@ -463,7 +466,7 @@ void ExpertCache::Predict(int li) {
 }
 
 void ExpertCache::IoLoop() {
-  std::vector<char> holder;  // this thread's bounce buffer
+  std::vector<char> holder(kBounce + kBlock, 0);  // this thread's bounce buffer, charged now
   for (;;) {
     Job j;
     {

@@ -9,7 +9,7 @@ import { buildInventory, parseMaps, type Inventory } from '../shared/residency/i
 import { buildStreamLayout, type StreamLayout } from '../shared/residency/stream-units.js';
 import type { InventoryTensor } from '../shared/residency/inventory.js';
 import { DEFAULT_READAHEAD_BYTES, budgetStream, largestStreamable, selectStreamed, type WeightLayer } from '../shared/plan/stream-select.js';
-import { DEFAULT_PREFETCH_DEPTH, EXPERT_EVICTION, STREAM_IO_REQUEST_BYTES, STREAM_IO_THREADS } from '../shared/settings/run-settings.js';
+import { DEFAULT_PREFETCH_DEPTH, EXPERT_EVICTION, EXPERT_IO_BUFFER_BYTES, STREAM_IO_REQUEST_BYTES, STREAM_IO_THREADS } from '../shared/settings/run-settings.js';
 import { openOwnGroup } from '../supervisor/own-group.js';
 import type { ExpertSample, ResidencyEvent, ResidencySample, Tier } from '../shared/residency-types.js';
 import type { LoadParams, PolicyName, StreamSchedule } from '../shared/worker-protocol.js';
@@ -247,13 +247,21 @@ export class ResidencyRuntime {
       if (moe && apart.size > 0) {
         const byLayer = new Map<number, number>();
         for (const t of inv.tensors) if (apart.has(t.name)) byLayer.set(t.layer, (byLayer.get(t.layer) ?? 0) + t.bytes);
-        const eb = budgetExperts({ ...input, denseLayers: layers, expertLayerBytes: [...byLayer.values()], experts: moe.experts, expertsUsed: moe.used });
-        b = eb.dense;
-        // Every expert fits beside the dense part: nothing to cache, they are locked like any weight.
-        if (eb.slotsPerLayer < moe.experts) {
+        const eb = budgetExperts({ ...input, capBytes: cap - STREAM_IO_THREADS * EXPERT_IO_BUFFER_BYTES, denseLayers: layers, expertLayerBytes: [...byLayer.values()], experts: moe.experts, expertsUsed: moe.used });
+        // Every expert fits beside the dense part: nothing to cache, they are locked like any
+        // weight. Too small a cap for the cache's least (a token's routed experts beside the
+        // staging buffer): the experts stream as whole tensors, as for a dense model.
+        if (eb.slotsPerLayer < moe.experts && eb.dense.verdict !== 'cannot-run') {
+          b = eb.dense;
           expertCache = { slotsPerLayer: eb.slotsPerLayer, cacheBytes: eb.cacheBytes, stagingBytes: eb.stagingBytes };
         } else {
           apart.clear();
+          const all = inv.layers.filter((l) => this.tiers[l.index] !== 'vram').map((l) => {
+            const ts = inv.tensors.filter((t) => t.layer === l.index && ram(t) && !this.keepResident.has(t.name)).map((t) => ({ name: t.name, nbytes: t.bytes }));
+            return { bytes: ts.reduce((x, t) => x + t.nbytes, 0), tensors: ts };
+          });
+          layers.splice(0, layers.length, ...all);
+          b = budgetStream({ ...input, layers });
         }
       }
       // Below the minimum the run was asked for anyway (--force): stream everything that can.

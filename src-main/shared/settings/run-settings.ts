@@ -98,6 +98,9 @@ export const STREAM_IO_THREADS = 4;
  * 8 GiB, 47 slots: 59.5 vs 57.2 %, 412.5 vs 432.2 MiB a token.
  */
 export const EXPERT_EVICTION: 'lru' | 'lfu' = 'lfu';
+
+/** Each expert I/O thread's buffer for partial blocks (native/src/experts.cpp kBounce + a block). */
+export const EXPERT_IO_BUFFER_BYTES = 512 * 1024 + 4096;
 export const STREAM_IO_REQUEST_BYTES = 4 * 1024 * 1024;
 
 export const DEFAULT_RUN_SETTINGS: RunSettings = {

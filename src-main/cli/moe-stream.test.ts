@@ -1,0 +1,66 @@
+// Mixtures of experts out of core, through the CLI a user runs: under an enforced cap smaller
+// than the file, `stream` serves the experts from its expert cache — tokens identical to plain
+// llama.cpp (`off`), no limit hit in decode, and no more read per token than the weights a
+// token is routed to — for the Mixtral layout, qwen3moe and qwen2moe (a shared expert).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from './built-cli.test-util.js';
+import { validateReport } from './report-schema.test-util.js';
+import { detectCgroup } from '../supervisor/index.js';
+
+const capped = detectCgroup();
+if (!capped.usable && process.env.CI !== 'true') console.warn(`skipping the MoE streaming tests: ${capped.reason}`);
+
+let dir = '';
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ramforge-moe-stream-'));
+});
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+// Each cap is between the expert cache's minimum and full residency (`ramforge plan` of each).
+const LAYOUTS = [
+  { name: 'Mixtral layout (llama, 8 experts, 2 used)', synth: ['--arch', 'llama', '--preset', 'small', '--experts', '8', '--layers', '8'], cap: '320M' },
+  { name: 'qwen3moe (32 experts, 4 used)', synth: ['--arch', 'qwen3moe', '--preset', 'small'], cap: '460M' },
+  { name: 'qwen2moe (16 experts, 4 used, a shared expert)', synth: ['--arch', 'qwen2moe', '--preset', 'small'], cap: '540M' },
+];
+
+function run(model: string, policy: string, cap: string): Record<string, any> {
+  const path = join(dir, `r-${policy}-${Math.random().toString(36).slice(2)}.json`);
+  const r = runCli(['run', model, '-p', 'Once upon a time, in a land far away', '-n', '8', '--temperature', '0', '--policy', policy, '--ram', cap, '--enforce-ram', '--quiet', '--report-json', path], { timeoutMs: 300_000 });
+  expect(r.code, r.stderr).toBe(0);
+  const report = JSON.parse(readFileSync(path, 'utf8'));
+  expect(validateReport(report), JSON.stringify(validateReport.errors)).toBe(true);
+  return report;
+}
+
+describe.skipIf(!capped.usable && process.env.CI !== 'true')('a mixture of experts under a cap: the expert cache', () => {
+  it.each(LAYOUTS)('$name', ({ synth, cap }) => {
+    const model = join(dir, `${synth[1]}.gguf`);
+    const s = runCli(['synth', ...synth, '--seed', '5', '--quiet', '--out', model]);
+    expect(s.code, s.stderr).toBe(0);
+    const moe = JSON.parse(runCli(['inspect', model, '--json']).stdout).moe as { expertCount: number; activeBytesPerToken: number };
+    const off = run(model, 'off', cap);
+    const stream = run(model, 'stream', cap);
+    expect(stream.generation.token_ids).toEqual(off.generation.token_ids);
+    const x = stream.residency.experts;
+    expect(x, 'the stream run served the experts from an expert cache').not.toBeNull();
+    expect(x.slots_per_layer).toBeGreaterThan(0);
+    expect(x.slots_per_layer).toBeLessThan(moe.expertCount);
+    expect(stream.residency.schedule.expertCache.slotsPerLayer).toBe(x.slots_per_layer);
+    // The prompt's micro-batch routes to more experts than a layer's cache holds: staged.
+    expect(x.staged).toBeGreaterThan(0);
+    expect(x.routed).toBeGreaterThan(0);
+    expect(x.decode_prediction_accuracy).toBeGreaterThanOrEqual(0);
+    expect(x.decode_prediction_accuracy).toBeLessThanOrEqual(1);
+    expect(stream.residency.limit_hits_decode).toBe(0);
+    expect(stream.residency.bytes_read_per_token).toBeLessThanOrEqual(moe.activeBytesPerToken);
+    expect(stream.cgroup.oom_kills ?? 0).toBe(0);
+    // Plain llama.cpp reads whole pages around every routed expert, pressed against the cap.
+    expect(off.residency.experts ?? null).toBeNull();
+    expect(off.residency.bytes_read_per_token).toBeGreaterThan(stream.residency.bytes_read_per_token);
+  });
+});
