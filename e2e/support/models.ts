@@ -16,6 +16,16 @@ export function synthModel(preset: 'tiny' | 'small' | '1b', type = 'Q4_0'): stri
   return out;
 }
 
+/** A mixture of experts in the Mixtral layout: 8 layers of 8 experts, 2 routed a token (~345 MiB). */
+export function synthMoeModel(): string {
+  mkdirSync(CACHE, { recursive: true });
+  const out = join(CACHE, 'e2e-llama-moe-8x8-q4_0.gguf');
+  if (existsSync(out)) return out;
+  const r = spawnSync(process.execPath, [CLI, 'synth', '--arch', 'llama', '--preset', 'small', '--experts', '8', '--layers', '8', '--seed', '7', '--out', out], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`ramforge synth failed (${r.status}): ${r.stderr}`);
+  return out;
+}
+
 /** A base model: the tiny preset with no chat template (tokenizer.chat_template absent), as most base models ship. */
 export function synthBaseModel(): string {
   mkdirSync(CACHE, { recursive: true });

@@ -140,6 +140,7 @@ std::string ExpertCache::Configure(ExpertConfig cfg, const std::vector<std::stri
     L.slot_of.assign(experts_, -1);
     L.index_of.assign(experts_, -1);
     L.freq.assign(experts_, 0.0f);
+    L.uses.assign(experts_, 0.0);
     for (size_t pi = 0; pi < L.projs.size(); pi++) {
       Proj& p = L.projs[pi];
       size_t residue = static_cast<size_t>(p.file_offset) % kBlock;
@@ -288,7 +289,10 @@ void ExpertCache::Route(Layer& L, int li, const ggml_tensor* ids) {
   counters_.routed += static_cast<double>(need.size());
   // Use counts decay so that the cache follows a shift in routing (half-life ~64 micro-batches).
   for (float& f : L.freq) f *= 0.989f;
-  for (int e : need) L.freq[e] += 1.0f;
+  for (int e : need) {
+    L.freq[e] += 1.0f;
+    L.uses[e] += 1.0;
+  }
   if (!L.predicted.empty()) {
     counters_.predicted += static_cast<double>(need.size());
     for (int e : L.predicted)
@@ -552,13 +556,13 @@ std::string ExpertCache::error() {
   return counters_.error;
 }
 
-std::vector<std::pair<int, std::vector<int>>> ExpertCache::Residents() {
+std::vector<ExpertCache::LayerState> ExpertCache::Residents() {
   std::lock_guard<std::mutex> l(mu_);
-  std::vector<std::pair<int, std::vector<int>>> out;
+  std::vector<LayerState> out;
   for (const auto& L : layers_) {
-    std::vector<int> ex;
-    for (const auto& s : L.slots) ex.push_back(s.pending > 0 ? -1 : s.expert);
-    out.push_back({L.index, std::move(ex)});
+    LayerState st{L.index, {}, L.uses};
+    for (const auto& s : L.slots) st.slots.push_back(s.pending > 0 ? -1 : s.expert);
+    out.push_back(std::move(st));
   }
   return out;
 }

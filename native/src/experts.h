@@ -80,8 +80,14 @@ class ExpertCache {
   bool Ask(ggml_tensor* t);
   bool Computed(ggml_tensor* t);
   ExpertCounters counters();
-  // Per MoE layer (in layer order): its index, and the expert each slot holds (-1: none).
-  std::vector<std::pair<int, std::vector<int>>> Residents();
+  // Per MoE layer (in layer order): its index, the expert each slot holds (-1: none) and how
+  // many micro-batches were routed to each expert.
+  struct LayerState {
+    int layer;
+    std::vector<int> slots;
+    std::vector<double> uses;
+  };
+  std::vector<LayerState> Residents();
   std::string error();
 
  private:
@@ -106,6 +112,7 @@ class ExpertCache {
     std::vector<Slot> slots;
     std::vector<int> slot_of;  // expert -> slot, -1
     std::vector<float> freq;   // decayed use count per expert (LFU)
+    std::vector<double> uses;  // micro-batches routed to each expert since setup
     ggml_tensor* router = nullptr;     // ffn_gate_inp: predicts this layer's experts
     ggml_tensor* router_in = nullptr;  // the input its router was applied to in this pass
     // The micro-batch in progress.

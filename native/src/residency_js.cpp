@@ -427,10 +427,13 @@ Napi::Value Context::ResidencySample(const Napi::CallbackInfo& info) {
     Napi::Array ra = Napi::Array::New(env, res.size());
     for (size_t i = 0; i < res.size(); i++) {
       Napi::Object lo = Napi::Object::New(env);
-      lo.Set("layer", res[i].first);
-      Napi::Array ex = Napi::Array::New(env, res[i].second.size());
-      for (size_t j = 0; j < res[i].second.size(); j++) ex.Set(j, res[i].second[j]);
+      lo.Set("layer", res[i].layer);
+      Napi::Array ex = Napi::Array::New(env, res[i].slots.size());
+      for (size_t j = 0; j < res[i].slots.size(); j++) ex.Set(j, res[i].slots[j]);
       lo.Set("slots", ex);
+      Napi::Array us = Napi::Array::New(env, res[i].uses.size());
+      for (size_t j = 0; j < res[i].uses.size(); j++) us.Set(j, res[i].uses[j]);
+      lo.Set("uses", us);
       ra.Set(i, lo);
     }
     eo.Set("resident", ra);

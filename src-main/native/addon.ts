@@ -133,7 +133,7 @@ export interface NativeExpertCounters {
   experts: number;
   readErrors: number;
   directIo: boolean;
-  resident: { layer: number; slots: number[] }[];
+  resident: { layer: number; slots: number[]; uses: number[] }[];
 }
 
 export interface NativeResidencyConfig {

@@ -58,6 +58,6 @@ export interface ExpertSample {
   predictedRight: number;
   /** Micro-batch × layer computed from the staging buffer (routed to more experts than the cache holds). */
   staged: number;
-  /** Per MoE layer, the expert each slot holds (-1: empty or being read). */
-  resident: { layer: number; slots: number[] }[];
+  /** Per MoE layer, the expert each slot holds (-1: empty or being read), and the micro-batches routed to each expert so far. */
+  resident: { layer: number; slots: number[]; uses: number[] }[];
 }

@@ -88,8 +88,9 @@ function checkExpertSample(x: unknown): string | null {
   const bad = firstBad(x, { routed: isNum, hits: isNum, prefetchHits: isNum, loads: isNum, prefetches: isNum, readBytes: isNum, stalls: isNum, stallMs: isNum, predicted: isNum, predictedRight: isNum, staged: isNum });
   if (bad) return `sample.experts.${bad} is missing or of the wrong type`;
   const r = x.resident;
-  const layerOk = (l: unknown): boolean => isObj(l) && Number.isSafeInteger(l.layer) && Array.isArray(l.slots) && l.slots.length <= MAX_LIST && l.slots.every((e: unknown) => Number.isSafeInteger(e));
-  if (!Array.isArray(r) || r.length > MAX_LIST || !r.every(layerOk)) return 'sample.experts.resident is not a list of {layer, slots}';
+  const ints = (v: unknown): boolean => Array.isArray(v) && v.length <= MAX_LIST && v.every((e: unknown) => Number.isSafeInteger(e));
+  const layerOk = (l: unknown): boolean => isObj(l) && Number.isSafeInteger(l.layer) && ints(l.slots) && ints(l.uses);
+  if (!Array.isArray(r) || r.length > MAX_LIST || !r.every(layerOk)) return 'sample.experts.resident is not a list of {layer, slots, uses}';
   return null;
 }
 

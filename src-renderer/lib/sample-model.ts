@@ -2,6 +2,7 @@
 // timeline (snake_case or camelCase, possibly with missing fields).
 import type { ResidencyEvent, ResidencyEventKind, ResidencySample } from '../../src-main/shared/residency-types.js';
 import { arr, num, str } from './fields.js';
+import { normalizeExpertSample } from './expert-model.js';
 
 const KINDS: readonly ResidencyEventKind[] = ['prefetch', 'drop', 'late', 'stall', 'release'];
 const PHASES: readonly ResidencySample['phase'][] = ['load', 'prompt', 'decode', 'idle'];
@@ -22,6 +23,7 @@ export function normalizeEvent(raw: unknown): ResidencyEvent | null {
 
 export function normalizeSample(raw: unknown): ResidencySample {
   const phase = str(raw, 'phase');
+  const experts = normalizeExpertSample((raw as { experts?: unknown } | null)?.experts);
   return {
     tMs: num(raw, 'tMs', 't') ?? 0,
     token: num(raw, 'token', 'tokens') ?? 0,
@@ -42,6 +44,7 @@ export function normalizeSample(raw: unknown): ResidencySample {
     events: arr(raw, 'events')
       .map(normalizeEvent)
       .filter((e): e is ResidencyEvent => e !== null),
+    ...(experts ? { experts } : {}),
   };
 }
 

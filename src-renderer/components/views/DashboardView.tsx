@@ -16,6 +16,9 @@ import { PinnedResidencyChart } from '../charts/PinnedResidencyChart.js';
 import { ReadRateChart } from '../charts/ReadRateChart.js';
 import { ResidencyHeatmap } from '../charts/ResidencyHeatmap.js';
 import { TokSChart } from '../charts/TokSChart.js';
+import { ExpertHeatmap } from '../charts/ExpertHeatmap.js';
+import { ExpertHitChart } from '../charts/ExpertHitChart.js';
+import { expertGrid, expertHitSeries, expertTotals } from '../../lib/expert-model.js';
 import { Kpi } from '../Kpi.js';
 import { ServerPanel } from '../server/ServerPanel.js';
 import { SpeculativePanel } from '../speculative/SpeculativePanel.js';
@@ -31,6 +34,9 @@ export function DashboardView() {
   const pinned = useMemo(() => pinnedResidentSeries(data.samples), [data.samples]);
   const rate = useMemo(() => readRateSeries(data.samples), [data.samples]);
   const hits = useMemo(() => limitHitsSeries(data.samples), [data.samples]);
+  const experts = useMemo(() => expertGrid(data.samples), [data.samples]);
+  const expertHits = useMemo(() => expertHitSeries(data.samples), [data.samples]);
+  const expertTotal = useMemo(() => expertTotals(data.samples), [data.samples]);
   const live = report?.id === 'last' || !report;
   const gen = report?.info.generation ?? null;
   const f = data.figures;
@@ -57,6 +63,8 @@ export function DashboardView() {
         <Kpi label="locked min" value={formatPct(f.pinnedResidentMin.value, 1)} title={`lowest resident share of the locked weights during decode: ${f.pinnedResidentMin.note ?? 'unknown'}`} testId="kpi-pinned-min" />
         <Kpi label="peak RSS" value={formatBytes(peakOf(data.samples, 'rssBytes'))} />
         <Kpi label="samples" value={String(data.samples.length)} />
+        {expertTotal && <Kpi label="experts cached" value={formatPct(expertTotal.hit, 1)} title="routed experts already in the expert cache (whole run)" testId="kpi-expert-hits" />}
+        {expertTotal && <Kpi label="experts predicted" value={formatPct(expertTotal.predicted, 1)} title="routed experts the next-layer prediction read ahead (whole run)" testId="kpi-expert-predicted" />}
       </div>
       <div className="panel">
         <h4>
@@ -65,6 +73,21 @@ export function DashboardView() {
         </h4>
         <ResidencyHeatmap layers={data.layers} samples={data.samples} />
       </div>
+      {experts && (
+        <div className="grid2">
+          <div className="panel">
+            <h4>
+              Experts: use and residency<span className="spacer" />
+              <span className="faint">{experts.layers.length} layers × {experts.experts} experts</span>
+            </h4>
+            <ExpertHeatmap grid={experts} />
+          </div>
+          <div className="panel">
+            <h4>Expert cache hit rate</h4>
+            <ExpertHitChart points={expertHits} predicted={expertTotal?.predicted ?? null} />
+          </div>
+        </div>
+      )}
       <div className="panel">
         <h4>Prefetch / eviction timeline</h4>
         <EventTimeline events={data.events} />
