@@ -5,16 +5,13 @@
 import type { ServerResponse } from 'node:http';
 import type { GenerateParams } from '../shared/worker-protocol.js';
 import type { ApiBackend } from './backend.js';
-import { ApiError, asApiError, badRequest, notFound } from './errors.js';
+import { ApiError, badRequest, notFound } from './errors.js';
 import { sendJson } from './http-reply.js';
 import { namesModel } from './model-id.js';
 import type { ApiGeneration } from './request-types.js';
 import { chunkObject, completionObject, finishReasonOf, usageChunk, usageOf, type ResponseMeta } from './response-shape.js';
 import { SSE_DONE, SSE_HEADERS, sseData, sseError } from './sse.js';
-import { StopMatcher } from './stop-strings.js';
-
-/** Bytes waiting for a client that does not read; past this it is treated as gone. */
-const MAX_UNREAD_BYTES = 8 * 1024 * 1024;
+import { stoppedGeneration, writerOf } from './stopped-generation.js';
 
 export const NO_TEMPLATE_MESSAGE =
   "this model has no chat template (tokenizer.chat_template), so /v1/chat/completions cannot turn messages into its prompt: use /v1/completions with a 'prompt' (raw text continuation), as for any base model";
@@ -44,69 +41,37 @@ export async function handleCompletion(req: ApiGeneration, ctx: CompletionContex
     maxTokens: req.maxTokens ?? served.ctxPerSequence,
     sampling: req.sampling,
   };
-  const stop = new AbortController();
-  const onGone = (): void => stop.abort();
-  if (ctx.clientGone.aborted) return;
-  ctx.clientGone.addEventListener('abort', onGone, { once: true });
-  const matcher = new StopMatcher(req.stop);
   const pieces: string[] = req.echo ? [req.prompt ?? ''] : [];
   let started = false;
-
-  const write = (s: string): void => {
-    if (res.destroyed) return;
-    res.write(s);
-    if (res.writableLength > MAX_UNREAD_BYTES) {
-      res.destroy();
-      stop.abort();
-    }
-  };
-  const begin = (): void => {
+  const begin = (write: (s: string) => void): void => {
     if (started) return;
     started = true;
     res.writeHead(200, SSE_HEADERS);
     if (req.kind === 'chat') write(sseData(chunkObject('chat', meta, { role: true }, req.includeUsage)));
     else if (req.echo) write(sseData(chunkObject('completion', meta, { text: req.prompt ?? '' }, req.includeUsage)));
   };
-  const emit = (text: string): void => {
-    if (text === '') return;
-    if (!req.stream) {
-      pieces.push(text);
-      return;
-    }
-    begin();
-    write(sseData(chunkObject(req.kind, meta, { text }, req.includeUsage)));
-  };
-
-  let run;
-  try {
-    run = await ctx.backend.generate(
-      params,
-      (t) => {
-        const step = matcher.push(t.text);
-        emit(step.emit);
-        if (step.stopped) stop.abort();
-      },
-      stop.signal,
-    );
-  } catch (e) {
-    if (ctx.clientGone.aborted) return;
-    const err = asApiError(e);
-    if (!started) throw err;
-    write(sseError(err));
-    res.end();
-    return;
-  } finally {
-    ctx.clientGone.removeEventListener('abort', onGone);
-  }
-  if (ctx.clientGone.aborted || res.destroyed) return;
-  emit(matcher.flush());
-  const finish = matcher.hit ? 'stop' : finishReasonOf(run.result.stopReason);
+  const done = await stoppedGeneration(ctx, params, req.stop, {
+    emit: (text, write) => {
+      if (!req.stream) return void pieces.push(text);
+      begin(write);
+      write(sseData(chunkObject(req.kind, meta, { text }, req.includeUsage)));
+    },
+    failedAfterStart: (err, write) => {
+      if (!started) return false;
+      write(sseError(err));
+      return true;
+    },
+  });
+  if (!done) return;
+  const { run } = done;
+  const write = writerOf(res);
+  const finish = done.stopHit ? 'stop' : finishReasonOf(run.result.stopReason);
   const usage = usageOf(run.result.promptTokens.length, run.result.tokens.length);
   if (!req.stream) {
     sendJson(res, 200, completionObject(req.kind, meta, pieces.join(''), finish, usage, run.extras));
     return;
   }
-  begin();
+  begin(write);
   // Our extras ride on the last chunk: the usage chunk when asked for, else the finish chunk.
   const last = chunkObject(req.kind, meta, { finish }, req.includeUsage);
   write(sseData(req.includeUsage ? last : { ...last, ramforge: run.extras }));

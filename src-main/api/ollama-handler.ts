@@ -6,16 +6,14 @@
 import type { ServerResponse } from 'node:http';
 import type { GenerateParams } from '../shared/worker-protocol.js';
 import type { ApiBackend, ServedModel } from './backend.js';
-import { ApiError, asApiError, badRequest, notFound } from './errors.js';
+import { ApiError, badRequest, notFound } from './errors.js';
 import { sendJson } from './http-reply.js';
 import { NO_TEMPLATE_MESSAGE } from './completion-handler.js';
 import { OLLAMA_NDJSON_HEADERS, ndjson, ollamaErrorBody, ollamaFinal, ollamaNamesModel, ollamaPiece, type OllamaMeta } from './ollama-shape.js';
 import type { OllamaRequest } from './ollama-validate.js';
 import { finishReasonOf } from './response-shape.js';
-import { StopMatcher } from './stop-strings.js';
+import { stoppedGeneration, writerOf } from './stopped-generation.js';
 
-/** Bytes waiting for a client that does not read; past this it is treated as gone. */
-const MAX_UNREAD_BYTES = 8 * 1024 * 1024;
 
 export interface OllamaContext {
   backend: ApiBackend;
@@ -73,61 +71,32 @@ export async function handleOllama(req: OllamaRequest, ctx: OllamaContext): Prom
   const limit = Math.min(req.maxTokens ?? served.ctxPerSequence, req.numCtx ?? Infinity);
   const params: GenerateParams = { ...base, maxTokens: limit, sampling: req.sampling };
 
-  const stop = new AbortController();
-  const onGone = (): void => stop.abort();
-  if (ctx.clientGone.aborted) return;
-  ctx.clientGone.addEventListener('abort', onGone, { once: true });
-  const matcher = new StopMatcher(req.stop);
   const pieces: string[] = [];
   let started = false;
-  const write = (s: string): void => {
-    if (res.destroyed) return;
-    res.write(s);
-    if (res.writableLength > MAX_UNREAD_BYTES) {
-      res.destroy();
-      stop.abort();
-    }
-  };
-  const emit = (text: string): void => {
-    if (text === '') return;
-    if (!req.stream) return void pieces.push(text);
-    if (!started) {
-      started = true;
-      res.writeHead(200, OLLAMA_NDJSON_HEADERS);
-    }
-    write(ndjson(ollamaPiece(req.api, meta, text)));
-  };
-
-  let run;
-  try {
-    run = await ctx.backend.generate(
-      params,
-      (t) => {
-        const step = matcher.push(t.text);
-        emit(step.emit);
-        if (step.stopped) stop.abort();
-      },
-      stop.signal,
-    );
-  } catch (e) {
-    if (ctx.clientGone.aborted) return;
-    const err = asApiError(e);
-    if (!started) throw err;
-    write(ndjson(ollamaErrorBody(err)));
-    res.end();
-    return;
-  } finally {
-    ctx.clientGone.removeEventListener('abort', onGone);
-  }
-  if (ctx.clientGone.aborted || res.destroyed) return;
-  emit(matcher.flush());
+  const done = await stoppedGeneration(ctx, params, req.stop, {
+    emit: (text, write) => {
+      if (!req.stream) return void pieces.push(text);
+      if (!started) {
+        started = true;
+        res.writeHead(200, OLLAMA_NDJSON_HEADERS);
+      }
+      write(ndjson(ollamaPiece(req.api, meta, text)));
+    },
+    failedAfterStart: (err, write) => {
+      if (!started) return false;
+      write(ndjson(ollamaErrorBody(err)));
+      return true;
+    },
+  });
+  if (!done) return;
+  const { run } = done;
   const r = run.result;
   const final = ollamaFinal(
     req.api,
     meta,
     req.stream ? '' : pieces.join(''),
     {
-      doneReason: matcher.hit ? 'stop' : finishReasonOf(r.stopReason),
+      doneReason: done.stopHit ? 'stop' : finishReasonOf(r.stopReason),
       totalMs: ctx.now() - t0,
       promptTokens: r.promptTokens.length,
       promptMs: r.timings.promptMs,
@@ -138,6 +107,6 @@ export async function handleOllama(req: OllamaRequest, ctx: OllamaContext): Prom
   );
   if (!req.stream) return sendJson(res, 200, final);
   if (!started) res.writeHead(200, OLLAMA_NDJSON_HEADERS);
-  write(ndjson(final));
+  writerOf(res)(ndjson(final));
   res.end();
 }

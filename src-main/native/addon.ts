@@ -1,5 +1,6 @@
 // Finds and loads the native addon, and types its surface. Only the inference worker (and
 // native tests) load it: a GGML_ABORT in llama.cpp kills the process that holds it.
+import type { ExpertSample } from '../shared/residency-types.js';
 import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -114,26 +115,14 @@ export interface NativeExpertConfig {
   ioThreads?: number;
 }
 
-/** The expert cache's counters since setup, and which expert each slot holds. */
-export interface NativeExpertCounters {
-  routed: number;
-  hits: number;
-  prefetchHits: number;
-  loads: number;
-  prefetches: number;
-  readBytes: number;
-  stallMs: number;
-  stalls: number;
-  predicted: number;
-  predictedRight: number;
-  staged: number;
+/** The expert cache's counters since setup (a sample's, and how it was set up). */
+export interface NativeExpertCounters extends ExpertSample {
   slotBytes: number;
   slotsPerLayer: number;
   layers: number;
   experts: number;
   readErrors: number;
   directIo: boolean;
-  resident: { layer: number; slots: number[]; uses: number[] }[];
 }
 
 export interface NativeResidencyConfig {
