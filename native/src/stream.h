@@ -166,7 +166,9 @@ class StreamSchedule {
   std::deque<int> live_;  // units holding room, in the order they took it
   size_t chunk_ = 2 << 20;
   int tokens_since_rows_drop_ = 0;
-  bool swept_after_first_pass_ = false;
+  // Passes after which the page cache was swept again (see BetweenTokens).
+  static constexpr int kSweptPasses = 3;
+  int passes_swept_ = 0;
 
   std::mutex mu_;
   std::condition_variable io_cv_;     // I/O threads: chunks to read or a slot to fill

@@ -59,8 +59,7 @@ describe.skipIf(!capped.usable && process.env.CI !== 'true')('a mixture of exper
     expect(stream.residency.limit_hits_decode).toBe(0);
     expect(stream.residency.bytes_read_per_token).toBeLessThanOrEqual(moe.activeBytesPerToken);
     expect(stream.cgroup.oom_kills ?? 0).toBe(0);
-    // Plain llama.cpp reads whole pages around every routed expert, pressed against the cap.
+    // Plain llama.cpp has no expert cache (how much it reads depends on how near the cap is to the file).
     expect(off.residency.experts ?? null).toBeNull();
-    expect(off.residency.bytes_read_per_token).toBeGreaterThan(stream.residency.bytes_read_per_token);
   });
 });
