@@ -15,6 +15,7 @@ import type { HostFactory, HostLike } from './host-like.js';
 import { checkSettings, type PreparedAppLoad } from './settings.js';
 import { ModelLibrary } from './model-library.js';
 import { writeJsonAtomic } from './atomic-write.js';
+import { recordRunRouting } from '../node/routing-cache.js';
 import type { TurnRecord } from './report.js';
 import type { MemoryPlan } from '../shared/plan/plan-types.js';
 import { TurnSamples } from './turn-samples.js';
@@ -323,6 +324,7 @@ export class AppService implements RamforgeHostApi {
       leave = null;
       this.activeRequest = null;
       this.report = await this.makeReport(h, { generate: params, result, startedAt, wallMs: performance.now() - t0 });
+      if (this.loaded) await recordRunRouting(this.loaded.path, this.samples.list(), this.loaded.info.schedule?.expertCache);
       const reportId = this.report === null ? null : randomUUID();
       this.setState({ status: 'ready' });
       this.emit({ type: 'generation-done', requestId, result, reportId });

@@ -7,6 +7,7 @@ import type { OpenedModel } from '../node/gguf-file.js';
 import { loadParams, prepareRun, type PreparedRun } from './run-config.js';
 import { runOnce } from '../worker/run-once.js';
 import { buildRunReport } from '../node/report-file.js';
+import { recordRunRouting } from '../node/routing-cache.js';
 import { writeJsonAtomic } from '../node/atomic-write.js';
 import { medianRow, type BenchRow } from './bench-output.js';
 import type { RunReport } from '../shared/report/report-types.js';
@@ -67,6 +68,7 @@ export async function benchAtCap(o: BenchOptions): Promise<BenchResult> {
         coldStart: true,
       });
       const report = buildRunReport({ modelPath: o.modelPath, opened: o.opened, plan: v.run.plan, load, generate, result });
+      await recordRunRouting(o.opened.shards[0]!.path, result.samples, result.model?.schedule?.expertCache);
       if (o.reportDir) await writeJsonAtomic(`${o.reportDir}/bench-${o.capBytes}-${v.label}${o.reps > 1 ? `-${rep + 1}` : ''}.json`, report);
       runs.get(v.label)?.push(report);
     }

@@ -2,6 +2,7 @@
 // for files and URLs, `models` for every model found, `pull` before it downloads), so a model
 // gets the same plan whichever way it is named.
 import type { DraftPlanInput } from '../shared/plan/plan-types.js';
+import type { MeasuredRouting } from '../shared/moe/measured-routing.js';
 import { UsageError } from './errors.js';
 import { parseSize } from '../shared/size.js';
 import { PlanInputError } from '../shared/plan/plan.js';
@@ -26,6 +27,8 @@ export interface PlanFlags {
   readonly kvBytes?: number;
   /** A draft model's share of the budget, for the context the shape chooses. */
   readonly draft?: (ctx: number) => DraftPlanInput;
+  /** A mixture of experts: the routing earlier runs of the file measured. */
+  readonly routing?: MeasuredRouting | null;
 }
 
 /** The plan flags as `plan` declares them (a command without one of them leaves it undefined). */
@@ -67,7 +70,7 @@ export function planForView(view: ModelView, f: PlanFlags, disk: DiskBandwidth, 
     });
     // With a draft the shape makes room for it, as it does for `run --draft`.
     const shape = chooseRunShape({ view, settings, physicalCores: physicalCores(), ...(f.draft ? { draft: f.draft } : {}) });
-    const machine = { physicalCores: physicalCores(), machineBytes: totalmem(), diskBandwidthBytesPerS: disk.bytesPerS, diskBandwidthSource: disk.source, readaheadBytes, kvTypeBytes: f.kvBytes ?? 2 };
+    const machine = { physicalCores: physicalCores(), machineBytes: totalmem(), diskBandwidthBytesPerS: disk.bytesPerS, diskBandwidthSource: disk.source, readaheadBytes, kvTypeBytes: f.kvBytes ?? 2, routing: f.routing ?? null };
     const plan = planForShape(view, settings, shape, machine, f.ram, f.draft);
     return { plan, shape };
   } catch (e) {

@@ -7,10 +7,18 @@ import { DEFAULT_READAHEAD_BYTES } from '../shared/plan/stream-select.js';
 import { physicalCores } from './machine.js';
 import { directIoWorks } from './direct-io.js';
 import { ASSUMED_BYTES_PER_S, cachedDiskBandwidth, type DiskBandwidth } from './disk-bw.js';
+import { cachedRouting } from './routing-cache.js';
+import { measuredPopularity, type MeasuredRouting } from '../shared/moe/measured-routing.js';
 
 /** The device's bandwidth as a run takes it: given, else measured earlier (cached), else assumed. */
 export function runDiskBandwidth(file: string, given: DiskBandwidth | null): DiskBandwidth {
   return given ?? cachedDiskBandwidth(file) ?? { bytesPerS: ASSUMED_BYTES_PER_S, source: `assumed ${ASSUMED_BYTES_PER_S / 1e9} GB/s (pass --disk-bw, or run \`ramforge plan\` once to measure)` };
+}
+
+/** What earlier runs of this file measured of its routing, when it is enough to plan by. */
+export function measuredRoutingOf(file: string): MeasuredRouting | null {
+  const r = cachedRouting(file);
+  return r ? measuredPopularity(r) : null;
 }
 
 export function loadMachine(files: string[], disk: DiskBandwidth, kvTypeBytes?: number): LoadMachine {
@@ -21,6 +29,7 @@ export function loadMachine(files: string[], disk: DiskBandwidth, kvTypeBytes?: 
     diskBandwidthSource: disk.source,
     // Direct reads put nothing in the page cache: no kernel read-ahead to leave room for.
     readaheadBytes: directIoWorks(files) ? 0 : DEFAULT_READAHEAD_BYTES,
+    routing: measuredRoutingOf(files[0] as string),
     ...(kvTypeBytes !== undefined ? { kvTypeBytes } : {}),
   };
 }

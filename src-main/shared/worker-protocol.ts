@@ -102,7 +102,7 @@ export interface StreamSchedule {
   pinnedLockedBytes: number;
   lockError: string | null;
   /** A mixture of experts: the expert cache the schedule gave the experts (null: none). */
-  expertCache?: { slotsPerLayer: number; experts: number; cacheBytes: number; stagingBytes: number } | null;
+  expertCache?: { slotsPerLayer: number; experts: number; used: number; cacheBytes: number; stagingBytes: number } | null;
 }
 
 export interface ModelInfo {

@@ -304,7 +304,7 @@ export class ResidencyRuntime {
         pinnedBytes: 0,
         pinnedLockedBytes: 0,
         lockError: null,
-        expertCache: expertCache && moe ? { ...expertCache, experts: moe.experts } : null,
+        expertCache: expertCache && moe ? { ...expertCache, experts: moe.experts, used: moe.used } : null,
       },
       experts,
     };

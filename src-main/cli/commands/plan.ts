@@ -16,6 +16,7 @@ import { downloadDiskBandwidth, openRemoteModelOrExit } from '../remote-model.js
 import { defaultDownloadDir } from '../../node/download-dir.js';
 import { LOAD_FLAGS } from '../run-flags.js';
 import { openDraftInput } from '../draft-input.js';
+import { measuredRoutingOf } from '../../node/load-machine.js';
 import { draftPlanInput } from '../../shared/draft/draft-budget.js';
 
 export const command: CommandSpec = {
@@ -56,7 +57,8 @@ export const command: CommandSpec = {
     const draft = await openDraftInput(m, args.flags);
     const max = args.flags['draft-max'] as number;
     if ((args.flags['draft-min'] as number) > max) throw new UsageError(`--draft-min must be at most --draft-max (${max})`);
-    const flags = planFlagsFrom(args.flags, ram);
+    // What earlier runs of this file measured of its routing (a mixture of experts), if anything.
+    const flags = { ...planFlagsFrom(args.flags, ram), routing: remote ? null : measuredRoutingOf(m.shards[0]?.path as string) };
     const withDraft = draft ? { ...flags, draft: (ctx: number) => draftPlanInput(m, { path: draft.shards[0]!.path, shards: draft.shards, view: draft.view }, { ctx, max }) } : flags;
     const { plan, shape } = planForView(m.view, withDraft, disk, readaheadBytes);
     if (!args.flags.json) process.stderr.write(shapeNote(shape));

@@ -11,6 +11,7 @@ import { progressBar } from '../../synth/progress-bar.js';
 import { formatMemoryReport } from '../../supervisor/index.js';
 import { draftSummary, inspectLayerText, profileText, tokensJson } from '../run-output.js';
 import { buildRunReport } from '../../node/report-file.js';
+import { recordRunRouting } from '../../node/routing-cache.js';
 import { checkOutputPath, writeOutputs } from '../output-files.js';
 import { formatResidencyReport } from '../../shared/report/residency-text.js';
 import type { ChatMessage } from '../../shared/worker-protocol.js';
@@ -92,6 +93,8 @@ export const command: CommandSpec = {
     if (f['profile'] && result.generation && result.model) process.stderr.write(profileText(result));
     else if (result.generation?.draft) process.stderr.write(`ramforge: draft: ${draftSummary(result.generation.draft, result.generation.tokens.length)}\n`);
     const report = buildRunReport({ modelPath, opened, plan, load, generate, result });
+    // A later plan of this file predicts its expert cache from the routing this run saw.
+    await recordRunRouting(opened.shards[0]!.path, result.samples, result.model?.schedule?.expertCache);
     if (f['residency-report']) process.stderr.write(formatResidencyReport(report));
     if (f['inspect-layer'] !== undefined) process.stderr.write(inspectLayerText(result, f['inspect-layer'] as number));
     if (f['memory-report'] && result.capped) process.stderr.write(formatMemoryReport(result.capped));

@@ -20,6 +20,8 @@ export interface DenseBudget {
   readonly persistentResidentBytes: number;
   readonly headroomBytes: number;
   readonly readaheadBytes: number;
+  /** The routing earlier runs measured (popularity by rank), when there is enough of it. */
+  readonly routing?: { readonly popularity: readonly number[]; readonly batches: number };
 }
 
 const fb = (n: number): string => formatBytes(n);
@@ -66,16 +68,19 @@ export function withExpertCache(plan: MemoryPlan, view: ModelView, d: DenseBudge
   const cacheBytes = fits ? n * L * bpe : cacheFor(staging);
   const perLayer = fits ? n : Math.min(n, Math.floor(cacheBytes / (L * bpe)));
 
-  const source: RoutingSource = m.routerSkew !== null ? 'synthetic-skew' : 'uniform';
+  const measured = d.routing && d.routing.popularity.length === n ? d.routing : null;
+  const source: RoutingSource = measured ? 'measured' : m.routerSkew !== null ? 'synthetic-skew' : 'uniform';
   const skew = m.routerSkew ?? 0;
-  const pop = popularity(n, k, skew);
+  const pop = measured ? [...measured.popularity] : popularity(n, k, skew);
   const hit = lruHitRate(pop, perLayer);
-  const routingText =
-    source === 'synthetic-skew'
+  const routingText = measured
+    ? `the routing earlier runs of this file measured (${measured.batches} micro-batches per layer: each layer's experts ranked by use, the shares averaged over layers)`
+    : source === 'synthetic-skew'
       ? `the synthetic routing this model was made with (router skew ${skew}: the expert of popularity rank r is chosen as if its router row were scaled by (1+r)^-${skew}); it predicts no real model`
       : 'uniform routing (no routing statistics for this model: every expert equally likely), a pessimistic assumption for a trained model';
-  const hitFormula =
-    source === 'uniform'
+  const hitFormula = measured
+    ? `LRU cache of ${perLayer} of ${n} experts, steady state (Che's approximation) over the measured popularity = ${pct(hit)}`
+    : source === 'uniform'
       ? `LRU cache of ${perLayer} of ${n} experts under uniform routing: ${perLayer} / ${n} = ${pct(hit)}`
       : `LRU cache of ${perLayer} of ${n} experts, steady state (Che's approximation) over the synthetic popularity of skew ${skew} = ${pct(hit)}`;
   const routed = L * k * bpe;
@@ -136,14 +141,14 @@ export function withExpertCache(plan: MemoryPlan, view: ModelView, d: DenseBudge
     floorBytesPerToken: q(floor, `mixture of experts: ${moe.quantities.floorBytesPerToken.formula}`),
     ...(canRun
       ? {
-          bytesReadPerToken: q(read, `expert cache of ${perLayer} of ${n} experts per layer (hit ${pct(hit)}, ${source === 'uniform' ? 'uniform routing' : `synthetic routing, skew ${skew}`}): ${moe.quantities.bytesReadPerToken.formula}`),
+          bytesReadPerToken: q(read, `expert cache of ${perLayer} of ${n} experts per layer (hit ${pct(hit)}, ${routingName(source, skew)}): ${moe.quantities.bytesReadPerToken.formula}`),
           predictedDecodeTokS: speed,
         }
       : {}),
   };
   const reason =
     plan.verdict === 'out-of-core'
-      ? `the model does not fit in ${fb(cap)} (full residency needs ${fb(plan.quantities.fullResidencyRamBytes.value ?? 0)}): the dense part (${fb(denseLayer)} of layer weights beside ${fb(d.persistentResidentBytes)} persistent) is locked in RAM and an expert cache holds ${perLayer} of ${n} experts in each of ${L} layers; with ${source === 'uniform' ? 'uniform routing' : `synthetic routing (skew ${skew})`} it hits ${pct(hit)}, so each token reads ${fb(read)} from storage` +
+      ? `the model does not fit in ${fb(cap)} (full residency needs ${fb(plan.quantities.fullResidencyRamBytes.value ?? 0)}): the dense part (${fb(denseLayer)} of layer weights beside ${fb(d.persistentResidentBytes)} persistent) is locked in RAM and an expert cache holds ${perLayer} of ${n} experts in each of ${L} layers; with ${routingName(source, skew)} it hits ${pct(hit)}, so each token reads ${fb(read)} from storage` +
         (speed.value !== null ? ` (≈ ${speed.value.toFixed(2)} tok/s)` : '')
       : plan.reason;
   const notes = [...plan.notes];
@@ -155,6 +160,10 @@ export function withExpertCache(plan: MemoryPlan, view: ModelView, d: DenseBudge
     notes.push(`an expert cache runs from ${fb(minimum)}, below the whole-tensor schedule's minimum`);
   if (plan.input.vramBytes) notes.push('the expert cache is planned in RAM only: VRAM layers are the dense schedule\'s');
   return { ...plan, quantities, moe, reason, notes };
+}
+
+function routingName(source: RoutingSource, skew: number): string {
+  return source === 'measured' ? 'the routing runs measured' : source === 'uniform' ? 'uniform routing' : `synthetic routing (skew ${skew})`;
 }
 
 function moeTensorCount(m: MoeView): number {

@@ -37,6 +37,8 @@ export interface PlanInput {
   readonly parallel?: number;
   /** A draft model for speculative decoding: what it holds and which target tensors it reads. */
   readonly draft?: DraftPlanInput;
+  /** A mixture of experts: the routing earlier runs of this file measured (popularity by rank). */
+  readonly routing?: { readonly popularity: readonly number[]; readonly batches: number };
 }
 
 export interface LayerPlan {
@@ -76,7 +78,7 @@ export interface MemoryPlan {
     readonly fileBytes: number;
     readonly tensorBytes: number;
   };
-  readonly input: Required<Omit<PlanInput, 'vramBytes' | 'threads' | 'diskBandwidthSource' | 'readaheadBytes' | 'parallel' | 'draft'>> & {
+  readonly input: Required<Omit<PlanInput, 'vramBytes' | 'threads' | 'diskBandwidthSource' | 'readaheadBytes' | 'parallel' | 'draft' | 'routing'>> & {
     readonly vramBytes: number | null;
     readonly threads: number | null;
     readonly diskBandwidthSource: string;
@@ -143,7 +145,7 @@ export interface DraftPlan {
 }
 
 /** Where the routing statistics behind an expert-cache prediction come from. */
-export type RoutingSource = 'synthetic-skew' | 'uniform';
+export type RoutingSource = 'measured' | 'synthetic-skew' | 'uniform';
 
 /**
  * The expert cache of a mixture of experts: the dense part (attention, norms, routers, shared

@@ -226,7 +226,7 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
     notes,
   };
   // A mixture of experts: the same budget, with an expert cache beside the locked dense part.
-  return view.moe ? withExpertCache(plan, view, { fixedBytes: fixed, persistentResidentBytes: persistentResident, headroomBytes: headroom, readaheadBytes: readahead }) : plan;
+  return view.moe ? withExpertCache(plan, view, { fixedBytes: fixed, persistentResidentBytes: persistentResident, headroomBytes: headroom, readaheadBytes: readahead, ...(input.routing ? { routing: input.routing } : {}) }) : plan;
 }
 
 /** What the draft costs the target at this cap, and whether it can pay off. */

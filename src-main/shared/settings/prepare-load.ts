@@ -13,6 +13,7 @@ import { SettingsError, type RunSettings } from './run-settings.js';
 import { chooseRunShape, type RunShape } from './run-shape.js';
 import { machineFitError } from './machine-fit.js';
 import { toLoadParams } from './load-params.js';
+import type { MeasuredRouting } from '../moe/measured-routing.js';
 
 /** What the preparation needs to know of the machine and the model's storage. */
 export interface LoadMachine {
@@ -25,6 +26,8 @@ export interface LoadMachine {
   readaheadBytes: number;
   /** Bytes per KV-cache element the plan assumes (f16 = 2). */
   kvTypeBytes?: number;
+  /** A mixture of experts: the routing earlier runs of the file measured. */
+  routing?: MeasuredRouting | null;
 }
 
 export interface PrepareInput {
@@ -115,6 +118,7 @@ function planInput(s: RunSettings, shape: RunShape, m: LoadMachine, ramBytes: nu
     diskBandwidthBytesPerS: m.diskBandwidthBytesPerS,
     diskBandwidthSource: m.diskBandwidthSource,
     readaheadBytes: m.readaheadBytes,
+    ...(m.routing ? { routing: m.routing } : {}),
     ...(draft ? { draft: draft(shape.ctx) } : {}),
   };
 }
