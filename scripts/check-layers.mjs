@@ -43,7 +43,9 @@ const FORBIDDEN_PACKAGES = {
   'src-main/supervisor': ['electron', 'react'],
   'src-main/worker': ['react'],
   'src-main/cli': ['electron', 'react'],
-  'src-main/api': ['electron', 'react'],
+  // A GGUF's chat template is untrusted: only the worker interprets it.
+  'src-main/api': ['electron', 'react', '@huggingface/jinja'],
+  'src-main/app': ['@huggingface/jinja'],
 };
 
 const TEST_FILE = /\.test\.tsx?$|\.test-util\.tsx?$/;

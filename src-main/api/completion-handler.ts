@@ -9,9 +9,12 @@ import { ApiError, badRequest, notFound } from './errors.js';
 import { sendJson } from './http-reply.js';
 import { namesModel } from './model-id.js';
 import type { ApiGeneration } from './request-types.js';
-import { chunkObject, completionObject, finishReasonOf, usageChunk, usageOf, type ResponseMeta } from './response-shape.js';
+import { chunkObject, completionObject, finishReasonOf, usageChunk, usageOf, type FinishReason, type ResponseMeta, type ToolCallOut } from './response-shape.js';
 import { SSE_DONE, SSE_HEADERS, sseData, sseError } from './sse.js';
 import { stoppedGeneration, writerOf } from './stopped-generation.js';
+import { ToolCallSplitter, parseToolCalls, type ParsedCall } from './tool-calls.js';
+import { NO_TOOL_TEMPLATE_MESSAGE, templateSupportsTools } from './tool-request.js';
+import { randomUUID } from 'node:crypto';
 
 export const NO_TEMPLATE_MESSAGE =
   "this model has no chat template (tokenizer.chat_template), so /v1/chat/completions cannot turn messages into its prompt: use /v1/completions with a 'prompt' (raw text continuation), as for any base model";
@@ -33,10 +36,21 @@ export async function handleCompletion(req: ApiGeneration, ctx: CompletionContex
   }
   if (req.kind === 'chat' && !served.hasChatTemplate) throw badRequest(NO_TEMPLATE_MESSAGE, 'messages', 'chat_template_missing');
 
+  const tools = req.kind === 'chat' ? (req.tools ?? null) : null;
+  const calling = tools !== null && tools.choice !== 'none';
+  const toolTurns = (req.messages ?? []).some((m) => m.role === 'tool' || (m.toolCalls?.length ?? 0) > 0);
+  // The check is on the template's text; it is rendered (interpreted) only in the worker.
+  if ((calling || toolTurns) && !templateSupportsTools(served.facts?.chatTemplate)) throw badRequest(NO_TOOL_TEMPLATE_MESSAGE, calling ? 'tools' : 'messages', 'tools_unsupported');
+  // tool_choice none: the tools are not rendered (the model is not told of them) and nothing is parsed.
+  const renderTools = calling ? tools.tools : toolTurns ? [] : undefined;
+  const names = new Set(calling ? tools.tools.map((t) => t.name) : []);
+  const maxCalls = tools?.parallel === false ? 1 : Infinity;
+  const splitter = calling && req.stream ? new ToolCallSplitter() : null;
+
   const meta: ResponseMeta = { ...ctx.meta, model: served.id };
   const { res } = ctx;
   const params: GenerateParams = {
-    ...(req.kind === 'chat' ? { messages: req.messages ?? [] } : { prompt: req.prompt ?? '' }),
+    ...(req.kind === 'chat' ? { messages: req.messages ?? [], ...(renderTools ? { tools: renderTools } : {}) } : { prompt: req.prompt ?? '' }),
     // Without a limit, the answer may fill what the sequence's context leaves.
     maxTokens: req.maxTokens ?? served.ctxPerSequence,
     sampling: req.sampling,
@@ -54,7 +68,8 @@ export async function handleCompletion(req: ApiGeneration, ctx: CompletionContex
     emit: (text, write) => {
       if (!req.stream) return void pieces.push(text);
       begin(write);
-      write(sseData(chunkObject(req.kind, meta, { text }, req.includeUsage)));
+      const out = splitter ? splitter.push(text) : text;
+      if (out !== '') write(sseData(chunkObject(req.kind, meta, { text: out }, req.includeUsage)));
     },
     failedAfterStart: (err, write) => {
       if (!started) return false;
@@ -65,17 +80,36 @@ export async function handleCompletion(req: ApiGeneration, ctx: CompletionContex
   if (!done) return;
   const { run } = done;
   const write = writerOf(res);
-  const finish = done.stopHit ? 'stop' : finishReasonOf(run.result.stopReason);
+  const stopped = done.stopHit ? 'stop' : finishReasonOf(run.result.stopReason);
   const usage = usageOf(run.result.promptTokens.length, run.result.tokens.length);
   if (!req.stream) {
-    sendJson(res, 200, completionObject(req.kind, meta, pieces.join(''), finish, usage, run.extras));
+    const text = pieces.join('');
+    const parsed = calling ? parseToolCalls(text, names, maxCalls) : { content: text, calls: [] };
+    const finish = parsed.calls.length > 0 ? 'tool_calls' : stopped;
+    sendJson(res, 200, completionObject(req.kind, meta, parsed.content, finish, usage, run.extras, parsed.calls.map(callOut)));
     return;
   }
   begin(write);
+  let finish: FinishReason = stopped;
+  if (splitter) {
+    const end = splitter.finish(names, maxCalls);
+    if (end.content !== '') write(sseData(chunkObject('chat', meta, { text: end.content }, req.includeUsage)));
+    // OpenAI's stream shape: a call's id, type and name first, then its arguments.
+    for (const [index, c] of end.calls.map(callOut).entries()) {
+      write(sseData(chunkObject('chat', meta, { toolCalls: [{ index, id: c.id, type: 'function', function: { name: c.function.name, arguments: '' } }] }, req.includeUsage)));
+      write(sseData(chunkObject('chat', meta, { toolCalls: [{ index, function: { arguments: c.function.arguments } }] }, req.includeUsage)));
+    }
+    if (end.calls.length > 0) finish = 'tool_calls';
+  }
   // Our extras ride on the last chunk: the usage chunk when asked for, else the finish chunk.
   const last = chunkObject(req.kind, meta, { finish }, req.includeUsage);
   write(sseData(req.includeUsage ? last : { ...last, ramforge: run.extras }));
   if (req.includeUsage) write(sseData(usageChunk(req.kind, meta, usage, run.extras)));
   write(SSE_DONE);
   res.end();
+}
+
+/** A parsed call with the id the client sends back with its result. */
+function callOut(c: ParsedCall): ToolCallOut {
+  return { id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`, type: 'function', function: { name: c.name, arguments: c.arguments } };
 }

@@ -141,9 +141,34 @@ function wrongTable(path: string, nativeGrammar: boolean): Record<string, unknow
 /** A field name that is real on another route but not on this one. */
 const OTHER_ROUTES_FIELD: Record<string, string> = { [CHAT]: 'prompt', [TEXT]: 'messages', [EMBED]: 'prompt', [O_CHAT]: 'prompt', [O_GENERATE]: 'messages', [O_EMBED]: 'prompt', [O_SHOW]: 'messages' };
 const WRONG_CHAT: Record<string, unknown[]> = {
-  messages: ['hi', [], [1], [{}], [{ role: 'x', content: 'y' }], [{ role: 'user' }], [{ role: 'user', content: 5 }], [{ role: 'tool', content: 'x' }], [{ role: 'user', content: [{ type: 'image_url' }] }], null],
+  messages: [
+    'hi', [], [1], [{}], [{ role: 'x', content: 'y' }], [{ role: 'user' }], [{ role: 'user', content: 5 }], [{ role: 'tool', content: 'x' }], [{ role: 'user', content: [{ type: 'image_url' }] }], null,
+    [{ role: 'tool', content: 'x', tool_call_id: 5 }],
+    [{ role: 'user', content: 'x', tool_call_id: 'c1' }],
+    [{ role: 'function', content: 'x', name: 'f' }],
+    [{ role: 'assistant', content: null, tool_calls: [{}] }],
+    [{ role: 'assistant', content: null, tool_calls: 'call' }],
+    [{ role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: { a: 1 } } }] }],
+    [{ role: 'user', content: 'x', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] }],
+  ],
   logprobs: [true],
-  tools: [[{ type: 'function' }]],
+  tools: [
+    [{ type: 'function' }],
+    'get_weather',
+    { type: 'function', function: { name: 'f' } },
+    [null],
+    [{ type: 'code_interpreter' }],
+    [{ type: 'function', function: { name: 'has space' } }],
+    [{ type: 'function', function: { name: 'x'.repeat(65) } }],
+    [{ type: 'function', function: { name: 'f', parameters: 'object' } }],
+    [{ type: 'function', function: { name: 'f', description: 5 } }],
+    [{ type: 'function', function: { name: 'f', colour: 'red' } }],
+    [{ type: 'function', function: { name: 'f' }, extra: 1 }],
+    [{ type: 'function', function: { name: 'f' } }, { type: 'function', function: { name: 'f' } }],
+    Array.from({ length: 129 }, (_, i) => ({ type: 'function', function: { name: `f${i}` } })),
+  ],
+  tool_choice: ['always', 5, [], 'required', { type: 'function' }, { type: 'function', function: { name: 'nope' } }, { type: 'allowed_tools', allowed_tools: {} }, { function: { name: 'f' } }],
+  parallel_tool_calls: ['yes', 1],
   max_completion_tokens: [-1, 'x'],
 };
 const WRONG_TEXT: Record<string, unknown[]> = {

@@ -1,6 +1,7 @@
 // A chat or text completion request after validation: only what the server acts on, in the
 // worker's terms. Pure types.
 import type { ChatMessage, SamplingParams } from '../shared/worker-protocol.js';
+import type { ToolRequest } from './tool-request.js';
 
 export type ApiKind = 'chat' | 'completion';
 
@@ -10,6 +11,8 @@ export interface ApiGeneration {
   model: string;
   /** chat: the turns, rendered with the model's own chat template. */
   messages?: ChatMessage[];
+  /** chat: the tools the model may call (null or absent: none declared). */
+  tools?: ToolRequest | null;
   /** completion: raw text the model continues. */
   prompt?: string;
   /** null: until the sequence's context is full. */

@@ -3,7 +3,22 @@
 import type { StopReason } from '../shared/worker-protocol.js';
 import type { ApiKind } from './request-types.js';
 
-export type FinishReason = 'stop' | 'length';
+export type FinishReason = 'stop' | 'length' | 'tool_calls';
+
+/** One call in an answer (message.tool_calls), in OpenAI's shape. */
+export interface ToolCallOut {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+/** A stream's piece of a call: the first carries id, type and name, the next the arguments. */
+export interface ToolCallDelta {
+  index: number;
+  id?: string;
+  type?: 'function';
+  function: { name?: string; arguments: string };
+}
 
 export interface Usage {
   prompt_tokens: number;
@@ -39,15 +54,16 @@ export function usageOf(promptTokens: number, completionTokens: number): Usage {
 }
 
 /** OpenAI's finish_reason: `stop` for the end of text or a stop string, `length` for a limit reached. */
-export function finishReasonOf(stopReason: StopReason): FinishReason {
+export function finishReasonOf(stopReason: StopReason): 'stop' | 'length' {
   return stopReason === 'max_tokens' || stopReason === 'ctx_full' ? 'length' : 'stop';
 }
 
-export function completionObject(kind: ApiKind, meta: ResponseMeta, text: string, finish: FinishReason, usage: Usage, extras: RamforgeExtras): object {
+/** `toolCalls`: chat only; with calls, `text` may be null (no content besides them). */
+export function completionObject(kind: ApiKind, meta: ResponseMeta, text: string | null, finish: FinishReason, usage: Usage, extras: RamforgeExtras, toolCalls: ToolCallOut[] = []): object {
   const head = { id: meta.id, object: kind === 'chat' ? 'chat.completion' : 'text_completion', created: meta.created, model: meta.model, system_fingerprint: meta.systemFingerprint };
   const choice =
     kind === 'chat'
-      ? { index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: finish }
+      ? { index: 0, message: { role: 'assistant', content: text, refusal: null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) }, logprobs: null, finish_reason: finish }
       : { index: 0, text, logprobs: null, finish_reason: finish };
   return { ...head, choices: [choice], usage, ramforge: extras };
 }
@@ -57,14 +73,15 @@ export function completionObject(kind: ApiKind, meta: ResponseMeta, text: string
  * reason. Text: each carries its piece of text. With include_usage every chunk has `usage: null`
  * until the last one (usageChunk).
  */
-export function chunkObject(kind: ApiKind, meta: ResponseMeta, piece: { role?: true; text?: string; finish?: FinishReason }, includeUsage: boolean): object {
+export function chunkObject(kind: ApiKind, meta: ResponseMeta, piece: { role?: true; text?: string; finish?: FinishReason; toolCalls?: ToolCallDelta[] }, includeUsage: boolean): object {
   const head = { id: meta.id, object: kind === 'chat' ? 'chat.completion.chunk' : 'text_completion', created: meta.created, model: meta.model, system_fingerprint: meta.systemFingerprint };
   const finish = piece.finish ?? null;
   let choice: object;
   if (kind === 'chat') {
-    const delta: { role?: 'assistant'; content?: string } = {};
+    const delta: { role?: 'assistant'; content?: string; tool_calls?: ToolCallDelta[] } = {};
     if (piece.role) delta.role = 'assistant';
     if (piece.text !== undefined || piece.role) delta.content = piece.text ?? '';
+    if (piece.toolCalls) delta.tool_calls = piece.toolCalls;
     choice = { index: 0, delta, logprobs: null, finish_reason: finish };
   } else {
     choice = { index: 0, text: piece.text ?? '', logprobs: null, finish_reason: finish };

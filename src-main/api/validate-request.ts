@@ -5,12 +5,13 @@
 // type-checked and ignored. A parameter OpenAI does not have is refused with a 400, as OpenAI
 // itself answers ("Unrecognized request argument supplied"): a misspelt `max_token` must not
 // silently fall back to a default. Pure.
-import type { ChatMessage, SamplingParams } from '../shared/worker-protocol.js';
+import type { ChatMessage, SamplingParams, ToolCallMessage } from '../shared/worker-protocol.js';
 import { LIMITS } from '../shared/settings/run-settings.js';
 import { badRequest } from './errors.js';
 import { given, onlyNeutral, optBool, optInt, optNumber, optObject, optString, type Body } from './check-value.js';
 import type { ApiGeneration, ApiKind } from './request-types.js';
 import { checkGrammarText, checkResponseFormat } from './response-format.js';
+import { checkToolRequest } from './tool-request.js';
 
 /** Stop strings a request may give (OpenAI allows 4; llama-server more). */
 export const MAX_STOP_STRINGS = 16;
@@ -151,7 +152,30 @@ function textOfContent(v: unknown, param: string): string {
     .join('\n');
 }
 
-const MESSAGE_FIELDS = new Set(['role', 'content', 'name', 'refusal', 'tool_calls', 'annotations', 'audio', 'function_call']);
+const MESSAGE_FIELDS = new Set(['role', 'content', 'name', 'refusal', 'tool_calls', 'tool_call_id', 'annotations', 'audio', 'function_call']);
+const CALL_FIELDS = new Set(['id', 'type', 'function']);
+/** Tool calls one assistant message may carry. */
+export const MAX_MESSAGE_TOOL_CALLS = 128;
+
+/** An assistant message's tool_calls, as the client got them from an earlier answer. */
+function checkToolCalls(v: unknown, at: string): ToolCallMessage[] {
+  if (!Array.isArray(v)) throw badRequest(`'${at}' must be an array of tool calls`, at, 'invalid_type');
+  if (v.length > MAX_MESSAGE_TOOL_CALLS) throw badRequest(`'${at}' may hold at most ${MAX_MESSAGE_TOOL_CALLS} calls`, at, 'invalid_value');
+  return v.map((c: unknown, j): ToolCallMessage => {
+    const ct = `${at}[${j}]`;
+    if (c === null || typeof c !== 'object' || Array.isArray(c)) throw badRequest(`'${ct}' must be an object {"id", "type": "function", "function": {"name", "arguments"}}`, ct, 'invalid_type');
+    const o = c as Body;
+    for (const k of Object.keys(o)) if (!CALL_FIELDS.has(k)) throw badRequest(`Unrecognized request argument supplied: ${ct}.${k.slice(0, 60)}`, `${ct}.${k.slice(0, 60)}`, 'unknown_parameter');
+    if (typeof o.id !== 'string' || o.id.length === 0 || o.id.length > 256) throw badRequest(`'${ct}.id' must be a string of 1 to 256 characters`, `${ct}.id`, 'invalid_value');
+    if (o.type !== 'function') throw badRequest(`'${ct}.type' must be "function"`, `${ct}.type`, 'invalid_value');
+    const f = o.function as Body | null | undefined;
+    if (f === null || typeof f !== 'object' || Array.isArray(f)) throw badRequest(`'${ct}.function' must be an object {"name", "arguments"}`, `${ct}.function`, 'invalid_type');
+    for (const k of Object.keys(f)) if (k !== 'name' && k !== 'arguments') throw badRequest(`Unrecognized request argument supplied: ${ct}.function.${k.slice(0, 60)}`, `${ct}.function.${k.slice(0, 60)}`, 'unknown_parameter');
+    if (typeof f.name !== 'string' || f.name.length === 0 || f.name.length > 64) throw badRequest(`'${ct}.function.name' must be a string of 1 to 64 characters`, `${ct}.function.name`, 'invalid_value');
+    if (typeof f.arguments !== 'string') throw badRequest(`'${ct}.function.arguments' must be a string (the arguments as JSON text)`, `${ct}.function.arguments`, 'invalid_type');
+    return { id: o.id, name: f.name, arguments: f.arguments };
+  });
+}
 
 function checkMessages(b: Body): ChatMessage[] {
   const v = b.messages;
@@ -165,17 +189,28 @@ function checkMessages(b: Body): ChatMessage[] {
     const o = m as Body;
     for (const k of Object.keys(o)) if (!MESSAGE_FIELDS.has(k)) throw badRequest(`Unrecognized request argument supplied: ${at}.${k.slice(0, 60)}`, `${at}.${k.slice(0, 60)}`, 'unknown_parameter');
     optString(o, 'name', 256);
-    onlyNeutral(o, 'tool_calls', isEmptyArray, 'tool calls are not supported');
-    onlyNeutral(o, 'function_call', () => false, 'function calls are not supported');
+    onlyNeutral(o, 'function_call', () => false, "function calls (the deprecated 'functions' API) are not supported: use tools");
     onlyNeutral(o, 'audio', () => false, 'audio is not supported');
     const role = o.role;
-    if (role === 'tool' || role === 'function') throw badRequest(`'${at}.role' ${role} is not supported: this server has no tool calling`, `${at}.role`, 'unsupported_role');
-    if (role !== 'system' && role !== 'developer' && role !== 'user' && role !== 'assistant') {
-      throw badRequest(`'${at}.role' must be system, developer, user or assistant`, `${at}.role`, 'invalid_value');
+    if (role === 'function') throw badRequest(`'${at}.role' function (the deprecated 'functions' API) is not supported: send tool results with role tool`, `${at}.role`, 'unsupported_role');
+    if (role !== 'system' && role !== 'developer' && role !== 'user' && role !== 'assistant' && role !== 'tool') {
+      throw badRequest(`'${at}.role' must be system, developer, user, assistant or tool`, `${at}.role`, 'invalid_value');
     }
+    const toolCalls = given(o.tool_calls) ? checkToolCalls(o.tool_calls, `${at}.tool_calls`) : [];
+    if (toolCalls.length > 0 && role !== 'assistant') throw badRequest(`'${at}.tool_calls' belongs to assistant messages`, `${at}.tool_calls`, 'invalid_value');
+    if (role === 'tool') {
+      if (typeof o.tool_call_id !== 'string' || o.tool_call_id.length === 0 || o.tool_call_id.length > 256) {
+        throw badRequest(`'${at}.tool_call_id' is required with role tool: the id of the call this message answers`, `${at}.tool_call_id`, 'missing_required_parameter');
+      }
+    } else if (given(o.tool_call_id)) throw badRequest(`'${at}.tool_call_id' belongs to tool messages`, `${at}.tool_call_id`, 'invalid_value');
+    // An assistant message that calls tools may have no content (OpenAI sends null).
+    if (toolCalls.length > 0 && !given(o.content)) return { role: 'assistant', content: '', toolCalls };
     if (!given(o.content)) throw badRequest(`'${at}.content' is required`, `${at}.content`, 'missing_required_parameter');
+    const content = textOfContent(o.content, `${at}.content`);
+    if (role === 'tool') return { role, content, toolCallId: o.tool_call_id as string };
+    if (toolCalls.length > 0) return { role: 'assistant', content, toolCalls };
     // The chat templates know system, not OpenAI's newer name for it.
-    return { role: role === 'developer' ? 'system' : role, content: textOfContent(o.content, `${at}.content`) };
+    return { role: role === 'developer' ? 'system' : role, content };
   });
 }
 
@@ -186,11 +221,12 @@ export function validateChatRequest(body: unknown): ApiGeneration {
   const messages = checkMessages(b);
   onlyNeutral(b, 'logprobs', (v) => v === false, 'log probabilities are not returned');
   onlyNeutral(b, 'top_logprobs', (v) => v === 0, 'log probabilities are not returned');
-  onlyNeutral(b, 'tools', isEmptyArray, 'this server has no tool calling');
-  onlyNeutral(b, 'functions', isEmptyArray, 'this server has no function calling');
-  onlyNeutral(b, 'tool_choice', (v) => v === 'none', 'this server has no tool calling');
-  onlyNeutral(b, 'function_call', (v) => v === 'none', 'this server has no function calling');
-  optBool(b, 'parallel_tool_calls');
+  const tools = checkToolRequest(b);
+  onlyNeutral(b, 'functions', isEmptyArray, "the deprecated 'functions' API is not supported: use tools");
+  onlyNeutral(b, 'function_call', (v) => v === 'none', "the deprecated 'functions' API is not supported: use tool_choice");
+  if (tools?.grammar && common.sampling.grammar !== undefined) {
+    throw badRequest("a forced tool call ('tool_choice' required or a function) has a grammar of its own: give no 'grammar' or JSON 'response_format' with it", 'tool_choice', 'invalid_value');
+  }
   onlyNeutral(b, 'modalities', (v) => Array.isArray(v) && v.length === 1 && v[0] === 'text', 'only text output');
   onlyNeutral(b, 'audio', () => false, 'only text output');
   onlyNeutral(b, 'prediction', () => false, 'predicted outputs are not used');
@@ -198,7 +234,8 @@ export function validateChatRequest(body: unknown): ApiGeneration {
   optBool(b, 'store');
   optObject(b, 'metadata');
   for (const p of ['service_tier', 'reasoning_effort', 'verbosity', 'prompt_cache_key', 'safety_identifier']) optString(b, p, 1024);
-  return { ...common, messages, echo: false };
+  const sampling = tools?.grammar ? { ...common.sampling, grammar: tools.grammar } : common.sampling;
+  return { ...common, sampling, messages, tools, echo: false };
 }
 
 function checkPrompt(b: Body): string {

@@ -139,8 +139,28 @@ export interface SamplingParams {
 }
 
 export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
+  /** 'tool': a tool's result, sent back to the model (only on the tool-call path, see GenerateParams.tools). */
+  role: 'system' | 'user' | 'assistant' | 'tool';
   content: string;
+  /** assistant: the calls it made (rendered by the model's own template). */
+  toolCalls?: ToolCallMessage[];
+  /** tool: the id of the call this answers. */
+  toolCallId?: string;
+}
+
+export interface ToolCallMessage {
+  id: string;
+  name: string;
+  /** JSON text of the arguments, as OpenAI carries them. */
+  arguments: string;
+}
+
+/** A function the model may call (OpenAI's tools[].function). */
+export interface ToolSpec {
+  name: string;
+  description?: string;
+  /** A JSON schema of the arguments. */
+  parameters?: unknown;
 }
 
 export interface GenerateParams {
@@ -148,6 +168,12 @@ export interface GenerateParams {
   prompt?: string;
   /** Chat turns rendered with the model's own chat template. */
   messages?: ChatMessage[];
+  /**
+   * Tools the model may call. When set (or when a message is a tool call or a tool's result)
+   * the worker renders `messages` with the model's Jinja chat template itself (llama.cpp's
+   * built-in template matcher knows nothing of tools); [] renders the tool turns with no tools.
+   */
+  tools?: ToolSpec[];
   maxTokens: number;
   sampling: SamplingParams;
 }

@@ -24,3 +24,36 @@ export function fallbackChatTemplate(vocab: string): string {
   if (vocab === 'llama-bpe') return LLAMA3_TEMPLATE;
   return CHATML_TEMPLATE;
 }
+
+/**
+ * ChatML with tools, in the Hermes / Qwen2.5 format (compact, without Qwen's default system
+ * prompt, so that without tools it renders exactly as CHATML_TEMPLATE and llama.cpp's built-in
+ * matcher, which takes any template with `<|im_start|>` for ChatML, renders plain chats the same):
+ * - `tools` go into the system turn inside `<tools></tools>`, one JSON object per line
+ *   ({"type": "function", "function": {...}}), with the instruction to answer calls as
+ *   `<tool_call>\n{"name": …, "arguments": {…}}\n</tool_call>`;
+ * - an assistant turn with `tool_calls` writes each call as such a block after its content;
+ * - consecutive `tool` messages go into one user turn, each inside `<tool_response></tool_response>`.
+ * Jinja string escapes (\n) are the template's own: String.raw keeps them for the interpreter.
+ */
+export const TOOLS_CHATML_TEMPLATE = [
+  String.raw`{%- if tools %}{{- '<|im_start|>system\n' }}`,
+  String.raw`{%- if messages[0].role == 'system' %}{{- messages[0].content + '\n\n' }}{%- endif %}`,
+  String.raw`{{- '# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with function signatures within <tools></tools> XML tags:\n<tools>' }}`,
+  String.raw`{%- for tool in tools %}{{- '\n' + (tool | tojson) }}{%- endfor %}`,
+  String.raw`{{- '\n</tools>\n\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call><|im_end|>\n' }}`,
+  String.raw`{%- elif messages[0].role == 'system' %}{{- '<|im_start|>system\n' + messages[0].content + '<|im_end|>\n' }}{%- endif %}`,
+  String.raw`{%- for message in messages %}`,
+  String.raw`{%- if message.role == 'system' and loop.first %}`,
+  String.raw`{%- elif message.role == 'tool' %}`,
+  String.raw`{%- if loop.first or messages[loop.index0 - 1].role != 'tool' %}{{- '<|im_start|>user' }}{%- endif %}`,
+  String.raw`{{- '\n<tool_response>\n' + message.content + '\n</tool_response>' }}`,
+  String.raw`{%- if loop.last or messages[loop.index0 + 1].role != 'tool' %}{{- '<|im_end|>\n' }}{%- endif %}`,
+  String.raw`{%- elif message.role == 'assistant' and message.tool_calls %}{{- '<|im_start|>assistant' }}`,
+  String.raw`{%- if message.content %}{{- '\n' + message.content }}{%- endif %}`,
+  String.raw`{%- for call in message.tool_calls %}{{- '\n<tool_call>\n{"name": "' + call.function.name + '", "arguments": ' + (call.function.arguments | tojson) + '}\n</tool_call>' }}{%- endfor %}`,
+  String.raw`{{- '<|im_end|>\n' }}`,
+  String.raw`{%- else %}{{- '<|im_start|>' + message.role + '\n' + message.content + '<|im_end|>\n' }}{%- endif %}`,
+  String.raw`{%- endfor %}`,
+  String.raw`{%- if add_generation_prompt %}{{- '<|im_start|>assistant\n' }}{%- endif %}`,
+].join('');

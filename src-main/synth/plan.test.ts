@@ -4,6 +4,7 @@ import { buildGgufLayout } from '../shared/gguf/writer.js';
 import { planSynth, resolveShape } from './plan.js';
 import { SynthInputError, WEIGHT_TYPES, type ArchName } from './shape.js';
 import type { VocabKvs } from './vocab.js';
+import { TOOLS_CHATML_TEMPLATE } from './chat-templates.js';
 
 const VOCAB: VocabKvs = { name: 'test', path: 'test', kv: [], nVocab: 1000, hasChatTemplate: false };
 
@@ -111,6 +112,15 @@ describe('planSynth: tensors exactly as llama.cpp loads them', () => {
       expect(base.kv.some((k) => k.key === 'tokenizer.chat_template')).toBe(false);
       const chat = planSynth({ arch: 'llama', preset: 'tiny', type: 'Q4_0', seed: 1 }, vocab);
       expect(chat.kv.filter((k) => k.key === 'tokenizer.chat_template')).toHaveLength(1);
+    }
+  });
+
+  it('toolTemplate writes the tool-calling ChatML template in place of the vocab\'s own or a fallback', () => {
+    const withOwn: VocabKvs = { ...VOCAB, kv: [{ key: 'tokenizer.chat_template', raw: new Uint8Array(12) }], hasChatTemplate: true };
+    for (const vocab of [VOCAB, withOwn]) {
+      const t = planSynth({ arch: 'qwen2', preset: 'tiny', type: 'Q4_0', seed: 1, toolTemplate: true }, vocab).kv.filter((k) => k.key === 'tokenizer.chat_template');
+      expect(t).toHaveLength(1);
+      expect(t[0]).toMatchObject({ value: TOOLS_CHATML_TEMPLATE });
     }
   });
 

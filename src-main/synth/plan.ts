@@ -3,7 +3,7 @@
 import { GgufValueType, ggmlTypeByName } from '../shared/gguf/ggml-types.js';
 import type { TypedKv, WriterKv, WriterTensor } from '../shared/gguf/writer-types.js';
 import { archHparams, archTensors, type TensorRole } from './arch.js';
-import { fallbackChatTemplate } from './chat-templates.js';
+import { TOOLS_CHATML_TEMPLATE, fallbackChatTemplate } from './chat-templates.js';
 import type { Init } from './gen-common.js';
 import { PRESET_TABLE } from './presets.js';
 import { ARCHS, type ArchName, MOE_ARCHS, type ModelShape, PRESETS, type PresetName, type ShapeOverrides, SynthInputError, WEIGHT_TYPES, type WeightType } from './shape.js';
@@ -34,6 +34,8 @@ export interface PlanInput {
   readonly name?: string;
   /** false: no tokenizer.chat_template at all, as most base models ship (default true). */
   readonly chatTemplate?: boolean;
+  /** true: the tool-calling ChatML template (TOOLS_CHATML_TEMPLATE) in place of any other. */
+  readonly toolTemplate?: boolean;
 }
 
 /** llama_ftype of a file whose matrices are all of one type. */
@@ -219,8 +221,9 @@ export function planSynth(input: PlanInput, vocab: VocabKvs): SynthPlan {
     str('ramforge.synth.vocab', vocab.name),
     // What the routers were made with: the planner reads it as this model's routing statistics.
     ...(shape.nExpert > 0 ? [{ key: 'ramforge.synth.router_skew', type: GgufValueType.FLOAT32, value: shape.routerSkew }] : []),
-    ...(input.chatTemplate === false ? vocab.kv.filter((k) => k.key !== 'tokenizer.chat_template') : vocab.kv),
+    ...(input.chatTemplate === false || input.toolTemplate ? vocab.kv.filter((k) => k.key !== 'tokenizer.chat_template') : vocab.kv),
   ];
-  if (input.chatTemplate !== false && !vocab.hasChatTemplate) kv.push(str('tokenizer.chat_template', fallbackChatTemplate(vocab.name)));
+  if (input.toolTemplate) kv.push(str('tokenizer.chat_template', TOOLS_CHATML_TEMPLATE));
+  else if (input.chatTemplate !== false && !vocab.hasChatTemplate) kv.push(str('tokenizer.chat_template', fallbackChatTemplate(vocab.name)));
   return { arch, shape, nVocab, kv, tensors, params };
 }

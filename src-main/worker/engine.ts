@@ -7,6 +7,8 @@ import type {
   EmbedResult,
   ModelInfo,
   TokenEvent,
+  ChatMessage,
+  ToolSpec,
 } from '../shared/worker-protocol.js';
 import { loadAddon, type NativeContext, type NativeModel, type NativeServeEvent } from '../native/addon.js';
 import { ModelRefusedError, openModelForLoad } from '../node/model-check.js';
@@ -17,6 +19,7 @@ import { ResidencyRuntime } from './residency-runtime.js';
 import { basename } from 'node:path';
 import { collectGarbage } from './collect-garbage.js';
 import { Embedder } from './embedder.js';
+import { ChatTemplateError, needsToolRendering, renderToolChat } from './tool-template.js';
 
 export class EngineError extends Error {
   constructor(
@@ -185,6 +188,7 @@ export class Engine {
   promptTokens(params: GenerateParams): number[] {
     const { model } = this.need();
     if (params.messages && params.messages.length > 0) {
+      if (needsToolRendering(params.messages, params.tools)) return this.toolPromptTokens(model, params.messages, params.tools ?? []);
       let text: string;
       try {
         text = model.applyChatTemplate(params.messages, true);
@@ -195,6 +199,25 @@ export class Engine {
       return Array.from(model.tokenize(text, true, true));
     }
     return Array.from(model.tokenize(params.prompt ?? '', true, false));
+  }
+
+  /** Tools, tool calls or tool results: the model's Jinja template rendered here, in the worker (it is untrusted). */
+  private toolPromptTokens(model: NativeModel, messages: ChatMessage[], tools: ToolSpec[]): number[] {
+    const info = model.info();
+    const template = info.chatTemplate;
+    if (!template) throw new EngineError('CHAT_TEMPLATE', 'the model has no chat template');
+    const piece = (id: number) => (id >= 0 ? model.tokenToPiece(id, true).toString('utf8') : '');
+    const tokens = { bos: piece(info.bos), eos: piece(info.eos) };
+    let text: string;
+    try {
+      text = renderToolChat(template, messages, tools, tokens);
+    } catch (e) {
+      if (e instanceof ChatTemplateError) throw new EngineError('CHAT_TEMPLATE', e.message);
+      throw e;
+    }
+    // A template that writes bos_token itself must not get a second one from the tokenizer.
+    const addSpecial = !(tokens.bos !== '' && text.startsWith(tokens.bos));
+    return Array.from(model.tokenize(text, addSpecial, true));
   }
 
   /** Sequences decoded together (the context was made with that many); 1 = one request at a time. */

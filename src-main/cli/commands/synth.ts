@@ -35,7 +35,7 @@ function formatCount(n: number): string {
 async function writeDraft(args: ParsedArgs, target: string, out: string): Promise<number> {
   const layers = intFlag(args, 'layers');
   if (layers === undefined) throw new UsageError('--draft-of needs --layers N (how many of the target\'s first layers the draft keeps)');
-  for (const f of ['embd', 'ff', 'heads', 'kv-heads', 'ctx-train', 'tie-embeddings', 'vocab', 'chat-template', 'name', 'experts', 'experts-used', 'expert-ff', 'shared-ff', 'router-skew'])
+  for (const f of ['embd', 'ff', 'heads', 'kv-heads', 'ctx-train', 'tie-embeddings', 'vocab', 'chat-template', 'tool-template', 'name', 'experts', 'experts-used', 'expert-ff', 'shared-ff', 'router-skew'])
     if (args.flags[f] !== undefined) throw new UsageError(`--${f} does not apply to --draft-of (the draft is the target's own layers)`);
   const bar = args.flags.quiet ? undefined : progressBar(process.stderr, 'synth');
   try {
@@ -76,6 +76,7 @@ export const command: CommandSpec = {
     { name: 'vocab', type: 'string', valueName: 'NAME', description: 'tokenizer from models/ggml-vocab-NAME.gguf (default per arch and preset)' },
     { name: 'name', type: 'string', description: 'general.name written to the file' },
     { name: 'chat-template', type: 'boolean', description: 'write a chat template (from the vocab, else the usual one of its family); --no-chat-template writes none, as base models ship' },
+    { name: 'tool-template', type: 'boolean', description: 'write a Hermes/Qwen2.5-style ChatML template that renders tools and tool calls (<tool_call> blocks), for tool calling through serve --api' },
     { name: 'draft-of', type: 'string', valueName: 'TARGET', description: "write a draft for speculative decoding: TARGET's embeddings, output head and first --layers N layers, byte for byte" },
     { name: 'quiet', short: 'q', type: 'boolean', description: 'no progress bar' },
   ],
@@ -134,6 +135,7 @@ export const command: CommandSpec = {
           vocab: args.flags.vocab as string | undefined,
           name: args.flags.name as string | undefined,
           chatTemplate: args.flags['chat-template'] as boolean | undefined,
+          toolTemplate: args.flags['tool-template'] as boolean | undefined,
         },
         bar ? (w, t) => bar.update(w, t) : undefined,
       );
