@@ -187,7 +187,14 @@ export function fuzzCases(seed: number, n: number, port: number, model: string, 
     const path = pick(r, [CHAT, TEXT, O_CHAT, O_GENERATE]);
     const body = path === CHAT || path === O_CHAT ? { model, messages: [{ role: 'user', content: 'hi' }] } : { model, prompt: 'Once' };
     const table: Record<string, unknown[]> =
-      path === O_CHAT || path === O_GENERATE ? { format: WRONG_FORMAT } : { response_format: WRONG.response_format as unknown[], grammar: wrongTable(path, opts.nativeGrammar ?? false).grammar as unknown[] };
+      path === O_CHAT || path === O_GENERATE
+        ? { format: WRONG_FORMAT }
+        : {
+            response_format: WRONG.response_format as unknown[],
+            grammar: wrongTable(path, opts.nativeGrammar ?? false).grammar as unknown[],
+            // Tool fields, malformed, or well-formed for a model whose template has no tool support (these servers' models).
+            ...(path === CHAT ? { tools: [...(WRONG_CHAT.tools as unknown[]), [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } }]], tool_choice: WRONG_CHAT.tool_choice as unknown[] } : {}),
+          };
     const field = pick(r, Object.keys(table));
     const value = pick(r, table[field] as unknown[]);
     const text = JSON.stringify({ ...body, [field]: value, ...(path.startsWith('/api/') ? { stream: false, options: { num_predict: 2 } } : { max_tokens: 2 }) });
