@@ -2,6 +2,8 @@
 // generation on the worker, stop strings, and the answer as one JSON object or as a stream of
 // server-sent events. The status line of a stream goes out with its first token, so everything
 // that fails before then (queue full, no model, prompt too long) still gets its own status.
+// With tools, the text is parsed for <tool_call> blocks (tool-calls.ts): after the generation
+// when answering at once, as it streams otherwise (content until a call begins, the calls at the end).
 import type { ServerResponse } from 'node:http';
 import type { GenerateParams } from '../shared/worker-protocol.js';
 import type { ApiBackend } from './backend.js';
