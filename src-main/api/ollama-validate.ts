@@ -90,7 +90,7 @@ function checkMessages(b: Body): ChatMessage[] {
     // An earlier turn's reasoning: the templates here have no place for it, and it is dropped.
     optString(o, 'thinking', 1 << 22);
     const role = o.role;
-    if (role === 'tool') throw badRequest(`'${at}.role' tool is not supported: this server has no tool calling`, `${at}.role`, 'unsupported_role');
+    if (role === 'tool') throw badRequest(`'${at}.role' tool is not supported: tool calls are served on /v1/chat/completions (OpenAI's format), not on Ollama's /api/chat`, `${at}.role`, 'unsupported_role');
     if (role !== 'system' && role !== 'user' && role !== 'assistant') throw badRequest(`'${at}.role' must be system, user or assistant`, `${at}.role`, 'invalid_value');
     const content = o.content;
     if (!given(content)) throw badRequest(`'${at}.content' is required`, `${at}.content`, 'missing_required_parameter');
@@ -103,7 +103,7 @@ export function validateOllamaChat(body: unknown): OllamaRequest {
   const b = asBody(body);
   checkKnown(b, OLLAMA_CHAT_FIELDS);
   const common = checkCommon(b);
-  onlyNeutral(b, 'tools', isEmptyArray, 'this server has no tool calling');
+  onlyNeutral(b, 'tools', isEmptyArray, "tool calls are served on /v1/chat/completions (OpenAI's format), not on Ollama's /api/chat");
   return { api: 'chat', ...common, messages: checkMessages(b), prompt: '', system: null, raw: false };
 }
 
