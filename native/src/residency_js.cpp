@@ -9,8 +9,6 @@
 #include <climits>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "common.h"
 #include "context.h"
@@ -18,6 +16,8 @@
 #include "model.h"
 #include "pages.h"
 #include "residency.h"
+#include "residency_args.h"
+#include "experts_js.h"
 
 const std::vector<std::pair<std::string, ggml_tensor*>>& llama_internal_get_tensor_map(const llama_model* model);
 
@@ -26,98 +26,6 @@ namespace rf {
 namespace {
 
 const char* kEventNames[] = {"prefetch", "drop", "late", "stall", "release"};
-
-struct Mapping {
-  uintptr_t start, end;
-  int64_t offset;
-};
-
-// The model's mappings of each file, from /proc/self/maps (matched by real path).
-std::vector<std::vector<Mapping>> MappingsOf(const std::vector<std::string>& files) {
-  std::vector<std::string> real;
-  for (const auto& f : files) {
-    char* r = realpath(f.c_str(), nullptr);
-    real.push_back(r ? std::string(r) : f);
-    free(r);
-  }
-  std::vector<std::vector<Mapping>> out(files.size());
-  std::ifstream maps("/proc/self/maps");
-  std::string line;
-  while (std::getline(maps, line)) {
-    std::istringstream in(line);
-    std::string range, perms, off, dev, inode;
-    if (!(in >> range >> perms >> off >> dev >> inode)) continue;
-    std::string path;
-    std::getline(in, path);
-    size_t b = path.find_first_not_of(' ');
-    if (b == std::string::npos) continue;
-    path = path.substr(b);
-    for (size_t i = 0; i < real.size(); i++) {
-      if (path != real[i]) continue;
-      size_t dash = range.find('-');
-      Mapping m;
-      m.start = std::stoull(range.substr(0, dash), nullptr, 16);
-      m.end = std::stoull(range.substr(dash + 1), nullptr, 16);
-      m.offset = static_cast<int64_t>(std::stoull(off, nullptr, 16));
-      out[i].push_back(m);
-    }
-  }
-  return out;
-}
-
-bool IsSafeInt(const Napi::Value& v, double lo, double hi) {
-  if (!v.IsNumber()) return false;
-  double d = v.As<Napi::Number>().DoubleValue();
-  return std::isfinite(d) && std::floor(d) == d && d >= lo && d <= hi;
-}
-
-class Args {
- public:
-  Args(Napi::Env env, const std::vector<std::vector<Mapping>>& maps) : env_(env), maps_(maps) {}
-  std::string error;
-
-  bool Range(const Napi::Value& v, const std::string& what, MappedRange* out) {
-    if (!v.IsArray() || v.As<Napi::Array>().Length() != 4) return Fail(what + ": a range is [address, length, fileIndex, fileOffset]");
-    Napi::Array a = v.As<Napi::Array>();
-    const double kMax = 9007199254740991.0;
-    for (uint32_t i = 0; i < 4; i++)
-      if (!IsSafeInt(a.Get(i), 0, kMax)) return Fail(what + ": range fields must be non-negative integers");
-    out->addr = static_cast<uintptr_t>(a.Get(0u).As<Napi::Number>().Int64Value());
-    out->len = static_cast<size_t>(a.Get(1u).As<Napi::Number>().Int64Value());
-    out->file = a.Get(2u).As<Napi::Number>().Int32Value();
-    out->file_offset = a.Get(3u).As<Napi::Number>().Int64Value();
-    const size_t page = PageSize();
-    if (out->len == 0 || out->addr % page || out->len % page || out->file_offset % static_cast<int64_t>(page))
-      return Fail(what + ": ranges must be non-empty and page aligned");
-    if (out->file < 0 || out->file >= static_cast<int>(maps_.size())) return Fail(what + ": range names a file that is not listed");
-    for (const auto& m : maps_[out->file]) {
-      if (out->addr >= m.start && out->addr + out->len <= m.end &&
-          static_cast<int64_t>(out->addr - m.start) + m.offset == out->file_offset)
-        return true;
-    }
-    return Fail(what + ": range does not lie inside the model's mapping of its file");
-  }
-
-  bool Ranges(const Napi::Value& v, const std::string& what, std::vector<MappedRange>* out) {
-    if (!v.IsArray()) return Fail(what + " must be an array of ranges");
-    Napi::Array a = v.As<Napi::Array>();
-    for (uint32_t i = 0; i < a.Length(); i++) {
-      MappedRange r;
-      if (!Range(a.Get(i), what, &r)) return false;
-      out->push_back(r);
-    }
-    return true;
-  }
-
-  bool Fail(const std::string& m) {
-    if (error.empty()) error = m;
-    return false;
-  }
-
- private:
-  Napi::Env env_;
-  const std::vector<std::vector<Mapping>>& maps_;
-};
 
 }  // namespace
 
@@ -129,48 +37,6 @@ bool Context::CheckResidency(Napi::Env env) {
   if (!residency_) {
     ThrowError(env, "NO_RESIDENCY", "create the context with observeLayers: true to use the residency engine");
     return false;
-  }
-  return true;
-}
-
-// stream.experts: {tensors: [{name, layer, file, offset}], slotsPerLayer, staging?, predict?, ioThreads?}
-static bool ParseExperts(const Napi::Value& v, size_t n_files, Args* args, ExpertConfig* out) {
-  if (!v.IsObject()) return args->Fail("stream.experts must be an object");
-  Napi::Object eo = v.As<Napi::Object>();
-  if (!IsSafeInt(eo.Get("slotsPerLayer"), 1, 1 << 20)) return args->Fail("stream.experts.slotsPerLayer must be a positive integer");
-  out->slots_per_layer = eo.Get("slotsPerLayer").As<Napi::Number>().Int32Value();
-  if (eo.Has("staging") && !eo.Get("staging").IsUndefined()) {
-    if (!eo.Get("staging").IsBoolean()) return args->Fail("stream.experts.staging must be true or false");
-    out->staging = eo.Get("staging").As<Napi::Boolean>().Value();
-  }
-  if (eo.Has("predict") && !eo.Get("predict").IsUndefined()) {
-    if (!eo.Get("predict").IsBoolean()) return args->Fail("stream.experts.predict must be true or false");
-    out->predict = eo.Get("predict").As<Napi::Boolean>().Value();
-  }
-  if (eo.Has("evict") && !eo.Get("evict").IsUndefined()) {
-    std::string ev = eo.Get("evict").IsString() ? eo.Get("evict").As<Napi::String>().Utf8Value() : "";
-    if (ev != "lru" && ev != "lfu") return args->Fail("stream.experts.evict must be 'lru' or 'lfu'");
-    out->lfu = ev == "lfu";
-  }
-  if (eo.Has("ioThreads") && !eo.Get("ioThreads").IsUndefined()) {
-    if (!IsSafeInt(eo.Get("ioThreads"), 1, 8)) return args->Fail("stream.experts.ioThreads must be 1..8");
-    out->io_threads = eo.Get("ioThreads").As<Napi::Number>().Int32Value();
-  }
-  if (!eo.Get("tensors").IsArray()) return args->Fail("stream.experts.tensors must be an array of {name, layer, file, offset}");
-  Napi::Array ta = eo.Get("tensors").As<Napi::Array>();
-  for (uint32_t i = 0; i < ta.Length(); i++) {
-    Napi::Value tv = ta.Get(i);
-    if (!tv.IsObject()) return args->Fail("stream.experts.tensors must be an array of {name, layer, file, offset}");
-    Napi::Object to = tv.As<Napi::Object>();
-    if (!to.Get("name").IsString() || !IsSafeInt(to.Get("layer"), 0, INT_MAX) || !IsSafeInt(to.Get("file"), 0, static_cast<double>(n_files) - 1) ||
-        !IsSafeInt(to.Get("offset"), 0, 9007199254740991.0))
-      return args->Fail("stream.experts.tensors must be an array of {name, layer, file, offset}");
-    ExpertTensorSpec ts;
-    ts.name = to.Get("name").As<Napi::String>().Utf8Value();
-    ts.layer = to.Get("layer").As<Napi::Number>().Int32Value();
-    ts.file = to.Get("file").As<Napi::Number>().Int32Value();
-    ts.file_offset = to.Get("offset").As<Napi::Number>().Int64Value();
-    out->tensors.push_back(std::move(ts));
   }
   return true;
 }
@@ -333,18 +199,7 @@ Napi::Value Context::ResidencyConfigure(const Napi::CallbackInfo& info) {
   }
   // An expert tensor's file offset must be where the model's mapping holds its data, as for
   // streamed tensors: the cache reads experts from the file at that offset.
-  for (const auto& es : experts.tensors) {
-    auto it = tensors.find(es.name);
-    if (it == tensors.end()) {
-      args.Fail("stream.experts names an unknown tensor '" + es.name + "'");
-      break;
-    }
-    uintptr_t a = reinterpret_cast<uintptr_t>(it->second->data);
-    bool ok = false;
-    for (const auto& m : maps[es.file])
-      if (a >= m.start && a + ggml_nbytes(it->second) <= m.end && static_cast<int64_t>(a - m.start) + m.offset == es.file_offset) ok = true;
-    if (!ok) args.Fail("expert tensor '" + es.name + "' is not at that offset of its file in the model's mapping");
-  }
+  CheckExpertOffsets(experts, tensors, maps, &args);
   if (!args.error.empty()) {
     ThrowError(env, "BAD_ARGUMENT", args.error);
     return env.Undefined();
@@ -403,42 +258,7 @@ Napi::Value Context::ResidencySample(const Napi::CallbackInfo& info) {
   co.Set("pinnedLockedBytes", s.pinned_locked_bytes);
   co.Set("lockError", s.lock_error.empty() ? env.Null() : Napi::String::New(env, s.lock_error));
   o.Set("counters", co);
-  if (ExpertCache* ec = residency_->experts()) {
-    ExpertCounters x = ec->counters();
-    Napi::Object eo = Napi::Object::New(env);
-    eo.Set("routed", x.routed);
-    eo.Set("hits", x.hits);
-    eo.Set("prefetchHits", x.prefetch_hits);
-    eo.Set("loads", x.loads);
-    eo.Set("prefetches", x.prefetches);
-    eo.Set("readBytes", x.read_bytes);
-    eo.Set("stallMs", x.stall_ms);
-    eo.Set("stalls", x.stalls);
-    eo.Set("predicted", x.predicted);
-    eo.Set("predictedRight", x.predicted_right);
-    eo.Set("staged", x.staged);
-    eo.Set("slotBytes", x.slot_bytes);
-    eo.Set("slotsPerLayer", x.slots_per_layer);
-    eo.Set("layers", x.layers);
-    eo.Set("experts", x.experts);
-    eo.Set("readErrors", x.read_errors);
-    eo.Set("directIo", x.direct_io);
-    auto res = ec->Residents();
-    Napi::Array ra = Napi::Array::New(env, res.size());
-    for (size_t i = 0; i < res.size(); i++) {
-      Napi::Object lo = Napi::Object::New(env);
-      lo.Set("layer", res[i].layer);
-      Napi::Array ex = Napi::Array::New(env, res[i].slots.size());
-      for (size_t j = 0; j < res[i].slots.size(); j++) ex.Set(j, res[i].slots[j]);
-      lo.Set("slots", ex);
-      Napi::Array us = Napi::Array::New(env, res[i].uses.size());
-      for (size_t j = 0; j < res[i].uses.size(); j++) us.Set(j, res[i].uses[j]);
-      lo.Set("uses", us);
-      ra.Set(i, lo);
-    }
-    eo.Set("resident", ra);
-    o.Set("experts", eo);
-  }
+  if (ExpertCache* ec = residency_->experts()) o.Set("experts", ExpertCountersObject(env, *ec));
   return o;
 }
 

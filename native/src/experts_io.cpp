@@ -1,0 +1,102 @@
+// The expert cache's I/O threads (experts.h): demand reads before read-ahead, each expert's
+// slice of a projection read into its slot or the staging buffer.
+#include "experts.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "experts_block.h"
+
+namespace rf {
+
+namespace {
+
+// Each I/O thread's buffer for the partial first and last blocks of a slice (and whole slices
+// that do not lie at their file offset within a page). Charged when the thread starts: the
+// runtime budgets EXPERT_IO_BUFFER_BYTES per thread for it.
+constexpr size_t kBounce = 512 << 10;
+
+}  // namespace
+
+void ExpertCache::IoLoop() {
+  std::vector<char> holder(kBounce + kExpertBlock, 0);  // this thread's bounce buffer, charged now
+  for (;;) {
+    Job j;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      io_cv_.wait(lock, [&] { return stop_ || !demand_.empty() || !ahead_.empty(); });
+      if (stop_) break;
+      std::deque<Job>& q = !demand_.empty() ? demand_ : ahead_;
+      j = q.front();
+      q.pop_front();
+    }
+    Layer& L = layers_[j.layer];
+    const Proj& p = L.projs[j.proj];
+    char* dst = j.slot >= 0 ? p.cache + static_cast<size_t>(j.slot) * p.slice : p.staging + static_cast<size_t>(j.expert) * p.slice;
+    bool ok = ReadSlice(p, j.expert, dst, holder);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      counters_.read_bytes += static_cast<double>(p.slice);
+      if (!ok) {
+        counters_.read_errors++;
+        if (counters_.error.empty()) counters_.error = std::string("reading an expert of layer ") + std::to_string(L.index) + " failed: " + std::strerror(errno);
+      }
+      if (j.slot >= 0) L.slots[j.slot].pending--;
+      else L.stage_pending--;
+    }
+    ready_cv_.notify_all();
+  }
+}
+
+// One expert's slice of a projection into `dst`. With direct I/O and `dst` at the file's offset
+// within a page, the whole blocks go straight into it and only the partial first and last
+// blocks through a small buffer; otherwise everything goes through the buffer.
+bool ExpertCache::ReadSlice(const Proj& p, int expert, char* dst, std::vector<char>& holder) {
+  const int fd = fds_[p.file];
+  const size_t off = static_cast<size_t>(p.file_offset) + static_cast<size_t>(expert) * p.slice;
+  const size_t len = p.slice;
+  auto full = [&](char* buf, size_t n, size_t at) {
+    size_t done = 0;
+    while (done < n) {
+      ssize_t r = pread(fd, buf + done, n - done, static_cast<off_t>(at + done));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) return done;
+      done += static_cast<size_t>(r);
+    }
+    return done;
+  };
+  if (!direct_) {
+    bool ok = full(dst, len, off) == len;
+    posix_fadvise(fd, static_cast<off_t>(off), static_cast<off_t>(len), POSIX_FADV_DONTNEED);
+    return ok;
+  }
+  if (holder.size() < kBounce + kExpertBlock) holder.resize(kBounce + kExpertBlock);
+  char* bounce = reinterpret_cast<char*>(ExpertAlignUp(reinterpret_cast<uintptr_t>(holder.data())));
+  // Bytes [from, to) of the slice through the buffer (block-aligned reads, copied out).
+  auto via_buffer = [&](size_t from, size_t to) {
+    size_t at = ExpertAlignDown(off + from);
+    while (off + from < off + to) {
+      size_t want = std::min(kBounce, ExpertAlignUp(off + to) - at);
+      size_t got = full(bounce, want, at);
+      size_t lo = off + from - at;
+      size_t take = std::min(to - from, want - lo);
+      if (got < lo + take) return false;
+      std::memcpy(dst + from, bounce + lo, take);
+      from += take;
+      at += want;
+    }
+    return true;
+  };
+  const size_t a = ExpertAlignUp(off), b = ExpertAlignDown(off + len);
+  if (reinterpret_cast<uintptr_t>(dst) % kExpertBlock != off % kExpertBlock || b <= a) return via_buffer(0, len);
+  if (a > off && !via_buffer(0, a - off)) return false;
+  if (full(dst + (a - off), b - a, a) != b - a) return false;
+  if (off + len > b && !via_buffer(b - off, len)) return false;
+  return true;
+}
+
+}  // namespace rf

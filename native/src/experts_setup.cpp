@@ -1,0 +1,197 @@
+// The expert cache (experts.h), set up and torn down: the expert tensors grouped by layer and
+// validated, the slots and the staging buffer mapped (each congruent to its file data modulo a
+// page, so reads go straight into them), the tensors pointed at their slots, the I/O threads
+// started; and what it reports (counters, the slots' experts).
+#include "experts.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "experts_block.h"
+#include "ggml.h"
+
+namespace rf {
+
+namespace {
+
+// Order the graph uses an MoE layer's projections in: up (or fused gate_up), gate, down, then
+// the rest (biases, scales), so the first expert op's bytes are read first.
+int ProjRank(const std::string& name) {
+  if (name.find("ffn_up_exps") != std::string::npos || name.find("ffn_gate_up_exps") != std::string::npos) return 0;
+  if (name.find("ffn_gate_exps") != std::string::npos) return 1;
+  if (name.find("ffn_down_exps") != std::string::npos) return 2;
+  return 3;
+}
+
+// Anonymous memory whose address is congruent to `residue` modulo the page size (so that a
+// slice lies in memory at the same offset within a page as in the file: direct reads then go
+// straight into it), charged now rather than on first use.
+char* MapCongruent(size_t bytes, size_t residue, std::vector<char*>* maps, std::vector<size_t>* lens) {
+  size_t len = ExpertAlignUp(bytes + residue);
+  void* m = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) return nullptr;
+  if (madvise(m, len, MADV_POPULATE_WRITE) != 0) std::memset(m, 0, len);
+  maps->push_back(static_cast<char*>(m));
+  lens->push_back(len);
+  return static_cast<char*>(m) + residue;
+}
+
+// Layer index of a name "blk.N.…", or -1.
+int BlockOf(const std::string& name) {
+  if (name.rfind("blk.", 0) != 0) return -1;
+  return std::atoi(name.c_str() + 4);
+}
+
+}  // namespace
+
+ExpertCache::ExpertCache(StreamEventSink sink) : sink_(std::move(sink)) {}
+
+ExpertCache::~ExpertCache() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  io_cv_.notify_all();
+  ready_cv_.notify_all();
+  for (auto& t : io_)
+    if (t.joinable()) t.join();
+  // Tensors must never be left pointing into memory that is about to go.
+  for (auto& L : layers_)
+    for (auto& p : L.projs) p.t->data = p.original;
+  for (size_t i = 0; i < maps_.size(); i++) munmap(maps_[i], map_lens_[i]);
+  for (int fd : fds_)
+    if (fd >= 0) close(fd);
+}
+
+std::string ExpertCache::Configure(ExpertConfig cfg, const std::vector<std::string>& files,
+                                   const std::unordered_map<std::string, ggml_tensor*>& tensors) {
+  cfg_ = std::move(cfg);
+  if (cfg_.slots_per_layer < 1) return "the expert cache needs at least one slot per layer";
+  direct_ = true;
+  for (const auto& f : files) {
+    int fd = open(f.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT);
+    if (fd < 0) {
+      direct_ = false;
+      fd = open(f.c_str(), O_RDONLY | O_CLOEXEC);
+    }
+    if (fd < 0) return "cannot open " + f + ": " + std::strerror(errno);
+    fds_.push_back(fd);
+  }
+  // One file refused direct I/O: all read buffered (and drop what they read from the cache).
+  if (!direct_)
+    for (int fd : fds_) {
+      int fl = fcntl(fd, F_GETFL);
+      if (fl >= 0 && (fl & O_DIRECT)) fcntl(fd, F_SETFL, fl & ~O_DIRECT);
+    }
+  std::vector<ExpertTensorSpec> specs = cfg_.tensors;
+  std::stable_sort(specs.begin(), specs.end(), [](const ExpertTensorSpec& a, const ExpertTensorSpec& b) {
+    return a.layer != b.layer ? a.layer < b.layer : ProjRank(a.name) < ProjRank(b.name);
+  });
+  for (const auto& s : specs) {
+    auto it = tensors.find(s.name);
+    if (it == tensors.end()) return "expert tensor '" + s.name + "' is not in the model";
+    if (s.file < 0 || s.file >= static_cast<int>(fds_.size())) return "expert tensor '" + s.name + "' names a file that is not listed";
+    ggml_tensor* t = it->second;
+    int dim = ggml_n_dims(t) - 1;
+    if (dim < 1) return "expert tensor '" + s.name + "' has no expert dimension";
+    int n = static_cast<int>(t->ne[dim]);
+    size_t slice = t->nb[dim];
+    if (n < 2 || slice * static_cast<size_t>(n) != ggml_nbytes(t)) return "expert tensor '" + s.name + "' is not expert-major";
+    if (BlockOf(s.name) != s.layer) return "expert tensor '" + s.name + "' is listed in layer " + std::to_string(s.layer);
+    if (experts_ == 0) experts_ = n;
+    if (n != experts_) return "expert tensor '" + s.name + "' has " + std::to_string(n) + " experts, others " + std::to_string(experts_);
+    auto li = by_index_.find(s.layer);
+    if (li == by_index_.end()) {
+      li = by_index_.emplace(s.layer, static_cast<int>(layers_.size())).first;
+      Layer L;
+      L.index = s.layer;
+      auto r = tensors.find("blk." + std::to_string(s.layer) + ".ffn_gate_inp.weight");
+      if (r != tensors.end() && r->second->ne[1] == n) L.router = r->second;
+      layers_.push_back(std::move(L));
+    }
+    Proj p;
+    p.t = t;
+    p.original = t->data;
+    p.file = s.file;
+    p.file_offset = s.file_offset;
+    p.slice = slice;
+    layers_[li->second].projs.push_back(p);
+  }
+  if (layers_.empty()) return "the expert cache was given no expert tensors";
+  const int slots = std::min(cfg_.slots_per_layer, experts_);
+  for (size_t li = 0; li < layers_.size(); li++) {
+    Layer& L = layers_[li];
+    L.slots.assign(slots, Slot());
+    L.slot_of.assign(experts_, -1);
+    L.index_of.assign(experts_, -1);
+    L.freq.assign(experts_, 0.0f);
+    L.uses.assign(experts_, 0.0);
+    for (size_t pi = 0; pi < L.projs.size(); pi++) {
+      Proj& p = L.projs[pi];
+      size_t residue = static_cast<size_t>(p.file_offset) % kExpertBlock;
+      p.cache = MapCongruent(p.slice * slots, residue, &maps_, &map_lens_);
+      if (!p.cache) return std::string("cannot map the expert cache: ") + std::strerror(errno);
+      counters_.slot_bytes += static_cast<double>(p.slice) * slots;
+      proj_of_[p.t] = {static_cast<int>(li), static_cast<int>(pi)};
+    }
+    if (L.router) router_of_[L.router] = static_cast<int>(li);
+  }
+  // One staging buffer holds every expert of one layer: it serves whichever layer a micro-batch
+  // routes to more experts than the cache holds (each projection's share is the largest one's).
+  if (slots < experts_ && cfg_.staging) {
+    std::vector<size_t> largest;
+    for (const auto& L : layers_)
+      for (size_t pi = 0; pi < L.projs.size(); pi++) {
+        if (largest.size() <= pi) largest.resize(pi + 1, 0);
+        largest[pi] = std::max(largest[pi], L.projs[pi].slice);
+      }
+    std::vector<char*> shared(largest.size(), nullptr);
+    for (size_t pi = 0; pi < largest.size(); pi++) {
+      // Congruent to the first layer's projection: every layer's tensor of one kind shares it
+      // when their offsets agree modulo a page, else reads go through the bounce buffer.
+      size_t residue = static_cast<size_t>(layers_[0].projs.size() > pi ? layers_[0].projs[pi].file_offset : 0) % kExpertBlock;
+      shared[pi] = MapCongruent(largest[pi] * experts_, residue, &maps_, &map_lens_);
+      if (!shared[pi]) return std::string("cannot map the expert staging buffer: ") + std::strerror(errno);
+      counters_.slot_bytes += static_cast<double>(largest[pi]) * experts_;
+    }
+    for (auto& L : layers_)
+      for (size_t pi = 0; pi < L.projs.size(); pi++) L.projs[pi].staging = shared[pi];
+  }
+  for (auto& L : layers_)
+    for (auto& p : L.projs) p.t->data = p.cache;
+  counters_.slots_per_layer = slots;
+  counters_.layers = static_cast<int>(layers_.size());
+  counters_.experts = experts_;
+  counters_.direct_io = direct_;
+  for (int i = 0; i < std::max(1, cfg_.io_threads); i++) io_.emplace_back([this] { IoLoop(); });
+  return "";
+}
+
+ExpertCounters ExpertCache::counters() {
+  std::lock_guard<std::mutex> l(mu_);
+  return counters_;
+}
+
+std::string ExpertCache::error() {
+  std::lock_guard<std::mutex> l(mu_);
+  return counters_.error;
+}
+
+std::vector<ExpertCache::LayerState> ExpertCache::Residents() {
+  std::lock_guard<std::mutex> l(mu_);
+  std::vector<LayerState> out;
+  for (const auto& L : layers_) {
+    LayerState st{L.index, {}, L.uses};
+    for (const auto& s : L.slots) st.slots.push_back(s.pending > 0 ? -1 : s.expert);
+    out.push_back(std::move(st));
+  }
+  return out;
+}
+
+}  // namespace rf
