@@ -5,13 +5,15 @@
 // reason, and restart() starts a fresh worker.
 import { releasesPages } from '../shared/policy-rules.js';
 import { randomUUID } from 'node:crypto';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { ApiEvent, Conversation, EngineState, ModelRef, RamforgeHostApi, RunSettings } from '../shared/api.js';
 import type { GenerateParams, GenerationResult, LoadParams, ModelInfo, PolicyName, WorkerExit } from '../shared/worker-protocol.js';
 import { GREEDY } from '../shared/settings/run-settings.js';
 import { ConversationStore } from './conversations.js';
 import { describeExit } from './exit-message.js';
 import type { HostFactory, HostLike } from './host-like.js';
+import { WorkerSlot } from './worker-slot.js';
+import { WriteGuard } from './write-guard.js';
 import { checkSettings, type PreparedAppLoad } from './settings.js';
 import { ModelLibrary } from './model-library.js';
 import { writeJsonAtomic } from './atomic-write.js';
@@ -54,9 +56,8 @@ const MAX_COMPLETION_TEXT = 1_000_000;
 
 // `implements`: a method of the API's one list that the service lacks is a compile error.
 export class AppService implements RamforgeHostApi {
-  private host: HostLike | null = null;
-  private readonly closing = new WeakSet<HostLike>();
-  private readonly dead = new WeakSet<HostLike>();
+  private readonly worker: WorkerSlot;
+  private readonly writes = new WriteGuard();
   private state: EngineState = { status: 'idle', model: null, settings: null, lastExit: null, message: null };
   private readonly listeners = new Set<(e: ApiEvent) => void>();
   private lastLoad: { path: string; settings: RunSettings } | null = null;
@@ -77,14 +78,15 @@ export class AppService implements RamforgeHostApi {
   private readonly library: ModelLibrary;
 
   constructor(private readonly opts: AppServiceOptions) {
+    this.worker = new WorkerSlot(opts.hostFactory, (exit) => this.onExit(exit));
     this.statsFeed = new ServerStatsFeed(() => this.gate, this.throughput, (stats) => this.emit({ type: 'server-stats', stats }));
     this.gate = new GenerationGate(1, opts.apiQueue ?? DEFAULT_MAX_QUEUE, () => this.statsFeed.changed());
     this.apiBackend = new AppApiBackend(
       {
-        host: () => this.host,
+        host: () => this.worker.host,
         loaded: () => this.loaded,
         status: () => this.state.status,
-        ended: async (h) => ({ ended: await this.diedDuring(h), crashed: this.dead.has(h) && !this.closing.has(h) }),
+        ended: async (h) => ({ ended: await this.worker.diedDuring(h), crashed: this.worker.crashed(h) }),
         readBytes: () => this.samples.readBytes(),
       },
       () => this.gate,
@@ -95,16 +97,9 @@ export class AppService implements RamforgeHostApi {
     this.library = new ModelLibrary({ ...opts, emit: (e) => this.emit(e) });
   }
 
-  private readonly writeGuards: ((path: string) => boolean)[] = [];
-
   /** Tells paths still being written (browser mode's uploads in progress): those are never loaded. */
   guardWrites(isBeingWritten: (path: string) => boolean): void {
-    this.writeGuards.push(isBeingWritten);
-  }
-
-  private beingWritten(path: string): boolean {
-    // A partial download or upload of ours (or of a browser) keeps this suffix until it is whole.
-    return /\.(part|partial|crdownload|download)$/i.test(path) || this.writeGuards.some((g) => g(resolve(path)));
+    this.writes.add(isBeingWritten);
   }
 
   onEvent(listener: (e: ApiEvent) => void): () => void {
@@ -167,47 +162,23 @@ export class AppService implements RamforgeHostApi {
     this.library.cancelPull(url);
   }
 
-  private async startHost(s: RunSettings, files: string[]): Promise<HostLike> {
-    await this.stopHost();
-    const opts: Parameters<HostFactory>[0] = {
+  private startHost(s: RunSettings, files: string[]): Promise<HostLike> {
+    this.samples.newWorker();
+    return this.worker.start({
       enforceRam: s.enforceRam,
+      ...(s.ramBytes !== null ? { ramBytes: s.ramBytes } : {}),
       // As every capped run starts (worker/start-worker.ts): from a cold page cache.
       ...(s.enforceRam ? { coldStart: files } : {}),
       onSample: (sample) => {
-        if (this.host !== host) return;
         this.samples.add(sample);
         this.emit({ type: 'sample', sample });
       },
-      onCgroupSample: (c) => {
-        if (this.host !== host) return;
-        this.emit({ type: 'cgroup-sample', ...c });
-      },
-      onServeStep: () => {
-        if (this.host === host) this.throughput.pass();
-      },
-    };
-    if (s.ramBytes !== null) opts.ramBytes = s.ramBytes;
-    let host: HostLike | null = null;
-    this.samples.newWorker();
-    host = await this.opts.hostFactory(opts);
-    const h = host;
-    this.host = h;
-    void h.exited.then((exit) => this.onExit(h, exit));
-    return h;
+      onCgroupSample: (c) => this.emit({ type: 'cgroup-sample', ...c }),
+      onServeStep: () => this.throughput.pass(),
+    });
   }
 
-  private async stopHost(): Promise<void> {
-    const h = this.host;
-    this.host = null;
-    if (!h) return;
-    this.closing.add(h);
-    await h.close().catch(() => h.kill());
-  }
-
-  private onExit(h: HostLike, exit: WorkerExit): void {
-    this.dead.add(h);
-    if (this.closing.has(h) || this.host !== h) return;
-    this.host = null;
+  private onExit(exit: WorkerExit): void {
     const message = describeExit(exit);
     if (this.activeRequest) {
       this.emit({ type: 'generation-error', requestId: this.activeRequest, message });
@@ -216,19 +187,12 @@ export class AppService implements RamforgeHostApi {
     this.setState({ status: 'crashed', lastExit: exit, message });
   }
 
-  /** After an operation failed: did the worker die (then onExit already set the state)? */
-  private async diedDuring(h: HostLike): Promise<boolean> {
-    if (this.dead.has(h)) return true;
-    await Promise.race([h.exited, new Promise((r) => setTimeout(r, 300))]);
-    return this.dead.has(h);
-  }
-
   async load(path: unknown, settings: unknown): Promise<ModelInfo> {
     const p = checkString(path, 'path');
     const s = checkSettings(settings);
     if (isModelUrl(p)) throw new Error('a model URL can be planned but not loaded: download it first (ramforge pull URL)');
     if (this.state.status === 'loading' || this.state.status === 'generating') throw new Error(`busy: the engine is ${this.state.status}`);
-    if (this.beingWritten(p)) throw new Error(`${p} is still being written (an upload or a download in progress): load it once it has arrived whole`);
+    if (this.writes.isBeingWritten(p)) throw new Error(`${p} is still being written (an upload or a download in progress): load it once it has arrived whole`);
     this.setState({ status: 'loading', model: null, settings: s, message: null });
     // The load is prepared out of process, by the CLI's own preparation with the hardened
     // reader: the shape, the plan, the load parameters `ramforge run` would use, and the
@@ -238,7 +202,7 @@ export class AppService implements RamforgeHostApi {
     try {
       prepared = await this.library.prepareLoad(p, s);
     } catch (e) {
-      await this.stopHost();
+      await this.worker.stop();
       this.setState({ status: 'idle', message: (e as Error).message });
       throw e;
     }
@@ -262,8 +226,8 @@ export class AppService implements RamforgeHostApi {
       this.setState({ status: 'ready', model: info, message: null });
       return info;
     } catch (e) {
-      if (!(await this.diedDuring(h))) {
-        await this.stopHost();
+      if (!(await this.worker.diedDuring(h))) {
+        await this.worker.stop();
         this.setState({ status: 'idle', message: (e as Error).message });
       }
       throw e;
@@ -272,7 +236,7 @@ export class AppService implements RamforgeHostApi {
 
   async unload(): Promise<void> {
     if (this.state.status === 'generating') throw new Error('busy: stop the generation first');
-    await this.stopHost();
+    await this.worker.stop();
     this.setState({ status: 'idle', model: null, message: null });
   }
 
@@ -295,7 +259,7 @@ export class AppService implements RamforgeHostApi {
   }
 
   private async runGeneration(requestId: string, params: GenerateParams): Promise<GenerationResult> {
-    const h = this.host;
+    const h = this.worker.host;
     if (!h || this.state.status !== 'ready') {
       const msg = this.state.status === 'generating' ? 'busy: a generation is running' : 'no model is loaded';
       this.emit({ type: 'generation-error', requestId, message: msg });
@@ -330,7 +294,7 @@ export class AppService implements RamforgeHostApi {
       this.emit({ type: 'generation-done', requestId, result, reportId });
       return result;
     } catch (e) {
-      if (!(await this.diedDuring(h))) {
+      if (!(await this.worker.diedDuring(h))) {
         this.activeRequest = null;
         this.setState({ status: 'ready', message: (e as Error).message });
         this.emit({ type: 'generation-error', requestId, message: (e as Error).message });
@@ -364,15 +328,15 @@ export class AppService implements RamforgeHostApi {
   async stop(): Promise<void> {
     this.uiAbort?.abort();
     // With API requests on the worker, only the app's own generation stops (its signal above).
-    if (this.apiBackend.running === 0) this.host?.cancel();
+    if (this.apiBackend.running === 0) this.worker.host?.cancel();
   }
 
   async killWorker(): Promise<void> {
-    this.host?.kill();
+    this.worker.host?.kill();
   }
 
   async restart(): Promise<EngineState> {
-    await this.stopHost();
+    await this.worker.stop();
     this.activeRequest = null;
     if (this.lastLoad) {
       this.setState({ status: 'idle', message: null });
@@ -446,7 +410,7 @@ export class AppService implements RamforgeHostApi {
   async close(): Promise<void> {
     this.library.close();
     await this.apiControl.close();
-    await this.stopHost();
+    await this.worker.stop();
     this.listeners.clear();
   }
 }
