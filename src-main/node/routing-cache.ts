@@ -62,8 +62,10 @@ export function recordRunRouting(file: string, samples: readonly { experts?: Exp
 
 /** Adds a run's routing to what earlier runs of the file recorded. Failing to write costs only the record. */
 export async function recordRouting(file: string, r: RoutingRecord | null): Promise<void> {
+  // A run without an expert cache (every dense run) costs nothing here.
+  if (!r) return;
   const k = keyOf(file);
-  if (!k || !r) return;
+  if (!k) return;
   const c = read();
   const merged = mergeRouting(c.models[k] ?? null, r);
   delete c.models[k];

@@ -212,12 +212,15 @@ export class ResidencyRuntime {
     // stream schedule's (with no budget they stream as whole tensors, as the plan says).
     const moe = this.params.ramBytes !== undefined ? this.expertShape() : null;
     const apart = new Set(moe ? inv.tensors.filter((t) => isExpertTensor(t.name) && ram(t)).map((t) => t.name) : []);
-    const layers: WeightLayer[] = inv.layers
-      .filter((l) => this.tiers[l.index] !== 'vram')
-      .map((l) => {
-        const tensors = inv.tensors.filter((t) => t.layer === l.index && ram(t) && !this.keepResident.has(t.name) && !apart.has(t.name)).map((t) => ({ name: t.name, nbytes: t.bytes }));
-        return { bytes: tensors.reduce((s, t) => s + t.nbytes, 0), tensors };
-      });
+    // Each RAM layer's weights the schedule streams or locks (not those `apart` holds).
+    const layerWeights = (): WeightLayer[] =>
+      inv.layers
+        .filter((l) => this.tiers[l.index] !== 'vram')
+        .map((l) => {
+          const tensors = inv.tensors.filter((t) => t.layer === l.index && ram(t) && !this.keepResident.has(t.name) && !apart.has(t.name)).map((t) => ({ name: t.name, nbytes: t.bytes }));
+          return { bytes: tensors.reduce((s, t) => s + t.nbytes, 0), tensors };
+        });
+    let layers = layerWeights();
     const persistentResident = inv.tensors
       .filter((t) => ram(t) && !rowsOnly.includes(t.name) && (t.layer < 0 || this.keepResident.has(t.name)))
       .reduce((s, t) => s + t.bytes, 0);
@@ -256,11 +259,7 @@ export class ResidencyRuntime {
           expertCache = { slotsPerLayer: eb.slotsPerLayer, cacheBytes: eb.cacheBytes, stagingBytes: eb.stagingBytes };
         } else {
           apart.clear();
-          const all = inv.layers.filter((l) => this.tiers[l.index] !== 'vram').map((l) => {
-            const ts = inv.tensors.filter((t) => t.layer === l.index && ram(t) && !this.keepResident.has(t.name)).map((t) => ({ name: t.name, nbytes: t.bytes }));
-            return { bytes: ts.reduce((x, t) => x + t.nbytes, 0), tensors: ts };
-          });
-          layers.splice(0, layers.length, ...all);
+          layers = layerWeights();
           b = budgetStream({ ...input, layers });
         }
       }
