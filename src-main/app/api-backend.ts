@@ -70,43 +70,14 @@ export class AppApiBackend implements ApiBackend {
   }
 
   async embed(texts: string[], signal: AbortSignal): Promise<EmbedResult> {
-    const asked = this.access.loaded();
-    const first = this.model();
-    if (first instanceof ApiError) throw first;
-    const leave = await this.gate().enter({ signal, limited: true });
-    this.running++;
-    const h = this.access.host();
-    try {
-      const m = this.model();
-      if (m instanceof ApiError) throw m;
-      if (this.access.loaded() !== asked || !h) throw unavailable('the model changed while the request waited: send it again', 'model_changed');
+    return this.onSequence(signal, 'input', async (h) => {
       if (!h.embed) throw unavailable('this worker does not compute embeddings', 'embeddings_unavailable');
-      return await h.embed(texts);
-    } catch (e) {
-      if (e instanceof ApiError || e instanceof QueueAbortedError || !h) throw e;
-      const { ended, crashed } = await this.access.ended(h);
-      const code = (e as { code?: unknown }).code;
-      const message = (e as Error)?.message ?? String(e);
-      if (ended) throw apiErrorOfWorker('WORKER_EXITED', message, crashed, 'input');
-      throw apiErrorOfWorker(typeof code === 'string' ? code : undefined, message, false, 'input');
-    } finally {
-      this.running--;
-      leave();
-    }
+      return h.embed(texts);
+    });
   }
 
   async generate(params: GenerateParams, onToken: (t: TokenEvent) => void, signal: AbortSignal): Promise<BackendRun> {
-    const asked = this.access.loaded();
-    const first = this.model();
-    if (first instanceof ApiError) throw first;
-    const leave = await this.gate().enter({ signal, limited: true });
-    this.running++;
-    const h = this.access.host();
-    try {
-      const m = this.model();
-      if (m instanceof ApiError) throw m;
-      // The app may have loaded another model while this request waited.
-      if (this.access.loaded() !== asked || !h) throw unavailable('the model changed while the request waited: send it again', 'model_changed');
+    return this.onSequence(signal, params.messages ? 'messages' : 'prompt', async (h, m) => {
       const mark = this.throughput.mark();
       const read0 = this.access.readBytes();
       const result = await h.generate(
@@ -133,14 +104,33 @@ export class AppApiBackend implements ApiBackend {
           decode_tok_s: hundredths(result.timings.decodeTokS),
         },
       };
+    });
+  }
+
+  /**
+   * `work` on one of the worker's sequences, once one is free: refused when no model serves,
+   * or when the app loaded another model while the request waited; a worker's failure becomes
+   * the API error it means (a worker that died is WORKER_EXITED), `param` naming the field.
+   */
+  private async onSequence<T>(signal: AbortSignal, param: 'messages' | 'prompt' | 'input', work: (h: HostLike, m: ServedModel) => Promise<T>): Promise<T> {
+    const asked = this.access.loaded();
+    const first = this.model();
+    if (first instanceof ApiError) throw first;
+    const leave = await this.gate().enter({ signal, limited: true });
+    this.running++;
+    const h = this.access.host();
+    try {
+      const m = this.model();
+      if (m instanceof ApiError) throw m;
+      if (this.access.loaded() !== asked || !h) throw unavailable('the model changed while the request waited: send it again', 'model_changed');
+      return await work(h, m);
     } catch (e) {
       if (e instanceof ApiError || e instanceof QueueAbortedError || !h) throw e;
       const { ended, crashed } = await this.access.ended(h);
       const code = (e as { code?: unknown }).code;
       const message = (e as Error)?.message ?? String(e);
-      const input = params.messages ? 'messages' : 'prompt';
-      if (ended) throw apiErrorOfWorker('WORKER_EXITED', message, crashed, input);
-      throw apiErrorOfWorker(typeof code === 'string' ? code : undefined, message, false, input);
+      if (ended) throw apiErrorOfWorker('WORKER_EXITED', message, crashed, param);
+      throw apiErrorOfWorker(typeof code === 'string' ? code : undefined, message, false, param);
     } finally {
       this.running--;
       leave();
