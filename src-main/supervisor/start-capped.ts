@@ -74,19 +74,26 @@ function safe<T>(f: () => T, fallback: T): T {
   }
 }
 
-export function startCapped(opts: StartCappedOptions): CappedRun {
+/** The options' limit and timeout, checked (the timeout defaults to 900 s; null means none). */
+function checkOptions(opts: StartCappedOptions): { timeoutS: number | null } {
   if (!Number.isSafeInteger(opts.limitBytes) || opts.limitBytes <= 0) {
     throw new RangeError(`limitBytes must be a positive integer, got ${opts.limitBytes}`);
   }
   const timeoutS = opts.timeoutS === undefined ? 900 : opts.timeoutS;
   if (timeoutS !== null && !(timeoutS > 0)) throw new RangeError(`timeoutS must be > 0 or null, got ${timeoutS}`);
+  return { timeoutS };
+}
+
+type Limit = { bytes: number; exact: string; notes: string[] };
+
+/** A fresh group with the limit set, tracked for the signal handlers; removed again if the limit cannot be set. */
+function openGroup(opts: StartCappedOptions): { group: MemoryGroup; limit: Limit } {
   const found = opts.detection ?? detectCgroup();
   if (!found.usable) throw new CgroupUnavailableError(found.reason);
-
   // Best effort, in the background: groups of supervisors that died without cleaning up.
   void sweepStaleGroups(found, opts.namePrefix).catch(() => undefined);
   const group: MemoryGroup = createGroup(found, groupName(opts.namePrefix));
-  let limit: { bytes: number; exact: string; notes: string[] };
+  let limit: Limit;
   try {
     limit = group.setLimit(opts.limitBytes);
   } catch (e) {
@@ -94,13 +101,17 @@ export function startCapped(opts: StartCappedOptions): CappedRun {
     throw new CgroupUnavailableError(`could not set the limit on ${group.dir}: ${(e as Error).message}`);
   }
   trackGroup(group, opts.handleSignals ?? true);
+  return { group, limit };
+}
 
+/** The report before any reading: the group, its limit, nothing measured yet. */
+function emptyReport(group: MemoryGroup, limit: Limit, requested: number): CgroupReport {
   const report: CgroupReport = {
     version: group.version,
     path: group.dir,
     limit_bytes: limit.bytes,
     limit_bytes_exact: limit.exact,
-    limit_bytes_requested: opts.limitBytes,
+    limit_bytes_requested: requested,
     peak_bytes: null,
     max_events: null,
     oom_kills: null,
@@ -113,13 +124,16 @@ export function startCapped(opts: StartCappedOptions): CappedRun {
     reasons: {},
   };
   if (limit.notes.length > 0) report.reasons.limit_notes = limit.notes.join('; ');
+  return report;
+}
 
-  const t0 = performance.now();
+/**
+ * The group's readings into the report: `sample()` its usage now (the stat at each new maximum,
+ * the listener told), `readCounters()` its peak, limit hits, OOM kills and swap as the kernel
+ * counts them now.
+ */
+function groupReadings(group: MemoryGroup, report: CgroupReport, opts: StartCappedOptions, t0: number) {
   let maxSample = -1;
-  let timedOut = false;
-  let stoppedReason: string | null = null;
-  let startError: string | null = null;
-
   const sampleStat = (tMs: number) => {
     const s = safe(() => group.stat(), null);
     if (s === null) return;
@@ -138,7 +152,6 @@ export function startCapped(opts: StartCappedOptions): CappedRun {
       if (sel.reasons[k]) report.reasons[`stat.${k}`] = sel.reasons[k]!;
     }
   };
-
   const sample = () => {
     const usage = safe(() => group.usage(), null);
     if (usage === null) return;
@@ -149,13 +162,31 @@ export function startCapped(opts: StartCappedOptions): CappedRun {
       sampleStat(tMs);
     }
     try {
-      opts.onSample?.({ tMs, usageBytes: usage, limitBytes: limit.bytes });
+      opts.onSample?.({ tMs, usageBytes: usage, limitBytes: report.limit_bytes });
     } catch (e) {
       // A broken listener must not stop the watch or the cleanup.
       process.emitWarning(`supervisor onSample threw: ${(e as Error).message}`);
     }
   };
+  const readCounters = () => {
+    report.oom_kills = put(report, 'oom_kills', safe(() => group.oomKills(), { value: null, reason: 'unreadable' }));
+    report.max_events = put(report, 'max_events', safe(() => group.maxEvents(), { value: null, reason: 'unreadable' }));
+    report.swap_peak_bytes = put(report, 'swap_peak_bytes', safe(() => group.swapPeak(), { value: null, reason: 'unreadable' }));
+    const kpeak = safe(() => group.peak(), { value: null, reason: 'unreadable' } as Reading);
+    if (kpeak.value !== null) report.peak_bytes = put(report, 'peak_bytes', kpeak);
+    else if (maxSample >= 0) {
+      report.peak_bytes = maxSample;
+      report.sources.peak_bytes = `samples (max of ${report.usage_samples} readings every ${opts.sampleMs ?? 100} ms; ${kpeak.reason})`;
+    } else report.reasons.peak_bytes = `${kpeak.reason}; no usage sample was taken`;
+  };
+  return { sample, readCounters };
+}
 
+/**
+ * The worker started inside the group (the shell joins it, then exec()s the worker). A spawn
+ * that throws removes the group at once; `startError` says why a started worker was stopped.
+ */
+function spawnInGroup(group: MemoryGroup, opts: StartCappedOptions): { child: ChildProcess; startError: string | null } {
   let child: ChildProcess;
   try {
     child = spawn('/bin/sh', ['-c', JOIN_SCRIPT, 'ramforge-join', group.procsFile, opts.command, ...(opts.args ?? [])], {
@@ -172,6 +203,7 @@ export function startCapped(opts: StartCappedOptions): CappedRun {
     untrackGroup(group);
     throw e;
   }
+  let startError: string | null = null;
   // Belt and braces: also move the pid from here. A no-op once the shell has joined; if it
   // fails for a live process the group is unusable and the worker is stopped.
   if (child.pid !== undefined) {
@@ -186,39 +218,39 @@ export function startCapped(opts: StartCappedOptions): CappedRun {
       }
     }
   }
+  return { child, startError };
+}
 
-  // Peak, limit hits, OOM kills and swap as the kernel counts them now.
-  const readCounters = () => {
-    report.oom_kills = put(report, 'oom_kills', safe(() => group.oomKills(), { value: null, reason: 'unreadable' }));
-    report.max_events = put(report, 'max_events', safe(() => group.maxEvents(), { value: null, reason: 'unreadable' }));
-    report.swap_peak_bytes = put(report, 'swap_peak_bytes', safe(() => group.swapPeak(), { value: null, reason: 'unreadable' }));
-    const kpeak = safe(() => group.peak(), { value: null, reason: 'unreadable' } as Reading);
-    if (kpeak.value !== null) report.peak_bytes = put(report, 'peak_bytes', kpeak);
-    else if (maxSample >= 0) {
-      report.peak_bytes = maxSample;
-      report.sources.peak_bytes = `samples (max of ${report.usage_samples} readings every ${opts.sampleMs ?? 100} ms; ${kpeak.reason})`;
-    } else report.reasons.peak_bytes = `${kpeak.reason}; no usage sample was taken`;
-  };
+/** What the run's end needs to know about how it went, as it went. */
+interface RunState {
+  timedOut: boolean;
+  stoppedReason: string | null;
+  startError: string | null;
+}
 
-  const sampler = setInterval(sample, opts.sampleMs ?? 100);
-  const timer =
-    timeoutS === null
-      ? null
-      : setTimeout(() => {
-          timedOut = true;
-          safe(() => group.killAll(), undefined);
-        }, timeoutS * 1000);
-
-  const done = new Promise<SupervisedOutcome>((resolve) => {
+/**
+ * The outcome once the worker has ended: the last readings, the group removed, the verdict.
+ * Resolves once, never rejects (a failure while finishing still removes the group).
+ */
+function outcomeWhenDone(
+  child: ChildProcess,
+  group: MemoryGroup,
+  report: CgroupReport,
+  readings: ReturnType<typeof groupReadings>,
+  state: RunState,
+  timeoutS: number | null,
+  t0: number,
+  stopWatching: () => void,
+): Promise<SupervisedOutcome> {
+  return new Promise<SupervisedOutcome>((resolve) => {
     let finished = false;
     const finish = async (code: number | null, signal: NodeJS.Signals | null) => {
       if (finished) return;
       finished = true;
-      clearInterval(sampler);
-      if (timer) clearTimeout(timer);
+      stopWatching();
       const wallMs = Math.round(performance.now() - t0);
-      sample(); // last reading while the group still holds what the worker left (page cache)
-      readCounters();
+      readings.sample(); // last reading while the group still holds what the worker left (page cache)
+      readings.readCounters();
       const rm = await killAndRemove(group);
       report.removed = rm.removed;
       if (rm.reason) report.reasons.removed = rm.reason;
@@ -227,11 +259,11 @@ export function startCapped(opts: StartCappedOptions): CappedRun {
         workerExitCode: code,
         workerSignal: signal,
         workerSignalNumber: signal ? (osConstants.signals[signal] ?? null) : null,
-        timedOut,
+        timedOut: state.timedOut,
         timeoutS: timeoutS ?? 0,
-        stoppedReason,
+        stoppedReason: state.stoppedReason,
         oomKills: report.oom_kills,
-        startError,
+        startError: state.startError,
       });
       resolve({ ...verdict, workerExitCode: code, signal, wallMs, cgroup: report });
     };
@@ -255,24 +287,47 @@ export function startCapped(opts: StartCappedOptions): CappedRun {
     child.once('error', (err) => {
       // 'error' also reports failed kill()/send(); only a spawn failure leaves no pid.
       if (child.pid === undefined) {
-        startError = err.message;
+        state.startError = err.message;
         void finishSafely(null, null);
       }
     });
   });
+}
+
+export function startCapped(opts: StartCappedOptions): CappedRun {
+  const { timeoutS } = checkOptions(opts);
+  const { group, limit } = openGroup(opts);
+  const report = emptyReport(group, limit, opts.limitBytes);
+  const t0 = performance.now();
+  const readings = groupReadings(group, report, opts, t0);
+  const { child, startError } = spawnInGroup(group, opts);
+  const state: RunState = { timedOut: false, stoppedReason: null, startError };
+
+  const sampler = setInterval(readings.sample, opts.sampleMs ?? 100);
+  const timer =
+    timeoutS === null
+      ? null
+      : setTimeout(() => {
+          state.timedOut = true;
+          safe(() => group.killAll(), undefined);
+        }, timeoutS * 1000);
+  const stopWatching = () => {
+    clearInterval(sampler);
+    if (timer) clearTimeout(timer);
+  };
 
   return {
     child,
     cgroupPath: group.dir,
-    done,
+    done: outcomeWhenDone(child, group, report, readings, state, timeoutS, t0, stopWatching),
     kill(reason: string) {
-      if (stoppedReason === null && !timedOut) stoppedReason = reason;
+      if (state.stoppedReason === null && !state.timedOut) state.stoppedReason = reason;
       safe(() => group.killAll(), undefined);
     },
     snapshot(): CgroupReport {
       if (!report.removed) {
-        sample();
-        readCounters();
+        readings.sample();
+        readings.readCounters();
       }
       return structuredClone(report);
     },
