@@ -31,18 +31,40 @@ const q = (value: number | null, formula: string): Quantity => ({ value, formula
  * token_embd beside a separate output head (one row of it per token).
  */
 export function weightsReadPerToken(view: ModelView): number {
-  const embd = view.persistent.tensors.find((t) => t.name === 'token_embd.weight');
-  const tied = !view.persistent.tensors.some((t) => t.name.startsWith('output.'));
-  return sum(view.layers.map((l) => l.bytes)) + view.persistent.bytes - (embd && !tied ? embd.nbytes : 0);
+  return sum(view.layers.map((l) => l.bytes)) + view.persistent.bytes - embdNotResidentBytes(view);
 }
 
-export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
+/** token_embd's bytes when a separate output head sits beside it (read a row per token), else 0. */
+function embdNotResidentBytes(view: ModelView): number {
+  const embd = view.persistent.tensors.find((t) => t.name === 'token_embd.weight');
+  const tied = !view.persistent.tensors.some((t) => t.name.startsWith('output.'));
+  return embd && !tied ? embd.nbytes : 0;
+}
+
+/** The run's shape with the planner's defaults filled in, and the model's sizes it needs. */
+interface Shape {
+  kvTypeBytes: number;
+  prefetchDepth: number;
+  ctx: number;
+  ubatch: number;
+  ramBw: number;
+  vramBw: number;
+  parallel: number;
+  headDim: number;
+  valueDim: number;
+  nHead: number;
+  nEmbd: number;
+  nVocab: number;
+  nFf: number;
+  blockCount: number;
+}
+
+/** The input checked and defaulted, the model's dimensions required; PlanInputError says what is missing. */
+function planShape(view: ModelView, input: PlanInput): Shape {
   const kvTypeBytes = input.kvTypeBytes ?? 2;
   const prefetchDepth = input.prefetchDepth ?? DEFAULT_PREFETCH_DEPTH;
   const ctx = input.ctx;
   const ubatch = input.ubatch ?? Math.min(512, ctx);
-  const ramBw = input.memoryBandwidthBytesPerS ?? DEFAULT_RAM_BW;
-  const vramBw = input.vramBandwidthBytesPerS ?? DEFAULT_VRAM_BW;
   validateInput(input, ctx, prefetchDepth, kvTypeBytes, ubatch);
   if (view.vocabOnly) throw new PlanInputError('this file holds no weights (vocab-only GGUF): nothing to plan');
   const need = (v: number | null, what: string): number => {
@@ -50,78 +72,109 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
     return v;
   };
   const headDim = need(view.headDim, 'the head size (embedding_length / head_count or attention.key_length)');
-  const valueDim = view.valueDim ?? headDim;
   const nHead = need(view.headCount, 'attention.head_count');
   const nEmbd = need(view.embeddingLength, 'embedding_length');
   const nVocab = need(view.vocabSize, 'the vocabulary size');
-  const nFf = view.feedForwardLength ?? 4 * nEmbd;
   const blockCount = view.layers.length;
   if (blockCount === 0) throw new PlanInputError('cannot plan: the model has no layer (blk.N.*) tensors');
-
-  // --- weights and fixed costs
   const parallel = input.parallel ?? 1;
   if (!Number.isInteger(parallel) || parallel < 1 || parallel > 64) throw new PlanInputError(`parallel must be an integer 1..64 (got ${parallel})`);
+  return {
+    kvTypeBytes,
+    prefetchDepth,
+    ctx,
+    ubatch,
+    ramBw: input.memoryBandwidthBytesPerS ?? DEFAULT_RAM_BW,
+    vramBw: input.vramBandwidthBytesPerS ?? DEFAULT_VRAM_BW,
+    parallel,
+    headDim,
+    valueDim: view.valueDim ?? headDim,
+    nHead,
+    nEmbd,
+    nVocab,
+    nFf: view.feedForwardLength ?? 4 * nEmbd,
+    blockCount,
+  };
+}
+
+/** Memory that does not depend on where layers live: KV per layer, resident persistent weights, buffers. */
+function fixedCosts(view: ModelView, input: PlanInput, sh: Shape) {
   // Every sequence has its own KV cache of ctx tokens.
-  const kvFor = (i: number) => kvBytesForLayer(view.headCountKvByLayer?.[i] ?? (view.headCountKv as number), headDim, valueDim, ctx * parallel, kvTypeBytes);
+  const kvFor = (i: number) => kvBytesForLayer(view.headCountKvByLayer?.[i] ?? (view.headCountKv as number), sh.headDim, sh.valueDim, sh.ctx * sh.parallel, sh.kvTypeBytes);
   const kvPerLayer = view.layers.map((l) => kvFor(l.index));
-  const kvTotal = sum(kvPerLayer.map((k) => k.value as number));
   const persistent = view.persistent.bytes;
   // With a separate output head, decode reads one row of token_embd per token (get_rows): it
   // need not stay resident, and the kernel evicts its untouched pages first. Tied, it is the
   // output head too and is read whole every token.
-  const tokenEmbd = view.persistent.tensors.find((t) => t.name === 'token_embd.weight');
-  const tied = !view.persistent.tensors.some((t) => t.name.startsWith('output.'));
-  const embdNotResident = tokenEmbd && !tied ? tokenEmbd.nbytes : 0;
+  const embdNotResident = embdNotResidentBytes(view);
   // Layer tensors a draft reads through this model's copy are held resident like the
   // persistent ones (a draft reads them every drafted token).
   const draftShared = new Set(input.draft?.sharedTensors ?? []);
   const sharedLayerBytes = sum(view.layers.flatMap((l) => l.tensors.filter((t) => draftShared.has(t.name)).map((t) => t.nbytes)));
-  const persistentResident = persistent - embdNotResident + sharedLayerBytes;
-  const layerTotal = sum(view.layers.map((l) => l.bytes));
-  const compute = computeBufferBytes(nVocab, nHead, nEmbd, nFf, ctx, ubatch);
-  const overhead = runtimeOverheadBytes(view.tensorBytes, nVocab);
-  const computeB = compute.value as number;
-  const overheadB = overhead.value as number;
+  const compute = computeBufferBytes(sh.nVocab, sh.nHead, sh.nEmbd, sh.nFf, sh.ctx, sh.ubatch);
+  const overhead = runtimeOverheadBytes(view.tensorBytes, sh.nVocab);
+  return {
+    kvPerLayer,
+    kvTotal: sum(kvPerLayer.map((k) => k.value as number)),
+    persistent,
+    embdNotResident,
+    draftShared,
+    sharedLayerBytes,
+    persistentResident: persistent - embdNotResident + sharedLayerBytes,
+    layerTotal: sum(view.layers.map((l) => l.bytes)),
+    compute,
+    overhead,
+    computeB: compute.value as number,
+    overheadB: overhead.value as number,
+  };
+}
+type Fixed = ReturnType<typeof fixedCosts>;
 
-  // --- VRAM: the last layers, while weights + their KV fit beside the GPU compute buffer
+/** VRAM: the last layers, while weights + their KV fit beside the GPU compute buffer. */
+function placeVram(view: ModelView, input: PlanInput, f: Fixed): { tiers: Tier[]; vramUsed: number; vramFormula: string } {
   const tiers: Tier[] = view.layers.map(() => 'pinned');
   let vramUsed = 0;
   let vramFormula = 'no VRAM given';
   if (input.vramBytes !== undefined && input.vramBytes > 0) {
-    const budget = input.vramBytes - computeB - VRAM_CONTEXT_BYTES;
+    const budget = input.vramBytes - f.computeB - VRAM_CONTEXT_BYTES;
     for (let i = view.layers.length - 1; i >= 0; i--) {
-      const cost = (view.layers[i]?.bytes as number) + (kvPerLayer[i]?.value as number);
+      const cost = (view.layers[i]?.bytes as number) + (f.kvPerLayer[i]?.value as number);
       if (vramUsed + cost > budget) break;
       vramUsed += cost;
       tiers[i] = 'vram';
     }
-    vramFormula = `VRAM layers' weights + KV ${fb(vramUsed)} (budget ${fb(input.vramBytes)} − compute ${fb(computeB)} − GPU context ${fb(VRAM_CONTEXT_BYTES)})`;
+    vramFormula = `VRAM layers' weights + KV ${fb(vramUsed)} (budget ${fb(input.vramBytes)} − compute ${fb(f.computeB)} − GPU context ${fb(VRAM_CONTEXT_BYTES)})`;
   }
+  return { tiers, vramUsed, vramFormula };
+}
+
+export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
+  const sh = planShape(view, input);
+  const f = fixedCosts(view, input, sh);
+  const { tiers, vramUsed, vramFormula } = placeVram(view, input, f);
   const ramIdx = view.layers.map((_, i) => i).filter((i) => tiers[i] !== 'vram');
-  const kvRam = sum(ramIdx.map((i) => kvPerLayer[i]?.value as number));
+  const kvRam = sum(ramIdx.map((i) => f.kvPerLayer[i]?.value as number));
   const draftFixed = input.draft ? input.draft.ownWeightBytes + (input.draft.overhead.value ?? 0) : 0;
-  const fixed = persistentResident + kvRam + computeB + overheadB + draftFixed;
+  const fixed = f.persistentResident + kvRam + f.computeB + f.overheadB + draftFixed;
   // The shared tensors are counted with the persistent ones, not with their layers.
   const withoutShared = (l: LayerView): LayerView =>
-    draftShared.size === 0 ? l : { ...l, tensors: l.tensors.filter((t) => !draftShared.has(t.name)), bytes: l.bytes - sum(l.tensors.filter((t) => draftShared.has(t.name)).map((t) => t.nbytes)) };
-  const ramLayerBytes = ramIdx.map((i) => withoutShared(view.layers[i] as LayerView).bytes);
-  const allRamLayers = sum(ramLayerBytes);
+    f.draftShared.size === 0 ? l : { ...l, tensors: l.tensors.filter((t) => !f.draftShared.has(t.name)), bytes: l.bytes - sum(l.tensors.filter((t) => f.draftShared.has(t.name)).map((t) => t.nbytes)) };
+  const ramLayers = ramIdx.map((i) => withoutShared(view.layers[i] as LayerView));
+  const allRamLayers = sum(ramLayers.map((l) => l.bytes));
 
   // --- resident weights and streamed rest. Decode reads each weight once per pass: the budget
   // after fixed costs, the streaming window, the kernel's read-ahead and the headroom holds
   // weights that are never read again; the rest streams through the window.
-  const ramLayers = ramIdx.map((i) => withoutShared(view.layers[i] as LayerView));
   const budget = budgetStream({
     capBytes: input.ramBytes,
-    nonWeightBytes: fixed - persistentResident,
-    persistentResidentBytes: persistentResident,
+    nonWeightBytes: fixed - f.persistentResident,
+    persistentResidentBytes: f.persistentResident,
     layers: ramLayers,
-    prefetchDepth,
+    prefetchDepth: sh.prefetchDepth,
     readaheadBytes: input.readaheadBytes ?? DEFAULT_READAHEAD_BYTES,
   });
-  const { verdict, selection, unitBytes, headroomBytes: headroom, readaheadBytes: readahead } = budget;
-  const window = budget.windowBytes;
-  const streamingReserve = verdict === 'fits' ? 0 : window + readahead;
+  const { verdict, selection } = budget;
+  const streamingReserve = verdict === 'fits' ? 0 : budget.windowBytes + budget.readaheadBytes;
   const streamedByLayer = new Map<number, number>();
   ramIdx.forEach((i, k) => {
     const sb = selection.perLayer[k] ?? 0;
@@ -132,7 +185,7 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
   const layers: LayerPlan[] = view.layers.map((l, i) => ({
     index: l.index,
     bytes: l.bytes,
-    kvBytes: kvPerLayer[i]?.value as number,
+    kvBytes: f.kvPerLayer[i]?.value as number,
     tier: tiers[i] as Tier,
     streamedBytes: streamedByLayer.get(i) ?? 0,
   }));
@@ -140,85 +193,43 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
     const ls = layers.filter((l) => l.tier === t);
     return { layers: ls.map((l) => l.index), bytes: sum(ls.map((l) => l.bytes)) };
   };
-  const vram = pick('vram');
-  const pinned = pick('pinned');
-  const streamed = pick('streamed');
+  const tierSets = { vram: pick('vram'), pinned: pick('pinned'), streamed: pick('streamed') };
   const streamedBytes = selection.bytes;
   const residentLayerBytes = allRamLayers - streamedBytes;
 
   // --- predictions
-  const ramTouched = persistentResident + allRamLayers;
-  const speed = predictedTokS(streamedBytes, input.diskBandwidthBytesPerS, ramTouched, ramBw, vram.bytes, vramBw);
-  const minimum = budget.minimumCapBytes;
-  const full = budget.fullResidencyCapBytes;
-  const used = verdict === 'cannot-run' ? null : fixed + residentLayerBytes + streamingReserve + headroom;
-  const floor = Math.max(0, persistentResident + allRamLayers - (input.ramBytes - fixed + persistentResident));
-
-  const draft = input.draft ? draftSection(view, input, input.draft, { verdict, streamedBytes, residentLayerBytes: residentLayerBytes + sharedLayerBytes, sharedLayerBytes, minimum: budget.minimumCapBytes }) : null;
-  const reason = reasonFor(verdict, { input, pinned: pinned.layers.length, streamed: streamed.layers.length, vram: vram.layers.length, streamedBytes, minimum, full, tok: speed.value });
+  const speed = predictedTokS(streamedBytes, input.diskBandwidthBytesPerS, f.persistentResident + allRamLayers, sh.ramBw, tierSets.vram.bytes, sh.vramBw);
+  const used = verdict === 'cannot-run' ? null : fixed + residentLayerBytes + streamingReserve + budget.headroomBytes;
+  const draft = input.draft ? draftSection(view, input, input.draft, { verdict, streamedBytes, residentLayerBytes: residentLayerBytes + f.sharedLayerBytes, sharedLayerBytes: f.sharedLayerBytes, minimum: budget.minimumCapBytes }) : null;
+  const reason = reasonFor(verdict, { input, pinned: tierSets.pinned.layers.length, streamed: tierSets.streamed.layers.length, vram: tierSets.vram.layers.length, streamedBytes, minimum: budget.minimumCapBytes, full: budget.fullResidencyCapBytes, tok: speed.value });
   const notes: string[] = [];
-  if (view.contextLength !== null && ctx > view.contextLength) notes.push(`ctx ${ctx} is above the model's trained context length ${view.contextLength}`);
-  if (embdNotResident) notes.push(`token_embd (${fb(embdNotResident)}) is not held resident: one row of it is read per token, so it is left out of fixed RAM and of the per-token traffic`);
+  if (view.contextLength !== null && sh.ctx > view.contextLength) notes.push(`ctx ${sh.ctx} is above the model's trained context length ${view.contextLength}`);
+  if (f.embdNotResident) notes.push(`token_embd (${fb(f.embdNotResident)}) is not held resident: one row of it is read per token, so it is left out of fixed RAM and of the per-token traffic`);
   if (input.vramBytes) notes.push('persistent tensors (embeddings, output) are planned in RAM even when layers go to VRAM');
 
   const plan: MemoryPlan = {
     schemaVersion: 1,
-    model: { architecture: view.architecture, name: view.name, blockCount, fileBytes: view.fileBytes, tensorBytes: view.tensorBytes },
+    model: { architecture: view.architecture, name: view.name, blockCount: sh.blockCount, fileBytes: view.fileBytes, tensorBytes: view.tensorBytes },
     input: {
       ramBytes: input.ramBytes,
       vramBytes: input.vramBytes ?? null,
-      ctx,
-      ubatch,
-      kvTypeBytes,
-      prefetchDepth,
+      ctx: sh.ctx,
+      ubatch: sh.ubatch,
+      kvTypeBytes: sh.kvTypeBytes,
+      prefetchDepth: sh.prefetchDepth,
       diskBandwidthBytesPerS: input.diskBandwidthBytesPerS,
       diskBandwidthSource: input.diskBandwidthSource ?? 'given',
-      memoryBandwidthBytesPerS: ramBw,
-      vramBandwidthBytesPerS: vramBw,
+      memoryBandwidthBytesPerS: sh.ramBw,
+      vramBandwidthBytesPerS: sh.vramBw,
       threads: input.threads ?? null,
-      parallel,
+      parallel: sh.parallel,
     },
     layers,
-    tiers: { vram, pinned, streamed },
-    quantities: {
-      persistentBytes: q(persistent, `sum of non-layer tensors' nbytes (${view.persistent.tensors.length} tensors) = ${fb(persistent)}`),
-      layerBytesTotal: q(layerTotal, `sum of blk.N.* tensors' nbytes over ${blockCount} layers = ${fb(layerTotal)}`),
-      kvBytesPerLayer: kvPerLayer[0] as Quantity,
-      kvBytesTotal: q(kvTotal, `sum over ${blockCount} layers of KV per layer = ${fb(kvTotal)}`),
-      kvRamBytes: q(kvRam, `KV of the ${ramIdx.length} layers not in VRAM = ${fb(kvRam)}`),
-      computeBufferBytes: compute,
-      runtimeOverheadBytes: overhead,
-      fixedRamBytes: q(fixed, `persistent ${fb(persistentResident)}${embdNotResident ? ' (without token_embd)' : ''} + KV in RAM ${fb(kvRam)} + compute ${fb(computeB)} + overhead ${fb(overheadB)}${draftFixed ? ` + draft ${fb(draftFixed)}` : ''} = ${fb(fixed)}`),
-      pinnedBytes: q(residentLayerBytes, `layer weights held resident (locked): all ${fb(allRamLayers)} − streamed ${fb(streamedBytes)} = ${fb(residentLayerBytes)}`),
-      streamingReserveBytes: q(
-        streamingReserve,
-        streamingReserve > 0
-          ? `window (read-ahead ${budget.prefetchDepth}${budget.prefetchDepth < prefetchDepth ? ` of at most ${prefetchDepth}: one layer's streamed units` : ''} + 1) × largest streamed tensor ${fb(unitBytes)} + kernel read-ahead ${fb(readahead)} = ${fb(streamingReserve)}`
-          : 'nothing streamed: 0',
-      ),
-      headroomBytes: q(headroom, `kept free so the kernel never reclaims during decode: max(${fb(HEADROOM_MIN_BYTES)}, ${HEADROOM_FRACTION * 100} % × cap) = ${fb(headroom)}`),
-      ramUsedBytes: q(
-        used,
-        used === null
-          ? 'does not fit: see minimumRamBytes'
-          : `fixed ${fb(fixed)} + resident layer weights ${fb(residentLayerBytes)} + streaming reserve ${fb(streamingReserve)} + headroom ${fb(headroom)} = ${fb(used)}`,
-      ),
-      vramUsedBytes: q(input.vramBytes ? vramUsed : null, vramFormula),
-      bytesReadPerToken: q(
-        streamedBytes,
-        streamedBytes > 0 ? `sum of the ${selection.tensors.length} streamed tensors' bytes (in ${streamed.layers.length} layers) = ${fb(streamedBytes)}` : 'nothing streamed: 0 B',
-      ),
-      floorBytesPerToken: q(
-        floor,
-        `weights read per token ${fb(persistentResident + allRamLayers)} − (cap ${fb(input.ramBytes)} − non-weight memory ${fb(fixed - persistentResident)}) = ${fb(floor)} (no schedule reads less)`,
-      ),
-      predictedDecodeTokS: verdict === 'cannot-run' ? q(null, 'cannot run at this cap') : speed,
-      minimumRamBytes: q(minimum, `fixed ${fb(fixed)} + window ${fb(window)} + kernel read-ahead ${fb(readahead)}, plus headroom = ${fb(minimum)}`),
-      fullResidencyRamBytes: q(full, `fixed ${fb(fixed)} + all RAM layers ${fb(allRamLayers)}, plus headroom = ${fb(full)}`),
-    },
+    tiers: tierSets,
+    quantities: planQuantities(view, input, sh, f, { ramIdx, kvRam, draftFixed, fixed, allRamLayers, budget, streamingReserve, streamedBytes, residentLayerBytes, used, speed, vramUsed, vramFormula, streamedLayers: tierSets.streamed.layers.length }),
     stream:
       verdict === 'out-of-core'
-        ? { tensors: selection.tensors, unitBytes, windowBytes: window, readaheadBytes: readahead, headroomBytes: headroom }
+        ? { tensors: selection.tensors, unitBytes: budget.unitBytes, windowBytes: budget.windowBytes, readaheadBytes: budget.readaheadBytes, headroomBytes: budget.headroomBytes }
         : null,
     draft,
     verdict,
@@ -226,7 +237,72 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
     notes,
   };
   // A mixture of experts: the same budget, with an expert cache beside the locked dense part.
-  return view.moe ? withExpertCache(plan, view, { fixedBytes: fixed, persistentResidentBytes: persistentResident, headroomBytes: headroom, readaheadBytes: readahead, ...(input.routing ? { routing: input.routing } : {}) }) : plan;
+  return view.moe ? withExpertCache(plan, view, { fixedBytes: fixed, persistentResidentBytes: f.persistentResident, headroomBytes: budget.headroomBytes, readaheadBytes: budget.readaheadBytes, ...(input.routing ? { routing: input.routing } : {}) }) : plan;
+}
+
+/** Each figure of the plan with the formula that gives it. */
+function planQuantities(
+  view: ModelView,
+  input: PlanInput,
+  sh: Shape,
+  f: Fixed,
+  x: {
+    ramIdx: number[];
+    kvRam: number;
+    draftFixed: number;
+    fixed: number;
+    allRamLayers: number;
+    budget: ReturnType<typeof budgetStream>;
+    streamingReserve: number;
+    streamedBytes: number;
+    residentLayerBytes: number;
+    used: number | null;
+    speed: Quantity;
+    vramUsed: number;
+    vramFormula: string;
+    streamedLayers: number;
+  },
+): MemoryPlan['quantities'] {
+  const { fixed, allRamLayers, budget, streamingReserve, streamedBytes, residentLayerBytes, used } = x;
+  const { persistentResident } = f;
+  const { headroomBytes: headroom, readaheadBytes: readahead, windowBytes: window } = budget;
+  const floor = Math.max(0, persistentResident + allRamLayers - (input.ramBytes - fixed + persistentResident));
+  return {
+    persistentBytes: q(f.persistent, `sum of non-layer tensors' nbytes (${view.persistent.tensors.length} tensors) = ${fb(f.persistent)}`),
+    layerBytesTotal: q(f.layerTotal, `sum of blk.N.* tensors' nbytes over ${sh.blockCount} layers = ${fb(f.layerTotal)}`),
+    kvBytesPerLayer: f.kvPerLayer[0] as Quantity,
+    kvBytesTotal: q(f.kvTotal, `sum over ${sh.blockCount} layers of KV per layer = ${fb(f.kvTotal)}`),
+    kvRamBytes: q(x.kvRam, `KV of the ${x.ramIdx.length} layers not in VRAM = ${fb(x.kvRam)}`),
+    computeBufferBytes: f.compute,
+    runtimeOverheadBytes: f.overhead,
+    fixedRamBytes: q(fixed, `persistent ${fb(persistentResident)}${f.embdNotResident ? ' (without token_embd)' : ''} + KV in RAM ${fb(x.kvRam)} + compute ${fb(f.computeB)} + overhead ${fb(f.overheadB)}${x.draftFixed ? ` + draft ${fb(x.draftFixed)}` : ''} = ${fb(fixed)}`),
+    pinnedBytes: q(residentLayerBytes, `layer weights held resident (locked): all ${fb(allRamLayers)} − streamed ${fb(streamedBytes)} = ${fb(residentLayerBytes)}`),
+    streamingReserveBytes: q(
+      streamingReserve,
+      streamingReserve > 0
+        ? `window (read-ahead ${budget.prefetchDepth}${budget.prefetchDepth < sh.prefetchDepth ? ` of at most ${sh.prefetchDepth}: one layer's streamed units` : ''} + 1) × largest streamed tensor ${fb(budget.unitBytes)} + kernel read-ahead ${fb(readahead)} = ${fb(streamingReserve)}`
+        : 'nothing streamed: 0',
+    ),
+    headroomBytes: q(headroom, `kept free so the kernel never reclaims during decode: max(${fb(HEADROOM_MIN_BYTES)}, ${HEADROOM_FRACTION * 100} % × cap) = ${fb(headroom)}`),
+    ramUsedBytes: q(
+      used,
+      used === null
+        ? 'does not fit: see minimumRamBytes'
+        : `fixed ${fb(fixed)} + resident layer weights ${fb(residentLayerBytes)} + streaming reserve ${fb(streamingReserve)} + headroom ${fb(headroom)} = ${fb(used)}`,
+    ),
+    vramUsedBytes: q(input.vramBytes ? x.vramUsed : null, x.vramFormula),
+    bytesReadPerToken: q(
+      streamedBytes,
+      streamedBytes > 0 ? `sum of the ${budget.selection.tensors.length} streamed tensors' bytes (in ${x.streamedLayers} layers) = ${fb(streamedBytes)}` : 'nothing streamed: 0 B',
+    ),
+    floorBytesPerToken: q(
+      floor,
+      `weights read per token ${fb(persistentResident + allRamLayers)} − (cap ${fb(input.ramBytes)} − non-weight memory ${fb(fixed - persistentResident)}) = ${fb(floor)} (no schedule reads less)`,
+    ),
+    predictedDecodeTokS: budget.verdict === 'cannot-run' ? q(null, 'cannot run at this cap') : x.speed,
+    minimumRamBytes: q(budget.minimumCapBytes, `fixed ${fb(fixed)} + window ${fb(window)} + kernel read-ahead ${fb(readahead)}, plus headroom = ${fb(budget.minimumCapBytes)}`),
+    fullResidencyRamBytes: q(budget.fullResidencyCapBytes, `fixed ${fb(fixed)} + all RAM layers ${fb(allRamLayers)}, plus headroom = ${fb(budget.fullResidencyCapBytes)}`),
+  };
 }
 
 /** What the draft costs the target at this cap, and whether it can pay off. */
