@@ -54,8 +54,25 @@ export function parseGgufHeader(bytes: Uint8Array, fileSize: number, options: Pa
   if (!Number.isSafeInteger(fileSize) || fileSize < bytes.length) throw new RangeError('fileSize must cover the given bytes');
   const c = new Cursor(bytes, fileSize);
   c.valuesLeft = opts.maxTotalArrayValues;
+  const version = readMagicAndVersion(c, bytes);
+  const { tensorCount, kvCount } = readCounts(c);
+  const { kv, kvByKey } = readMetadata(c, kvCount, opts);
+  const alignment = readAlignment(kvByKey.get('general.alignment'), opts.maxAlignment);
+  const tensorInfoOffset = c.pos;
+  const pending: PendingTensor[] = [];
+  const names = new Set<string>();
+  for (let i = 0; i < tensorCount; i++) {
+    const t = readTensorInfo(c, i, names, alignment, fileSize, opts);
+    checkTensorPlacement(t, pending[pending.length - 1], alignment);
+    pending.push(t);
+  }
+  const { dataOffset, tensors, tensorBytes } = placeTensorData(c, pending, tensorCount, alignment, fileSize);
+  return { version, kv, kvByKey, tensors, alignment, dataOffset, tensorInfoOffset, fileSize, tensorBytes };
+}
 
-  // --- magic and version
+type PendingTensor = Omit<GgufTensorInfo, 'start' | 'end'> & { offAt: number };
+
+function readMagicAndVersion(c: Cursor, bytes: Uint8Array): number {
   c.where = 'header';
   c.ensure(4, 'magic');
   const magic = c.u32('magic');
@@ -76,8 +93,11 @@ export function parseGgufHeader(bytes: Uint8Array, fileSize: number, options: Pa
   if (!(SUPPORTED_VERSIONS as readonly number[]).includes(version)) {
     throw new GgufError('BAD_VERSION', `GGUF version ${version} is not supported (supported: 2, 3)`, 4);
   }
+  return version;
+}
 
-  // --- counts, checked against what the rest of the file can hold
+/** The tensor and metadata counts, checked against what the rest of the file can hold. */
+function readCounts(c: Cursor): { tensorCount: number; kvCount: number } {
   const tensorCount = c.u64Safe('tensor count', (v, at) => new GgufError('TENSOR_COUNT', `tensor count ${v} is beyond what the file can hold`, at));
   const kvCount = c.u64Safe('kv count', (v, at) => new GgufError('KV_COUNT', `metadata count ${v} is beyond what the file can hold`, at));
   const afterCounts = c.remainingInFile();
@@ -87,8 +107,10 @@ export function parseGgufHeader(bytes: Uint8Array, fileSize: number, options: Pa
   if (kvCount * MIN_KV_BYTES + tensorCount * MIN_TENSOR_INFO_BYTES > afterCounts) {
     throw new GgufError('KV_COUNT', `metadata count ${kvCount} is beyond what the file can hold (${afterCounts} bytes remain, each pair needs at least ${MIN_KV_BYTES})`, 16);
   }
+  return { tensorCount, kvCount };
+}
 
-  // --- metadata
+function readMetadata(c: Cursor, kvCount: number, opts: Required<ParseOptions>): { kv: GgufKv[]; kvByKey: Map<string, GgufKv> } {
   const kv: GgufKv[] = [];
   const kvByKey = new Map<string, GgufKv>();
   for (let i = 0; i < kvCount; i++) {
@@ -107,92 +129,99 @@ export function parseGgufHeader(bytes: Uint8Array, fileSize: number, options: Pa
     kv.push(entry);
     kvByKey.set(key, entry);
   }
+  return { kv, kvByKey };
+}
 
-  // --- alignment
-  const alignment = readAlignment(kvByKey.get('general.alignment'), opts.maxAlignment);
-
-  // --- tensor infos
-  const tensorInfoOffset = c.pos;
-  const pending: Omit<GgufTensorInfo, 'start' | 'end'>[] = [];
-  const names = new Set<string>();
-  for (let i = 0; i < tensorCount; i++) {
-    const infoOffset = c.pos;
-    c.where = `tensor #${i}`;
-    const name = c.string('name', opts.maxStringBytes);
-    if (name.length === 0) throw new GgufError('TENSOR_NAME', `tensor #${i} has an empty name`, infoOffset);
-    const nameBytes = utf8Length(name);
-    if (nameBytes > MAX_TENSOR_NAME_BYTES) {
-      throw new GgufError('TENSOR_NAME', `tensor #${i} name is ${nameBytes} bytes long; the limit is ${MAX_TENSOR_NAME_BYTES}`, infoOffset);
-    }
-    if (names.has(name)) throw new GgufError('DUPLICATE_TENSOR', `duplicate tensor name '${name}'`, infoOffset);
-    names.add(name);
-    c.where = `tensor '${name}'`;
-    const nDimsAt = c.pos;
-    const nDims = c.u32('n_dims');
-    if (nDims === 0 || nDims > MAX_DIMS) {
-      throw new GgufError('BAD_DIMS', `tensor '${name}' has ${nDims} dimensions; must be 1 to ${MAX_DIMS}`, nDimsAt);
-    }
-    const dims: number[] = [];
-    let elements = 1n;
-    for (let d = 0; d < nDims; d++) {
-      const dimAt = c.pos;
-      const raw = c.i64(`dimension ${d}`);
-      if (raw <= 0n) throw new GgufError('BAD_DIM', `tensor '${name}' dimension ${d} is ${raw}; must be positive`, dimAt);
-      elements *= raw;
-      if (elements > BigInt(Number.MAX_SAFE_INTEGER)) {
-        throw new GgufError('ELEMENT_OVERFLOW', `tensor '${name}' element count overflows (over 2^53 - 1 at dimension ${d})`, dimAt);
-      }
-      dims.push(Number(raw));
-    }
-    const typeAt = c.pos;
-    const typeId = c.u32('type');
-    const info = ggmlTypeById(typeId);
-    if (!info) throw new GgufError('UNKNOWN_TENSOR_TYPE', `tensor '${name}' has unknown ggml type ${typeId}`, typeAt);
-    const ne0 = dims[0] as number;
-    if (ne0 % info.blockSize !== 0) {
-      throw new GgufError(
-        'ROW_NOT_BLOCK_MULTIPLE',
-        `tensor '${name}' of type ${info.name} has ${ne0} elements per row, not a multiple of the block size ${info.blockSize}`,
-        nDimsAt + 4,
-      );
-    }
-    const nElements = Number(elements);
-    const nbytes = (nElements / info.blockSize) * info.typeSize;
-    if (nbytes > fileSize) {
-      throw new GgufError('DATA_BEYOND_EOF', `tensor '${name}' needs ${nbytes} bytes of data, more than the whole file (${fileSize} bytes)`, infoOffset);
-    }
-    const offAt = c.pos;
-    const offset = c.u64Safe('offset', (v, at) => new GgufError('DATA_BEYOND_EOF', `tensor '${name}' offset ${v} is beyond the end of the file`, at));
-    if (offset % alignment !== 0) {
-      throw new GgufError('TENSOR_MISALIGNED', `tensor '${name}' offset ${offset} is not a multiple of the alignment ${alignment}`, offAt);
-    }
-    const prev = pending[pending.length - 1];
-    if (prev) {
-      if (offset < prev.offset) {
-        throw new GgufError('TENSOR_ORDER', `tensor '${name}' offset ${offset} comes before the previous tensor '${prev.name}' (${prev.offset}): offsets out of order`, offAt);
-      }
-      const prevEnd = prev.offset + prev.nbytes;
-      if (offset < prevEnd) {
-        throw new GgufError('TENSOR_OVERLAP', `tensor '${name}' at ${offset} overlaps '${prev.name}' which ends at ${prevEnd}`, offAt);
-      }
-      const expected = alignUp(prevEnd, alignment);
-      if (offset !== expected) {
-        throw new GgufError('TENSOR_GAP', `tensor '${name}' offset ${offset} leaves a gap after '${prev.name}' (expected ${expected}); llama.cpp requires packed tensor data`, offAt);
-      }
-    } else if (offset !== 0) {
-      throw new GgufError('TENSOR_GAP', `first tensor '${name}' starts at data offset ${offset}, expected 0`, offAt);
-    }
-    pending.push({ name, dims, typeId, typeName: info.name, nElements, nbytes, offset, infoOffset });
+/** Tensor info #i: its name, dimensions and type checked, its size within the file, its offset aligned. */
+function readTensorInfo(c: Cursor, i: number, names: Set<string>, alignment: number, fileSize: number, opts: Required<ParseOptions>): PendingTensor {
+  const infoOffset = c.pos;
+  c.where = `tensor #${i}`;
+  const name = c.string('name', opts.maxStringBytes);
+  if (name.length === 0) throw new GgufError('TENSOR_NAME', `tensor #${i} has an empty name`, infoOffset);
+  const nameBytes = utf8Length(name);
+  if (nameBytes > MAX_TENSOR_NAME_BYTES) {
+    throw new GgufError('TENSOR_NAME', `tensor #${i} name is ${nameBytes} bytes long; the limit is ${MAX_TENSOR_NAME_BYTES}`, infoOffset);
   }
+  if (names.has(name)) throw new GgufError('DUPLICATE_TENSOR', `duplicate tensor name '${name}'`, infoOffset);
+  names.add(name);
+  c.where = `tensor '${name}'`;
+  const nDimsAt = c.pos;
+  const { dims, elements } = readDims(c, name);
+  const typeAt = c.pos;
+  const typeId = c.u32('type');
+  const info = ggmlTypeById(typeId);
+  if (!info) throw new GgufError('UNKNOWN_TENSOR_TYPE', `tensor '${name}' has unknown ggml type ${typeId}`, typeAt);
+  const ne0 = dims[0] as number;
+  if (ne0 % info.blockSize !== 0) {
+    throw new GgufError(
+      'ROW_NOT_BLOCK_MULTIPLE',
+      `tensor '${name}' of type ${info.name} has ${ne0} elements per row, not a multiple of the block size ${info.blockSize}`,
+      nDimsAt + 4,
+    );
+  }
+  const nElements = Number(elements);
+  const nbytes = (nElements / info.blockSize) * info.typeSize;
+  if (nbytes > fileSize) {
+    throw new GgufError('DATA_BEYOND_EOF', `tensor '${name}' needs ${nbytes} bytes of data, more than the whole file (${fileSize} bytes)`, infoOffset);
+  }
+  const offAt = c.pos;
+  const offset = c.u64Safe('offset', (v, at) => new GgufError('DATA_BEYOND_EOF', `tensor '${name}' offset ${v} is beyond the end of the file`, at));
+  if (offset % alignment !== 0) {
+    throw new GgufError('TENSOR_MISALIGNED', `tensor '${name}' offset ${offset} is not a multiple of the alignment ${alignment}`, offAt);
+  }
+  return { name, dims, typeId, typeName: info.name, nElements, nbytes, offset, infoOffset, offAt };
+}
 
-  // --- data section
+function readDims(c: Cursor, name: string): { dims: number[]; elements: bigint } {
+  const nDimsAt = c.pos;
+  const nDims = c.u32('n_dims');
+  if (nDims === 0 || nDims > MAX_DIMS) {
+    throw new GgufError('BAD_DIMS', `tensor '${name}' has ${nDims} dimensions; must be 1 to ${MAX_DIMS}`, nDimsAt);
+  }
+  const dims: number[] = [];
+  let elements = 1n;
+  for (let d = 0; d < nDims; d++) {
+    const dimAt = c.pos;
+    const raw = c.i64(`dimension ${d}`);
+    if (raw <= 0n) throw new GgufError('BAD_DIM', `tensor '${name}' dimension ${d} is ${raw}; must be positive`, dimAt);
+    elements *= raw;
+    if (elements > BigInt(Number.MAX_SAFE_INTEGER)) {
+      throw new GgufError('ELEMENT_OVERFLOW', `tensor '${name}' element count overflows (over 2^53 - 1 at dimension ${d})`, dimAt);
+    }
+    dims.push(Number(raw));
+  }
+  return { dims, elements };
+}
+
+/** Tensor data packed as llama.cpp requires: in order, no overlap, no gap, the first at 0. */
+function checkTensorPlacement(t: PendingTensor, prev: PendingTensor | undefined, alignment: number): void {
+  const { name, offset, offAt } = t;
+  if (prev) {
+    if (offset < prev.offset) {
+      throw new GgufError('TENSOR_ORDER', `tensor '${name}' offset ${offset} comes before the previous tensor '${prev.name}' (${prev.offset}): offsets out of order`, offAt);
+    }
+    const prevEnd = prev.offset + prev.nbytes;
+    if (offset < prevEnd) {
+      throw new GgufError('TENSOR_OVERLAP', `tensor '${name}' at ${offset} overlaps '${prev.name}' which ends at ${prevEnd}`, offAt);
+    }
+    const expected = alignUp(prevEnd, alignment);
+    if (offset !== expected) {
+      throw new GgufError('TENSOR_GAP', `tensor '${name}' offset ${offset} leaves a gap after '${prev.name}' (expected ${expected}); llama.cpp requires packed tensor data`, offAt);
+    }
+  } else if (offset !== 0) {
+    throw new GgufError('TENSOR_GAP', `first tensor '${name}' starts at data offset ${offset}, expected 0`, offAt);
+  }
+}
+
+/** The data section's start, and each tensor's byte range in the file, inside it. */
+function placeTensorData(c: Cursor, pending: PendingTensor[], tensorCount: number, alignment: number, fileSize: number) {
   c.where = 'data section';
   const dataOffset = tensorCount > 0 ? alignUp(c.pos, alignment) : c.pos;
   if (dataOffset > fileSize) {
     throw new GgufError('TRUNCATED', `file is truncated: the data section would start at ${dataOffset}, past the end of the file (${fileSize} bytes)`, c.pos);
   }
   let tensorBytes = 0;
-  const tensors: GgufTensorInfo[] = pending.map((t) => {
+  const tensors: GgufTensorInfo[] = pending.map(({ offAt: _, ...t }) => {
     const start = dataOffset + t.offset;
     const end = start + t.nbytes;
     if (end > fileSize) {
@@ -201,8 +230,7 @@ export function parseGgufHeader(bytes: Uint8Array, fileSize: number, options: Pa
     tensorBytes += t.nbytes;
     return { ...t, start, end };
   });
-
-  return { version, kv, kvByKey, tensors, alignment, dataOffset, tensorInfoOffset, fileSize, tensorBytes };
+  return { dataOffset, tensors, tensorBytes };
 }
 
 function alignUp(n: number, a: number): number {
