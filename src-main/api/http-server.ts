@@ -3,6 +3,7 @@
 // nothing a client sends can throw out of a listener and end the process.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { RAMFORGE_VERSION } from '../shared/version.js';
 import type { ApiBackend } from './backend.js';
@@ -63,104 +64,113 @@ function routeOf(target: string | undefined): string | null {
   return p.startsWith('/v1/') ? p.slice(3) : p;
 }
 
+/** What every request's handling needs from the server it arrived at. */
+interface ServerContext {
+  opts: ApiServerOptions;
+  limits: BodyLimits;
+  auth: (req: IncomingMessage) => ApiError | null;
+  loopback: boolean;
+  /** The port listened on (known once listening). */
+  port: () => number;
+}
+
+/** Refused before the body was read: the answer, then the rest of the body read and dropped (bounded). */
+function refuseShaped(req: IncomingMessage, res: ServerResponse, e: ApiError, headers: Record<string, string>, shape?: ErrorShape): void {
+  drainRequest(req, (complete) => {
+    if (complete) return sendError(res, e, headers, shape);
+    sendError(res, e, { ...headers, connection: 'close' }, shape);
+    res.once('finish', () => req.socket.destroy());
+  });
+}
+
+/** One request: access, route and method checked, GETs answered, a POST's body read and handed on. */
+async function handleRequest(req: IncomingMessage, res: ServerResponse, cx: ServerContext): Promise<void> {
+  const { opts, limits } = cx;
+  const route = routeOf(req.url);
+  // Ollama's clients read `{"error": "message"}`; everything else gets OpenAI's shape.
+  const shape: ErrorShape | undefined = route !== null && isOllamaRoute(route) ? ollamaErrorBody : undefined;
+  const refuse = (req2: IncomingMessage, res2: ServerResponse, e: ApiError, headers: Record<string, string> = {}): void => refuseShaped(req2, res2, e, headers, shape);
+  const problem = accessProblem(req, cx.port(), cx.loopback);
+  if (problem) return refuse(req, res, problem);
+  const methods = route === null ? undefined : (ROUTES[route] ?? (route.startsWith('/models/') ? ['GET'] : undefined));
+  if (route === null || methods === undefined) return refuse(req, res, notFound(`unknown route: ${String(req.method)} ${String(req.url).slice(0, 200)}`, 'unknown_route'));
+  if (!methods.includes(req.method ?? '')) {
+    return refuse(req, res, new ApiError(405, 'invalid_request_error', `${route} accepts ${methods.join(', ')}, not ${String(req.method).slice(0, 20)}`, 'method_not_allowed'), { allow: methods.join(', ') });
+  }
+  if (route === '/health') {
+    const m = opts.backend.model();
+    return m instanceof ApiError ? refuse(req, res, m) : sendJson(res, 200, { status: 'ok' });
+  }
+  if (OLLAMA_OPEN_ROUTES.has(route)) return sendJson(res, 200, ollamaGet(route, opts.backend));
+  const denied = cx.auth(req);
+  if (denied) return refuse(req, res, denied);
+  if (shape && req.method === 'GET') return sendJson(res, 200, ollamaGet(route, opts.backend));
+  if (route === '/models') {
+    const m = opts.backend.model();
+    return sendJson(res, 200, modelList(m instanceof ApiError ? null : m));
+  }
+  if (route.startsWith('/models/')) {
+    const m = opts.backend.model();
+    let id = route.slice('/models/'.length);
+    try {
+      id = decodeURIComponent(id);
+    } catch {
+      // An id that is not valid percent-encoding names no model.
+    }
+    if (m instanceof ApiError || !namesModel(id, m)) return refuse(req, res, notFound(`the model '${id.slice(0, 200)}' does not exist`, 'model_not_found'));
+    return sendJson(res, 200, modelObject(m));
+  }
+  const ct = contentTypeProblem(req);
+  if (ct) return refuse(req, res, ct);
+  let body: unknown;
+  try {
+    body = await readJsonBody(req, limits);
+  } catch (e) {
+    if (e instanceof ClientGone) return void res.destroy();
+    const err = asApiError(e);
+    // Too slow: the client gets its answer and the connection goes. Too large: the rest is dropped.
+    if (err.status === 408) return sendError(res, err, { connection: 'close' }, shape);
+    return refuse(req, res, err);
+  }
+  const gone = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) gone.abort();
+  });
+  if (res.destroyed || req.socket.destroyed) gone.abort();
+  try {
+    await handlePost(route, body, shape, { backend: opts.backend, res, clientGone: gone.signal });
+  } catch (e) {
+    if (!gone.signal.aborted) sendError(res, asApiError(e), {}, shape);
+  }
+}
+
+/** A POST with its body read: Ollama's routes, embeddings, or a (chat) completion. */
+async function handlePost(route: string, body: unknown, shape: ErrorShape | undefined, x: { backend: ApiServerOptions['backend']; res: ServerResponse; clientGone: AbortSignal }): Promise<void> {
+  if (shape) return ollamaPost(route, body, x);
+  if (route === '/embeddings') return handleEmbeddings(validateEmbeddingsRequest(body), 'openai', x);
+  const chat = route === '/chat/completions';
+  const request = chat ? validateChatRequest(body) : validateCompletionRequest(body);
+  await handleCompletion(request, {
+    ...x,
+    meta: { id: `${chat ? 'chatcmpl' : 'cmpl'}-${randomUUID()}`, created: Math.floor(Date.now() / 1000), systemFingerprint: `ramforge-${RAMFORGE_VERSION}` },
+  });
+}
+
+/** Malformed requests, oversized headers, timeouts: Node's own 4xx where it still can. */
+function answerClientError(e: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable) return void socket.destroy();
+  const status = e.code === 'HPE_HEADER_OVERFLOW' ? 431 : e.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const text = JSON.stringify({ error: { message: status === 431 ? 'request headers too large' : status === 408 ? 'the request did not arrive in time' : 'malformed HTTP request', type: 'invalid_request_error', param: null, code: null } });
+  socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`);
+}
+
 export async function startApiServer(opts: ApiServerOptions): Promise<RunningApiServer> {
   const host = opts.host ?? '127.0.0.1';
-  const loopback = isLoopbackHost(host);
   const limits: BodyLimits = { ...DEFAULT_BODY_LIMITS, ...opts.body };
-  const auth = bearerCheck(opts.apiKey ?? null);
   const log = opts.log ?? ((l: string) => void process.stderr.write(l + '\n'));
   let port = 0;
-
-  /** Refused before the body was read: the answer, then the rest of the body read and dropped (bounded). */
-  const refuseShaped = (req: IncomingMessage, res: ServerResponse, e: ApiError, headers: Record<string, string>, shape?: ErrorShape): void => {
-    drainRequest(req, (complete) => {
-      if (complete) return sendError(res, e, headers, shape);
-      sendError(res, e, { ...headers, connection: 'close' }, shape);
-      res.once('finish', () => req.socket.destroy());
-    });
-  };
-
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const route = routeOf(req.url);
-    // Ollama's clients read `{"error": "message"}`; everything else gets OpenAI's shape.
-    const shape: ErrorShape | undefined = route !== null && isOllamaRoute(route) ? ollamaErrorBody : undefined;
-    const refuse = (req2: IncomingMessage, res2: ServerResponse, e: ApiError, headers: Record<string, string> = {}): void => refuseShaped(req2, res2, e, headers, shape);
-    const problem = accessProblem(req, port, loopback);
-    if (problem) return refuse(req, res, problem);
-    const methods = route === null ? undefined : (ROUTES[route] ?? (route.startsWith('/models/') ? ['GET'] : undefined));
-    if (route === null || methods === undefined) return refuse(req, res, notFound(`unknown route: ${String(req.method)} ${String(req.url).slice(0, 200)}`, 'unknown_route'));
-    if (!methods.includes(req.method ?? '')) {
-      return refuse(req, res, new ApiError(405, 'invalid_request_error', `${route} accepts ${methods.join(', ')}, not ${String(req.method).slice(0, 20)}`, 'method_not_allowed'), { allow: methods.join(', ') });
-    }
-    if (route === '/health') {
-      const m = opts.backend.model();
-      return m instanceof ApiError ? refuse(req, res, m) : sendJson(res, 200, { status: 'ok' });
-    }
-    if (OLLAMA_OPEN_ROUTES.has(route)) return sendJson(res, 200, ollamaGet(route, opts.backend));
-    const denied = auth(req);
-    if (denied) return refuse(req, res, denied);
-    if (shape && req.method === 'GET') return sendJson(res, 200, ollamaGet(route, opts.backend));
-    if (route === '/models') {
-      const m = opts.backend.model();
-      return sendJson(res, 200, modelList(m instanceof ApiError ? null : m));
-    }
-    if (route.startsWith('/models/')) {
-      const m = opts.backend.model();
-      let id = route.slice('/models/'.length);
-      try {
-        id = decodeURIComponent(id);
-      } catch {
-        // An id that is not valid percent-encoding names no model.
-      }
-      if (m instanceof ApiError || !namesModel(id, m)) return refuse(req, res, notFound(`the model '${id.slice(0, 200)}' does not exist`, 'model_not_found'));
-      return sendJson(res, 200, modelObject(m));
-    }
-    const ct = contentTypeProblem(req);
-    if (ct) return refuse(req, res, ct);
-    let body: unknown;
-    try {
-      body = await readJsonBody(req, limits);
-    } catch (e) {
-      if (e instanceof ClientGone) return void res.destroy();
-      const err = asApiError(e);
-      // Too slow: the client gets its answer and the connection goes. Too large: the rest is dropped.
-      if (err.status === 408) return sendError(res, err, { connection: 'close' }, shape);
-      return refuse(req, res, err);
-    }
-    const gone = new AbortController();
-    res.once('close', () => {
-      if (!res.writableFinished) gone.abort();
-    });
-    if (res.destroyed || req.socket.destroyed) gone.abort();
-    if (shape) {
-      try {
-        await ollamaPost(route, body, { backend: opts.backend, res, clientGone: gone.signal });
-      } catch (e) {
-        if (!gone.signal.aborted) sendError(res, asApiError(e), {}, shape);
-      }
-      return;
-    }
-    if (route === '/embeddings') {
-      try {
-        await handleEmbeddings(validateEmbeddingsRequest(body), 'openai', { backend: opts.backend, res, clientGone: gone.signal });
-      } catch (e) {
-        if (!gone.signal.aborted) sendError(res, asApiError(e));
-      }
-      return;
-    }
-    const chat = route === '/chat/completions';
-    try {
-      const request = chat ? validateChatRequest(body) : validateCompletionRequest(body);
-      await handleCompletion(request, {
-        backend: opts.backend,
-        res,
-        clientGone: gone.signal,
-        meta: { id: `${chat ? 'chatcmpl' : 'cmpl'}-${randomUUID()}`, created: Math.floor(Date.now() / 1000), systemFingerprint: `ramforge-${RAMFORGE_VERSION}` },
-      });
-    } catch (e) {
-      if (!gone.signal.aborted) sendError(res, asApiError(e));
-    }
-  };
+  const cx: ServerContext = { opts, limits, auth: bearerCheck(opts.apiKey ?? null), loopback: isLoopbackHost(host), port: () => port };
+  const handle = (req: IncomingMessage, res: ServerResponse) => handleRequest(req, res, cx);
 
   // Node's own limits come after ours (a body gets our 408 first); headers have only Node's.
   const requestTimeout = limits.totalMs + 5000;
@@ -190,13 +200,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   server.on('error', (e: Error) => {
     if (logged++ < 5) log(`ramforge API: ${e.message}`);
   });
-  server.on('clientError', (e: Error & { code?: string }, socket) => {
-    // Malformed requests, oversized headers, timeouts: Node's own 4xx where it still can.
-    if (!socket.writable) return void socket.destroy();
-    const status = e.code === 'HPE_HEADER_OVERFLOW' ? 431 : e.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    const text = JSON.stringify({ error: { message: status === 431 ? 'request headers too large' : status === 408 ? 'the request did not arrive in time' : 'malformed HTTP request', type: 'invalid_request_error', param: null, code: null } });
-    socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`);
-  });
+  server.on('clientError', answerClientError);
   const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shownHost}:${port}/v1`,
