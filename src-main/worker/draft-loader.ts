@@ -8,6 +8,7 @@ import { vocabMismatch } from '../shared/draft/vocab-match.js';
 import { sharedTensorCandidates } from '../shared/draft/shared-tensors.js';
 import type { DraftInfo, DraftParams } from '../shared/worker-protocol.js';
 import type { NativeAddon, NativeContext, NativeContextOptions, NativeModel } from '../native/addon.js';
+import { loadModel } from '../native/load-model.js';
 import { basename } from 'node:path';
 
 export class DraftError extends Error {
@@ -27,13 +28,16 @@ export interface LoadedDraft {
   sharedNames: string[];
 }
 
-/** `repack` must be the target's: a shared weight is only valid in the same layout. */
+/**
+ * `repack` must be the target's: a shared weight is only valid in the same layout. `prefault`
+ * is the target's too (a draft that shares weights is never prefaulted).
+ */
 export async function loadDraft(
   addon: NativeAddon,
   target: OpenedModel,
   targetModel: NativeModel,
   p: DraftParams,
-  repack: boolean,
+  load: { repack: boolean; prefault: boolean },
   ctxOpts: NativeContextOptions,
 ): Promise<LoadedDraft> {
   let opened: OpenedModel;
@@ -54,17 +58,13 @@ export async function loadDraft(
     : [];
   const shared = candidates.filter((_, i) => same[i] === true);
 
-  // Shared weights are never read through the draft's own mapping: do not prefault it.
-  const prefault = process.env.RAMFORGE_NO_PREFAULT;
-  if (shared.length > 0) process.env.RAMFORGE_NO_PREFAULT = '1';
   let model: NativeModel;
   try {
-    model = await addon.loadModel(opened.shards.map((s) => s.path).slice(0, 1), { mmap: true, repack, gpuLayers: 0 });
+    // Shared weights are never read through the draft's own mapping: do not prefault it.
+    const prefault = load.prefault && shared.length === 0;
+    model = await loadModel(addon, opened.shards.map((s) => s.path).slice(0, 1), { mmap: true, repack: load.repack, gpuLayers: 0, prefault });
   } catch (e) {
     throw new DraftError('LOAD_FAILED', `draft: ${(e as Error).message}`);
-  } finally {
-    if (prefault === undefined) delete process.env.RAMFORGE_NO_PREFAULT;
-    else process.env.RAMFORGE_NO_PREFAULT = prefault;
   }
   let sharedBytes = 0;
   let ctx: NativeContext;

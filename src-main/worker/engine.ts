@@ -10,7 +10,8 @@ import type {
   ChatMessage,
   ToolSpec,
 } from '../shared/worker-protocol.js';
-import { loadAddon, type NativeContext, type NativeModel, type NativeServeEvent } from '../native/addon.js';
+import { loadAddon, type NativeAddon, type NativeContext, type NativeModel, type NativeServeEvent } from '../native/addon.js';
+import { loadModel } from '../native/load-model.js';
 import { ModelRefusedError, openModelForLoad } from '../node/model-check.js';
 import type { OpenedModel } from '../node/gguf-file.js';
 import { DraftError, loadDraft, type LoadedDraft } from './draft-loader.js';
@@ -36,6 +37,72 @@ function codeOf(e: unknown, fallback: string): string {
   return typeof c === 'string' && /^[A-Z_]+$/.test(c) ? c : fallback;
 }
 
+/** Our hardened reader sees the file before llama.cpp does, whoever asked for the load. */
+async function openChecked(modelPath: string): Promise<{ opened: OpenedModel; files: string[] }> {
+  try {
+    const opened = await openModelForLoad(modelPath);
+    return { opened, files: opened.shards.map((s) => s.path) };
+  } catch (e) {
+    if (e instanceof ModelRefusedError) throw new EngineError(e.code, e.message);
+    throw e;
+  }
+}
+
+/** The draft loaded beside the target and attached to its context; on failure everything loaded is freed. */
+async function attachDraft(addon: NativeAddon, opened: OpenedModel, model: NativeModel, ctx: NativeContext, params: LoadParams): Promise<LoadedDraft> {
+  let draft: LoadedDraft | null = null;
+  try {
+    if ((params.parallel ?? 1) > 1) throw new DraftError('BAD_ARGUMENT', 'a draft model serves one sequence: --draft does not combine with --parallel above 1');
+    draft = await loadDraft(addon, opened, model, params.draft!, { repack: params.repack ?? true, prefault: params.prefault !== false }, {
+      nCtx: params.ctx ?? 4096,
+      nSeq: 1,
+      nThreads: params.threads ?? 0,
+      // The draft decodes one token at a time; only catching up with a prompt takes more.
+      // Its compute buffer and logits grow with the batch (4 B × vocabulary per token).
+      nBatch: Math.min(params.batch ?? 512, DRAFT_CONTEXT_BATCH),
+      // Not precharged: its own buffers are a few MiB, and faulting in every anonymous
+      // region that grew since the target's context would charge the arenas the draft's
+      // loader left free (measured: 22 MiB charged, 3 MiB used).
+      precharge: false,
+    });
+    ctx.attachDraft(draft.ctx, { max: params.draft!.max, min: params.draft!.min });
+    return draft;
+  } catch (e) {
+    draft?.ctx.free();
+    draft?.model.free();
+    ctx.free();
+    model.free();
+    throw new EngineError(e instanceof DraftError ? e.code : codeOf(e, 'DRAFT_FAILED'), (e as Error).message);
+  }
+}
+
+function modelInfoOf(path: string, ni: ReturnType<NativeModel['info']>, ctx: NativeContext, draft: LoadedDraft | null, t0: number): ModelInfo {
+  return {
+    path,
+    name: ni.metadata['general.name'] || basename(path),
+    arch: ni.metadata['general.architecture'] ?? 'unknown',
+    description: ni.description,
+    nParams: ni.nParams,
+    sizeBytes: ni.sizeBytes,
+    nLayers: ni.nLayers,
+    nCtxTrain: ni.nCtxTrain,
+    nVocab: ni.nVocab,
+    nCtx: ctx.info().nCtx,
+    chatTemplate: ni.chatTemplate,
+    metadata: ni.metadata,
+    loadMs: performance.now() - t0,
+    schedule: null,
+    draft: draft?.info ?? null,
+  };
+}
+
+/** The addon's placement options: the offload's devices and shares, else the plain layer count. */
+function placementOf(params: LoadParams): Pick<NativeModelOptions, 'gpuLayers' | 'devices' | 'tensorSplit' | 'cpuTensors' | 'rpcServers'> {
+  const o = params.offload;
+  if (!o) return { gpuLayers: params.gpuLayers ?? 0 };
+  return { gpuLayers: o.layers, devices: o.devices, tensorSplit: o.split, rpcServers: o.rpcServers, ...(o.cpuTensors ? { cpuTensors: o.cpuTensors } : {}) };
+}
+
 export class Engine {
   private model: NativeModel | null = null;
   private ctx: NativeContext | null = null;
@@ -45,24 +112,12 @@ export class Engine {
 
   async load(params: LoadParams, onProgress: (f: number) => void): Promise<ModelInfo> {
     await this.unload();
-    // Our hardened reader sees the file before llama.cpp does, whoever asked for the load.
-    let files: string[];
-    let opened: OpenedModel;
-    try {
-      opened = await openModelForLoad(params.modelPath);
-      files = opened.shards.map((s) => s.path);
-    } catch (e) {
-      if (e instanceof ModelRefusedError) throw new EngineError(e.code, e.message);
-      throw e;
-    }
-    // Read by our llama.cpp patch (native/patches/0001-optional-mmap-prefault.patch).
-    if (params.prefault === false) process.env.RAMFORGE_NO_PREFAULT = '1';
-    else delete process.env.RAMFORGE_NO_PREFAULT;
+    const { opened, files } = await openChecked(params.modelPath);
     const addon = loadAddon();
     const t0 = performance.now();
     let model: NativeModel;
     try {
-      model = await addon.loadModel([files[0] as string], { mmap: params.mmap ?? true, repack: params.repack ?? true, gpuLayers: params.gpuLayers ?? 0 }, onProgress);
+      model = await loadModel(addon, [files[0] as string], { mmap: params.mmap ?? true, repack: params.repack ?? true, ...placementOf(params), prefault: params.prefault !== false }, onProgress);
     } catch (e) {
       throw new EngineError(codeOf(e, 'LOAD_FAILED'), (e as Error).message);
     }
@@ -73,12 +128,32 @@ export class Engine {
     // Under a cap the stream schedule measures what the process holds after load, and plans
     // the cap's split against it.
     const measuredSchedule = policy === 'stream' && params.ramBytes !== undefined;
-    let ctx: NativeContext;
+    const ctx = this.createContext(model, params, measuredSchedule);
+    const draft = params.draft ? await attachDraft(addon, opened, model, ctx, params) : null;
+    const ni = model.info();
+    this.model = model;
+    this.ctx = ctx;
+    this.draft = draft;
+    this.info = modelInfoOf(files[0] as string, ni, ctx, draft, t0);
+    // Every policy is observed (mincore, /proc counters); only policies other than `off`
+    // install the engine that acts on pages.
+    // The loader's freed temporaries stay charged in the allocator's arenas until handed back,
+    // and dead JS objects until the collector runs; the stream schedule is planned against what
+    // is charged next (a full collection is paid only where something is measured).
+    if (measuredSchedule) collectGarbage();
+    addon.trimHeap();
+    await this.startResidency(model, ctx, files, ni, params, draft);
+    return this.info;
+  }
+
+  /** The target's context: each sequence gets the context the settings ask for. Frees the model if it cannot be made. */
+  private createContext(model: NativeModel, params: LoadParams, measuredSchedule: boolean): NativeContext {
+    const policy = params.policy;
     try {
       const parallel = Math.max(1, params.parallel ?? 1);
       this.parallel = parallel;
       this.loadThreads = params.threads ?? 0;
-      ctx = model.createContext({
+      return model.createContext({
         // Each sequence gets the context the settings ask for.
         nCtx: (params.ctx ?? 4096) * parallel,
         nSeq: parallel,
@@ -93,64 +168,16 @@ export class Engine {
       model.free();
       throw new EngineError(codeOf(e, 'CONTEXT_FAILED'), (e as Error).message);
     }
-    let draft: LoadedDraft | null = null;
-    if (params.draft) {
-      try {
-        if ((params.parallel ?? 1) > 1) throw new DraftError('BAD_ARGUMENT', 'a draft model serves one sequence: --draft does not combine with --parallel above 1');
-        draft = await loadDraft(addon, opened, model, params.draft, params.repack ?? true, {
-          nCtx: params.ctx ?? 4096,
-          nSeq: 1,
-          nThreads: params.threads ?? 0,
-          // The draft decodes one token at a time; only catching up with a prompt takes more.
-          // Its compute buffer and logits grow with the batch (4 B × vocabulary per token).
-          nBatch: Math.min(params.batch ?? 512, DRAFT_CONTEXT_BATCH),
-          // Not precharged: its own buffers are a few MiB, and faulting in every anonymous
-          // region that grew since the target's context would charge the arenas the draft's
-          // loader left free (measured: 22 MiB charged, 3 MiB used).
-          precharge: false,
-        });
-        ctx.attachDraft(draft.ctx, { max: params.draft.max, min: params.draft.min });
-      } catch (e) {
-        draft?.ctx.free();
-        draft?.model.free();
-        ctx.free();
-        model.free();
-        throw new EngineError(e instanceof DraftError ? e.code : codeOf(e, 'DRAFT_FAILED'), (e as Error).message);
-      }
-    }
-    const ni = model.info();
-    this.model = model;
-    this.ctx = ctx;
-    this.draft = draft;
-    this.info = {
-      path: files[0] as string,
-      name: ni.metadata['general.name'] || basename(files[0] as string),
-      arch: ni.metadata['general.architecture'] ?? 'unknown',
-      description: ni.description,
-      nParams: ni.nParams,
-      sizeBytes: ni.sizeBytes,
-      nLayers: ni.nLayers,
-      nCtxTrain: ni.nCtxTrain,
-      nVocab: ni.nVocab,
-      nCtx: ctx.info().nCtx,
-      chatTemplate: ni.chatTemplate,
-      metadata: ni.metadata,
-      loadMs: performance.now() - t0,
-      schedule: null,
-      draft: draft?.info ?? null,
-    };
-    // Every policy is observed (mincore, /proc counters); only policies other than `off`
-    // install the engine that acts on pages.
-    // The loader's freed temporaries stay charged in the allocator's arenas until handed back,
-    // and dead JS objects until the collector runs; the stream schedule is planned against what
-    // is charged next (a full collection is paid only where something is measured).
-    if (measuredSchedule) collectGarbage();
-    addon.trimHeap();
+  }
+
+  /** The residency runtime configured, traced where asked, and the pages asked for released. */
+  private async startResidency(model: NativeModel, ctx: NativeContext, files: string[], ni: ReturnType<NativeModel['info']>, params: LoadParams, draft: LoadedDraft | null): Promise<void> {
+    const info = this.info as ModelInfo;
     // Weights a draft reads through the target's copy stay resident (never streamed).
     this.residency = new ResidencyRuntime(model, ctx, files, ni.nLayers, params, new Set(draft?.sharedNames ?? []));
     this.residency.configure();
-    this.info.schedule = this.residency.schedule;
-    if (params.graphTrace || policy === 'reuse-aware') this.residency.traceAndProfile(ni.bos >= 0 ? ni.bos : 0, params.graphTrace?.maxEvents ?? 100_000);
+    info.schedule = this.residency.schedule;
+    if (params.graphTrace || params.policy === 'reuse-aware') this.residency.traceAndProfile(ni.bos >= 0 ? ni.bos : 0, params.graphTrace?.maxEvents ?? 100_000);
     const release = new Set(params.releaseLayers ?? []);
     // Without a plan no layer is pinned: every layer's mapping pages go.
     if (params.releaseMappingPages) this.residency.tiers.forEach((t, i) => (t === 'streamed' || !params.tiers) && release.add(i));
@@ -160,7 +187,6 @@ export class Engine {
       await this.unload();
       throw new EngineError('BAD_ARGUMENT', (e as Error).message);
     }
-    return this.info;
   }
 
   modelInfo(): ModelInfo | null {
