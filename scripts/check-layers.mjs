@@ -32,12 +32,16 @@ export const LAYERS = {
   'src-main/electron': ['src-main/shared', 'src-main/node', 'src-main/worker', 'src-main/app', 'src-main/server', 'src-main/api'],
   'src-preload': ['src-main/shared'],
   'src-renderer': ['src-main/shared'],
+  // The renderer against a mock API, for screenshots without a backend (and the API list's test):
+  // it starts the real renderer; the renderer never imports it.
+  'src-renderer/dev': ['src-main/shared', 'src-renderer'],
 };
 
 /** Packages a layer may not import (bare specifiers, prefix match). */
 const FORBIDDEN_PACKAGES = {
   'src-main/shared': ['node:', 'electron', 'react', 'zustand', 'recharts', 'ws'],
   'src-renderer': ['node:', 'electron', 'ws'],
+  'src-renderer/dev': ['node:', 'electron', 'ws'],
   'src-preload': ['node:'],
   'src-main/node': ['electron', 'react'],
   'src-main/supervisor': ['electron', 'react'],

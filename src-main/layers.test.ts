@@ -26,6 +26,9 @@ describe('layers', () => {
       { path: 'src-main/app/test-support/helpers.ts', source: '' },
       { path: 'src-main/app/cli-test-helpers.ts', source: '' },
       { path: 'src-main/app/ok.test-util.ts', source: "import { x } from '../cli/main.js';" },
+      { path: 'src-renderer/components/x.tsx', source: "import { createMockApi } from '../dev/mock-api.js';" },
+      { path: 'src-renderer/dev/ok.ts', source: "import { setApi } from '../api.js';\nimport { x } from '../../src-main/shared/size.js';" },
+      { path: 'src-renderer/dev/bad.ts', source: "import { x } from '../../src-main/app/service.js';\nimport { readFileSync } from 'node:fs';" },
     ]);
     expect(v).toEqual([
       { file: 'src-main/shared/plan/x.ts', import: 'node:fs', why: 'src-main/shared may not import Node built-ins' },
@@ -37,6 +40,9 @@ describe('layers', () => {
       { file: 'src-main/cli/z.ts', import: '../supervisor/fixtures/grow.mjs', why: 'production code imports a test helper' },
       { file: 'src-main/app/test-support/helpers.ts', import: '', why: 'a test helper is named *.test-util.ts (beside its users); fixtures live in a fixtures/ folder' },
       { file: 'src-main/app/cli-test-helpers.ts', import: '', why: 'a test helper is named *.test-util.ts (beside its users); fixtures live in a fixtures/ folder' },
+      { file: 'src-renderer/components/x.tsx', import: '../dev/mock-api.js', why: 'src-renderer may not import src-renderer/dev' },
+      { file: 'src-renderer/dev/bad.ts', import: '../../src-main/app/service.js', why: 'src-renderer/dev may not import src-main/app' },
+      { file: 'src-renderer/dev/bad.ts', import: 'node:fs', why: 'src-renderer/dev may not import Node built-ins' },
     ]);
   });
 });
