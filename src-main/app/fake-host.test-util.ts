@@ -5,6 +5,12 @@ import type { HostLike, HostStartOptions } from './host-like.js';
 import type { RunSettings } from '../shared/settings/run-settings.js';
 import type { MemoryPlan } from '../shared/plan/plan-types.js';
 import { toLoadParams } from '../shared/settings/load-params.js';
+import type { TurnRecord } from './report.js';
+
+/** Stands in for the turn report (app/report.ts) where the service is tested without a real run. */
+export async function fakeReport(t: TurnRecord): Promise<unknown> {
+  return { schema_version: 1, policy: t.load.policy ?? null, tokens: [...t.result.tokens] };
+}
 
 /**
  * Stands in for `ramforge prepare-load` where the service is tested without model files: the
@@ -24,9 +30,6 @@ export class FakeHost implements HostLike {
   private resolveExit!: (e: WorkerExit) => void;
   private cancelled = false;
   private alive = true;
-  report: unknown | null = null;
-  /** false: behave like a host that builds no report itself. */
-  makesReports = true;
   loads: LoadParams[] = [];
 
   constructor(readonly opts: HostStartOptions, readonly tokenMs = 5) {
@@ -51,7 +54,6 @@ export class FakeHost implements HostLike {
       const step = (): void => {
         if (!this.alive) return reject(new Error('worker exited'));
         if (this.cancelled || tokens.length >= params.maxTokens) {
-          if (this.makesReports) this.report = { schema_version: 1, policy: this.loads.at(-1)?.policy ?? null, tokens: [...tokens] };
           return resolve({
             promptTokens: [1], tokens, text: tokens.map((t) => `t${t} `).join(''), stopReason: this.cancelled ? 'cancelled' : 'max_tokens', reusedTokens: 0,
             timings: { promptMs: 1, ttftMs: 1, decodeMs: 1, promptTokS: 1, decodeTokS: 1, perTokenMs: [] },
@@ -87,9 +89,5 @@ export class FakeHost implements HostLike {
 
   cgroupReport() {
     return this.cgroup;
-  }
-
-  lastReport(): unknown | null {
-    return this.report;
   }
 }

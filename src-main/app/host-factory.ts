@@ -33,8 +33,6 @@ export function workerHostFactory(f: WorkerHostFactoryOptions = {}): HostFactory
         await h.close();
       },
       exited: h.exited,
-      // The app builds each turn's report from the turn's own results (app/report.ts).
-      lastReport: () => null,
       cgroupReport: () => w.cgroup(),
     };
     return host;

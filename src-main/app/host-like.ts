@@ -14,7 +14,6 @@ export interface HostLike {
   kill(): void;
   close(): Promise<void>;
   readonly exited: Promise<WorkerExit>;
-  lastReport(): unknown | null;
   /** The enforced cap's figures now (null when not capped). */
   cgroupReport(): CgroupReport | null;
 }

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppService } from './service.js';
-import { FakeHost, fakePrepare } from './fake-host.test-util.js';
+import { FakeHost, fakePrepare, fakeReport } from './fake-host.test-util.js';
 import { defaultSettings } from './settings.js';
 import type { ApiEvent } from '../shared/api.js';
 import { DEFAULT_SAMPLING } from '../shared/settings/run-settings.js';
@@ -50,6 +50,7 @@ beforeEach(async () => {
     inspectModel: async (p) => ({ path: p }),
     planModel: async () => ({}),
     prepareModel: fakePrepare(),
+    buildReport: fakeReport,
   });
   events = [];
   svc.onEvent((e) => events.push(e));
@@ -128,7 +129,6 @@ describe('AppService', () => {
       dataDir: dir,
       hostFactory: async (o) => {
         const h = new FakeHost(o);
-        h.makesReports = false;
         return h;
       },
       planModel: async () => fakePlan(['streamed']),
@@ -156,7 +156,6 @@ describe('AppService', () => {
       dataDir: dir,
       hostFactory: async (o) => {
         const h = new FakeHost(o);
-        h.makesReports = false;
         return h;
       },
       planModel: async () => ({}),

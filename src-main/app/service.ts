@@ -307,8 +307,8 @@ export class AppService implements RamforgeHostApi {
   }
 
   private async makeReport(h: HostLike, turn: Pick<TurnRecord, 'generate' | 'result' | 'startedAt' | 'wallMs'>): Promise<unknown | null> {
-    const fromHost = h.lastReport();
-    if (fromHost !== null || !this.opts.buildReport || !this.loaded) return fromHost;
+    // The app builds each turn's report from the turn's own results (app/report.ts).
+    if (!this.opts.buildReport || !this.loaded) return null;
     try {
       return await this.opts.buildReport({
         ...turn,

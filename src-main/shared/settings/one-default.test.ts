@@ -66,7 +66,6 @@ describe('a default changed in the settings module', () => {
       dataDir: join(dir, 'data'),
       hostFactory: async (o) => {
         const h = new InventoryHost(o);
-        h.makesReports = false;
         hosts.push(h);
         return h;
       },
