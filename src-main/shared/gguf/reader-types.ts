@@ -1,14 +1,15 @@
 // The parsed shape of a GGUF header. Numbers: every count, dimension, offset and size is a JS
 // `number` (the reader rejects anything above 2^53 - 1, which no real file can reach). Metadata
-// values of type UINT64/INT64 stay `bigint` so that no value is ever rounded; use
-// `kvNumber()` / the JSON helpers in gguf-json.ts to turn them into numbers where safe.
+// values of type UINT64/INT64 stay `bigint` so that no value is ever rounded; `kvInteger()` and
+// the other readers in metadata.ts, and `valueToJson()` in json-value.ts, turn them into numbers
+// where that is exact.
 import type { GgufValueType } from './ggml-types.js';
 
 export type GgufScalar = number | bigint | boolean | string;
 
 export interface GgufArray {
   readonly elementType: GgufValueType;
-  /** Complete: never truncated (big arrays are summarised only by views, not here). */
+  /** Complete: never truncated (big arrays are shortened only for display, by valueSummary in json-value.ts). */
   readonly items: GgufValue[];
 }
 
