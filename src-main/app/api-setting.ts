@@ -2,7 +2,7 @@
 // A missing or damaged file means the default: off, on llama-server's port, no key.
 import { readFile } from 'node:fs/promises';
 import { DEFAULT_API_PORT, validateApiServerOptions } from '../shared/api-server-state.js';
-import { writeFileAtomic } from './atomic-write.js';
+import { writeFileAtomic } from '../node/atomic-write.js';
 
 export interface ApiSetting {
   enabled: boolean;

@@ -2,7 +2,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Conversation } from '../shared/api.js';
-import { writeJsonAtomic } from './atomic-write.js';
+import { writeJsonAtomic } from '../node/atomic-write.js';
 
 const ID_RE = /^[A-Za-z0-9_-]{1,64}$/;
 

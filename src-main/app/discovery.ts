@@ -8,7 +8,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { totalmem } from 'node:os';
 import { runCliJson } from './cli-tools.js';
-import { writeJsonAtomic } from './atomic-write.js';
+import { writeJsonAtomic } from '../node/atomic-write.js';
 
 export const MAX_MODEL_FOLDERS = 32;
 const DEFAULT_DEBOUNCE_MS = 1000;

@@ -2,7 +2,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { ModelRef } from '../shared/api.js';
-import { writeJsonAtomic } from './atomic-write.js';
+import { writeJsonAtomic } from '../node/atomic-write.js';
 
 const MAX_RECENT = 20;
 

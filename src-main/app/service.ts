@@ -16,7 +16,7 @@ import { WorkerSlot } from './worker-slot.js';
 import { WriteGuard } from './write-guard.js';
 import { checkSettings, type PreparedAppLoad } from './settings.js';
 import { ModelLibrary } from './model-library.js';
-import { writeJsonAtomic } from './atomic-write.js';
+import { writeJsonAtomic } from '../node/atomic-write.js';
 import { recordRunRouting } from '../node/routing-cache.js';
 import type { TurnRecord } from './report.js';
 import type { MemoryPlan } from '../shared/plan/plan-types.js';

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { parseArgs, wantsHelp, type CommandSpec } from './args.js';
-import { UsageError } from './errors.js';
+import { UsageError } from '../shared/errors.js';
 
 const cmd: Pick<CommandSpec, 'name' | 'flags' | 'positionals'> = {
   name: 'inspect',

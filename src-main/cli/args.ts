@@ -1,6 +1,6 @@
 // A small, strict flag parser: every command declares its flags, so `--help` lists them all
 // and an unknown flag is a usage error (exit 2) instead of being silently ignored.
-import { UsageError } from './errors.js';
+import { UsageError } from '../shared/errors.js';
 import { parseSize } from '../shared/size.js';
 import type { Limit } from '../shared/settings/run-settings.js';
 

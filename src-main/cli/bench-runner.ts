@@ -2,7 +2,7 @@
 // cache, policies alternating within each repetition so that drift of the machine hits all of
 // them alike. Shared by `bench` and `sweep`.
 import type { ParsedArgs } from './args.js';
-import { UsageError } from './errors.js';
+import { UsageError } from '../shared/errors.js';
 import type { OpenedModel } from '../node/gguf-file.js';
 import { loadParams, prepareRun, type PreparedRun } from './run-config.js';
 import { runOnce } from '../worker/run-once.js';

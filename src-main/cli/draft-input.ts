@@ -2,7 +2,7 @@
 // worker) and must speak the target's vocabulary; either failure is a usage error (exit 2)
 // before anything loads.
 import type { ParsedArgs } from './args.js';
-import { UsageError } from './errors.js';
+import { UsageError } from '../shared/errors.js';
 import { openModelInput } from './model-input.js';
 import type { OpenedModel } from '../node/gguf-file.js';
 import { vocabMismatch } from '../shared/draft/vocab-match.js';

@@ -1,7 +1,7 @@
 // `ramforge` entry point: dispatches to one command module per subcommand.
 import { formatHelp, parseArgs, wantsHelp, type CommandSpec } from './args.js';
-import { CliError, EXIT } from './errors.js';
-import { VERSION_LINE } from './version.js';
+import { ExitError, EXIT } from '../shared/errors.js';
+import { VERSION_LINE } from '../shared/version.js';
 
 type Loader = () => Promise<{ command: CommandSpec }>;
 
@@ -70,7 +70,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     const args = parseArgs(rest, command);
     return await command.run(args);
   } catch (e) {
-    if (e instanceof CliError) {
+    if (e instanceof ExitError) {
       process.stderr.write(`ramforge ${name}: ${e.message}\n`);
       return e.exitCode;
     }

@@ -3,7 +3,7 @@
 // gets the same plan whichever way it is named.
 import type { DraftPlanInput } from '../shared/plan/plan-types.js';
 import type { MeasuredRouting } from '../shared/moe/measured-routing.js';
-import { UsageError } from './errors.js';
+import { UsageError } from '../shared/errors.js';
 import { parseSize } from '../shared/size.js';
 import { PlanInputError } from '../shared/plan/plan.js';
 import { planForShape } from '../shared/settings/prepare-load.js';

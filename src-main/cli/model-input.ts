@@ -2,7 +2,7 @@
 // (node/model-check.ts). Bad input is a UsageError (exit 2) naming the problem.
 import type { OpenedModel } from '../node/gguf-file.js';
 import { ModelRefusedError, openModelForLoad } from '../node/model-check.js';
-import { UsageError } from './errors.js';
+import { UsageError } from '../shared/errors.js';
 
 export async function openModelInput(path: string): Promise<OpenedModel> {
   try {

@@ -4,7 +4,7 @@
 import { access, stat } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { UsageError } from './errors.js';
+import { UsageError } from '../shared/errors.js';
 import { writeJsonAtomic } from '../node/atomic-write.js';
 
 /** The folder `mkdir -p` would start from for `path`'s parent must be a writable folder. */

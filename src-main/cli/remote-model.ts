@@ -7,7 +7,7 @@ import { HttpError } from '../node/remote/http-get.js';
 import { GgufError } from '../shared/gguf/reader-errors.js';
 import { parseModelUrl } from '../shared/remote/model-url.js';
 import { cachedDiskBandwidth, type DiskBandwidth } from '../node/disk-bw.js';
-import { CliError, EXIT, UsageError } from './errors.js';
+import { ExitError, EXIT, UsageError } from '../shared/errors.js';
 
 /**
  * Opens a model URL. Exit 2 for bad input (not a URL, nothing at the URL, a malformed header);
@@ -23,7 +23,7 @@ export async function openRemoteModelOrExit(url: string): Promise<RemoteModel> {
     return await openRemoteModel(url);
   } catch (e) {
     if (e instanceof GgufError) throw new UsageError(e.message);
-    if (e instanceof HttpError) throw e.kind === 'not-found' ? new UsageError(e.message) : new CliError(e.message, EXIT.failure);
+    if (e instanceof HttpError) throw e.kind === 'not-found' ? new UsageError(e.message) : new ExitError(e.message, EXIT.failure);
     throw e;
   }
 }

@@ -3,7 +3,7 @@
 // cap. Shared by `run`, `bench`, `sweep` and `bench-serve`; the app makes the same preparation
 // through `ramforge prepare-load` (commands/prepare-load.ts).
 import type { ParsedArgs } from './args.js';
-import { UsageError } from './errors.js';
+import { UsageError } from '../shared/errors.js';
 import type { OpenedModel } from '../node/gguf-file.js';
 import { PlanInputError } from '../shared/plan/plan.js';
 import { givenDiskBandwidth } from './make-plan.js';

@@ -5,7 +5,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { IPC_CALL_CHANNEL, IPC_EVENT_CHANNEL } from '../shared/api.js';
 import type { AppService } from '../app/service.js';
-import { writeJsonAtomic } from '../app/atomic-write.js';
+import { writeJsonAtomic } from '../node/atomic-write.js';
 import { dispatch } from '../server/ws-api.js';
 import { isTrustedSender } from './guards.js';
 

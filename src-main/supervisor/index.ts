@@ -33,7 +33,7 @@
 //   formatMemoryReport(outcome): string        the `--memory-report` text (stderr)
 //   reportSections(outcome): { outcome: {status, exit_code, signal, wall_ms, message}, cgroup }
 //   dropFileCache(paths, { fadviseDontNeed? }): Promise<DropResult[]>   cold start, per file
-//   CgroupUnavailableError                     a CliError with exitCode 2
+//   CgroupUnavailableError                     an ExitError with exitCode 2
 //
 // Design note: docs/supervisor.md.
 

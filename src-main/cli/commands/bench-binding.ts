@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CommandSpec, ParsedArgs } from '../args.js';
-import { CliError, UsageError } from '../errors.js';
+import { ExitError, UsageError } from '../../shared/errors.js';
 import { openModelInput } from '../model-input.js';
 import { runOnce } from '../../worker/run-once.js';
 import { packageRoot } from '../../node/paths.js';
@@ -53,7 +53,7 @@ export const command: CommandSpec = {
         load: { modelPath, threads, ctx: 512, policy: 'off' },
         generate: { prompt: 'Once upon a time', maxTokens: tokens, sampling: GREEDY },
       });
-      if (!r.generation) throw new CliError(`our run failed: ${r.error?.message ?? 'unknown'}`, 1);
+      if (!r.generation) throw new ExitError(`our run failed: ${r.error?.message ?? 'unknown'}`, 1);
       ours.push(r.generation.timings.decodeTokS);
     }
     const a = percentile(ours, 50) as number;

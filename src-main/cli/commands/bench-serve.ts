@@ -3,7 +3,7 @@
 // sequences, and that many clients each send one request at once; aggregate and per-request
 // decode tok/s, tokens per weight pass, and whether each client's tokens equal its solo run.
 import type { CommandSpec, ParsedArgs } from '../args.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../shared/errors.js';
 import { openModelInput } from '../model-input.js';
 import { loadParams, prepareRun, shapeNote } from '../run-config.js';
 import { LOAD_FLAGS, MEMORY_FLAGS } from '../run-flags.js';

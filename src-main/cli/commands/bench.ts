@@ -1,7 +1,7 @@
 // `ramforge bench MODEL --ram SIZE --policies off,stream`: each policy in its own worker, from
 // a cold page cache for the model file, under the same cap, same prompt — side by side.
 import type { CommandSpec, ParsedArgs } from '../args.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../shared/errors.js';
 import { openModelInput } from '../model-input.js';
 import { openDraftInput } from '../draft-input.js';
 import { parsePolicy, shapeNote } from '../run-config.js';

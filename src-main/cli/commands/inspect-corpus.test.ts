@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { command as inspect } from './inspect.js';
 import { command as plan } from './plan.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../shared/errors.js';
 import { runCommand } from './run-command.test-util.js';
 import { malformedCorpus } from '../../shared/gguf/malformed-corpus.test-util.js';
 import { packageRoot } from '../../node/paths.js';

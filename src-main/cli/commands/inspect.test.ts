@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Ajv from 'ajv';
 import { command as inspect } from './inspect.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../shared/errors.js';
 import { runCommand } from './run-command.test-util.js';
 import { INSPECT_JSON_SCHEMA } from '../../shared/gguf/inspect-schema.js';
 import { buildGguf } from '../../shared/gguf/build-gguf.test-util.js';

@@ -1,7 +1,7 @@
 // `ramforge inspect MODEL [--json]`: what a GGUF file (or split set, or directory holding one
 // model) holds, from its header alone. Malformed files exit 2 with the problem and its offset.
 import type { CommandSpec } from '../args.js';
-import { EXIT, UsageError } from '../errors.js';
+import { EXIT, UsageError } from '../../shared/errors.js';
 import { openGgufModel, type OpenedModel } from '../../node/gguf-file.js';
 import { GgufError } from '../../shared/gguf/reader-errors.js';
 import { inspectReport } from '../../shared/gguf/inspect-report.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import Ajv from 'ajv';
 import { command as models } from './models.js';
 import { command as plan } from './plan.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../shared/errors.js';
 import { runCommand } from './run-command.test-util.js';
 import { buildFakeHome, DISCOVERY_ENV_KEYS, type Expected } from '../../node/discovery/fake-home.test-util.js';
 import { MODELS_JSON_SCHEMA } from '../../shared/discovery/schema.js';

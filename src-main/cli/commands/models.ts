@@ -5,7 +5,7 @@ import { homedir, totalmem } from 'node:os';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { CommandSpec } from '../args.js';
-import { EXIT, UsageError } from '../errors.js';
+import { EXIT, UsageError } from '../../shared/errors.js';
 import { discoverModels } from '../../node/discovery/discover.js';
 import { cachedDiskBandwidth, type DiskBandwidth } from '../../node/disk-bw.js';
 import { directIoWorks } from '../../node/direct-io.js';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Ajv from 'ajv';
 import { command as plan } from './plan.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../shared/errors.js';
 import { runCommand, writeSparseModel } from './run-command.test-util.js';
 import { PLAN_JSON_SCHEMA } from '../../shared/plan/plan-schema.js';
 import type { MemoryPlan } from '../../shared/plan/plan-types.js';

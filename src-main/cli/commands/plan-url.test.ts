@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { command as plan } from './plan.js';
 import { command as inspect } from './inspect.js';
-import { CliError, UsageError } from '../errors.js';
+import { ExitError, UsageError } from '../../shared/errors.js';
 import { runCommand, writeSparseModel } from './run-command.test-util.js';
 import { RangeServer } from '../../node/remote/range-server.test-util.js';
 import { parseGgufHeader } from '../../shared/gguf/reader.js';
@@ -84,8 +84,8 @@ describe('ramforge plan URL', () => {
   it('a server that ignores Range is a runtime failure (exit 1) that says so, and nothing big is downloaded', async () => {
     server.reset();
     const e = await runCommand(plan, [server.url('/plain/m.gguf'), ...withRam(8 * 1024 ** 3)]).catch((x: unknown) => x);
-    expect(e).toBeInstanceOf(CliError);
-    expect((e as CliError).exitCode).toBe(1);
+    expect(e).toBeInstanceOf(ExitError);
+    expect((e as ExitError).exitCode).toBe(1);
     expect((e as Error).message).toMatch(/does not support range requests/);
     await new Promise((r) => setTimeout(r, 100));
     expect(server.bytesSent()).toBeLessThan(fileBytes / 4);

@@ -1,7 +1,7 @@
 // `ramforge plan MODEL --ram SIZE ...`: the memory plan a run will follow — where each layer
 // lives, what it costs per token, and whether it can run at all under the cap.
 import type { CommandSpec } from '../args.js';
-import { EXIT, UsageError } from '../errors.js';
+import { EXIT, UsageError } from '../../shared/errors.js';
 import { formatPlan } from '../../shared/plan/plan-format.js';
 import { diskBandwidthFor } from '../../node/disk-bw.js';
 import { measureInWorker } from '../disk-probe.js';

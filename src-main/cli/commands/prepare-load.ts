@@ -6,7 +6,7 @@
 // larger than the machine, an enforced cap below the minimum) is exit 2 with the reason, before
 // any worker starts.
 import type { CommandSpec } from '../args.js';
-import { EXIT, UsageError } from '../errors.js';
+import { EXIT, UsageError } from '../../shared/errors.js';
 import { openModelInput } from '../model-input.js';
 import { loadMachine, runDiskBandwidth } from '../../node/load-machine.js';
 import { SettingsError, validateRunSettings, type RunSettings } from '../../shared/settings/run-settings.js';

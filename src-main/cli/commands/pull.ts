@@ -7,7 +7,7 @@ import { mkdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { totalmem } from 'node:os';
 import type { CommandSpec } from '../args.js';
-import { CliError, EXIT, UsageError } from '../errors.js';
+import { ExitError, EXIT, UsageError } from '../../shared/errors.js';
 import { downloadFileName, isModelUrl, parseModelUrl, splitSetUrls } from '../../shared/remote/model-url.js';
 import { isSha256 } from '../../shared/remote/http-headers.js';
 import { formatBytes } from '../../shared/size.js';
@@ -93,7 +93,7 @@ export const command: CommandSpec = {
     // The plan first: only the headers are read.
     const m = await openRemoteModelOrExit(url).catch((e: unknown) => {
       // A server without range support can still be downloaded from, without a plan or resume.
-      if (e instanceof CliError && /does not support range requests/.test(e.message)) {
+      if (e instanceof ExitError && /does not support range requests/.test(e.message)) {
         process.stderr.write(`ramforge pull: no plan before the download: ${e.message.split('. ')[0]}; it will not be resumable\n`);
         return null;
       }
@@ -108,12 +108,12 @@ export const command: CommandSpec = {
       result.plan = summarizePlan(plan);
       say(planLines(plan, args.flags.ram !== undefined ? '--ram' : "this machine's RAM"));
       if (plan.verdict === 'cannot-run' && !args.flags.force) {
-        throw new CliError(`not downloading: the model cannot run under ${formatBytes(ram)} (the smallest cap that runs is ${formatBytes(plan.quantities.minimumRamBytes.value)}); pass --force to download anyway`, EXIT.failure);
+        throw new ExitError(`not downloading: the model cannot run under ${formatBytes(ram)} (the smallest cap that runs is ${formatBytes(plan.quantities.minimumRamBytes.value)}); pass --force to download anyway`, EXIT.failure);
       }
       const kept = await Promise.all(names.map((n) => stat(join(outDir, `${n}.part`)).then((st) => st.size, () => 0)));
       const need = m.view.fileBytes - kept.reduce((a, b) => a + b, 0);
       const free = await statfsFreeBytes(outDir);
-      if (free < need) throw new CliError(`not enough free space in ${outDir}: the model needs ${formatBytes(need)} more, ${formatBytes(free)} is free`, EXIT.failure);
+      if (free < need) throw new ExitError(`not enough free space in ${outDir}: the model needs ${formatBytes(need)} more, ${formatBytes(free)} is free`, EXIT.failure);
     }
 
     for (const [i, u] of urls.entries()) {
@@ -126,7 +126,7 @@ export const command: CommandSpec = {
           result.files.push({ url: u, path: dest, bytes: existing, sha256: null, verifiedAgainst: null, resumedFrom: 0, skipped: true });
           continue;
         }
-        throw new CliError(`${dest} already exists${sizes[i] !== null ? ` with a different size (${existing} bytes, the server has ${sizes[i]})` : ''}; remove it or choose --out`, EXIT.failure);
+        throw new ExitError(`${dest} already exists${sizes[i] !== null ? ` with a different size (${existing} bytes, the server has ${sizes[i]})` : ''}; remove it or choose --out`, EXIT.failure);
       }
       let expected: ExpectedSha | null = given ? { sha256: given.toLowerCase(), from: '--sha256' } : null;
       expected ??= (await siblingSha256(u)).sha;
@@ -140,8 +140,8 @@ export const command: CommandSpec = {
         result.files.push({ url: u, path: dest, bytes: r.bytes, sha256: r.sha256, verifiedAgainst: r.verifiedAgainst?.from ?? null, resumedFrom: r.resumedFrom, skipped: false });
       } catch (e) {
         bar.done();
-        if (e instanceof DownloadError) throw new CliError(e.message, EXIT.failure);
-        if (e instanceof HttpError) throw e.kind === 'not-found' ? new UsageError(e.message) : new CliError(e.message, EXIT.failure);
+        if (e instanceof DownloadError) throw new ExitError(e.message, EXIT.failure);
+        if (e instanceof HttpError) throw e.kind === 'not-found' ? new UsageError(e.message) : new ExitError(e.message, EXIT.failure);
         throw e;
       }
     }

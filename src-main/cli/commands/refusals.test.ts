@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CommandSpec } from '../args.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../shared/errors.js';
 import { runCommand, writeSparseModel } from './run-command.test-util.js';
 import { malformedCorpus } from '../../shared/gguf/malformed-corpus.test-util.js';
 import { openGgufModel } from '../../node/gguf-file.js';

@@ -1,6 +1,6 @@
 // `ramforge run MODEL --prompt P`: text to stdout as it is generated, diagnostics to stderr.
 import type { CommandSpec, ParsedArgs } from '../args.js';
-import { EXIT, UsageError } from '../errors.js';
+import { EXIT, UsageError } from '../../shared/errors.js';
 import { openModelInput } from '../model-input.js';
 import { openDraftInput } from '../draft-input.js';
 import { LOAD_FLAGS, MEMORY_FLAGS, SAMPLING_FLAGS } from '../run-flags.js';

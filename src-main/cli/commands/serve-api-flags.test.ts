@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from '../args.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../shared/errors.js';
 import { command } from './serve.js';
 import { serveApiFlags, startSettings } from './serve-api-flags.js';
 import { writeSparseModel } from './run-command.test-util.js';

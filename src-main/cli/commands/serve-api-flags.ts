@@ -11,7 +11,7 @@ import { DEFAULT_RUN_SETTINGS, LIMITS, SettingsError, validateRunSettings, type 
 import { chooseParallel } from '../../shared/settings/parallel-choice.js';
 import { physicalCores } from '../../node/machine.js';
 import type { FlagSpec, FlagValue } from '../args.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../shared/errors.js';
 import { openModelInput } from '../model-input.js';
 import { openDraftInput } from '../draft-input.js';
 import { LOAD_FLAGS } from '../run-flags.js';

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join, resolve } from 'node:path';
 import type { CommandSpec } from '../args.js';
-import { EXIT, UsageError } from '../errors.js';
+import { EXIT, UsageError } from '../../shared/errors.js';
 import { AppService } from '../../app/service.js';
 import { workerHostFactory } from '../../app/host-factory.js';
 import { buildTurnReport } from '../../app/report.js';

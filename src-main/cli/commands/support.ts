@@ -1,6 +1,6 @@
 // `ramforge support [--json]`: architectures and tensor types, and what we have evidence for.
 import type { CommandSpec } from '../args.js';
-import { EXIT } from '../errors.js';
+import { EXIT } from '../../shared/errors.js';
 import { architectureCapabilities, tensorTypeCapabilities } from '../../shared/capabilities.js';
 
 const LEGEND =

@@ -3,7 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CommandSpec, ParsedArgs } from '../args.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../shared/errors.js';
 import { openModelInput } from '../model-input.js';
 import { BelowMinimumError, parsePolicy } from '../run-config.js';
 import { benchJson } from '../bench-output.js';

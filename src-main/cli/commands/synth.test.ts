@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from '../args.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../shared/errors.js';
 import { vocabDir } from '../../node/paths.js';
 import { parseGgufHeader } from '../../shared/gguf/reader.js';
 import { command } from './synth.js';

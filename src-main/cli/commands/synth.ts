@@ -1,7 +1,7 @@
 // `ramforge synth`: write a synthetic GGUF of a real architecture with a real tokenizer and
 // random weights (see src-main/synth/).
 import type { CommandSpec, ParsedArgs } from '../args.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../shared/errors.js';
 import { formatBytes } from '../../shared/size.js';
 import { synthesize } from '../../synth/synthesize.js';
 import { progressBar } from '../../synth/progress-bar.js';
