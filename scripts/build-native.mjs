@@ -30,7 +30,8 @@ function nativeHash() {
 }
 
 export function ensureNative({ force = false } = {}) {
-  ensureBuild(['llama']);
+  // llama.cpp's rpc-server is what `ramforge rpc-server` supervises.
+  ensureBuild(['llama', 'ggml-rpc-server']);
   const hash = nativeHash();
   if (!force && existsSync(addon) && existsSync(stampFile) && readFileSync(stampFile, 'utf8') === hash) return addon;
   // A cache configured against another llama.cpp build folder would keep linking the old one.

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Fetches the pinned llama.cpp source and builds only what we link (ggml + llama, static, PIC),
+// Fetches the pinned llama.cpp source and builds only what we link (ggml + llama, static, PIC,
+// with the RPC backend and, where its toolchain is installed, the Vulkan backend),
 // in a cache outside the repo keyed by the pinned tag and the build flags, so clean clones and
 // CI reuse it. The source is the git bundle inside the `node-llama-cpp` npm tarball, fetched
 // with `npm pack` (installing the package would pull ~670 MB of prebuilt binaries we never use)
@@ -63,7 +64,33 @@ const CMAKE_FLAGS = [
   '-DLLAMA_BUILD_COMMON=ON',
   '-DLLAMA_BUILD_EXAMPLES=ON',
   '-DLLAMA_BUILD_TOOLS=ON',
+  // The RPC backend (client in the addon, llama.cpp's rpc-server beside it) pools the memory of
+  // other machines; it is small and needs nothing outside the source.
+  '-DGGML_RPC=ON',
+  ...vulkanFlags(),
 ];
+
+/**
+ * ggml's Vulkan backend (NVIDIA, AMD and Intel GPUs; Mesa's lavapipe in CI) is built when the
+ * machine has its toolchain: glslc and the Vulkan and SPIR-V headers (Debian: glslc,
+ * libvulkan-dev, spirv-headers). Without them the build is CPU-only, as before. The choice is
+ * part of the cache key through CMAKE_FLAGS.
+ */
+export function vulkanToolchain() {
+  const missing = [];
+  try {
+    execFileSync('glslc', ['--version'], { stdio: 'ignore' });
+  } catch {
+    missing.push('glslc');
+  }
+  if (!existsSync('/usr/include/vulkan/vulkan.hpp')) missing.push('libvulkan-dev');
+  if (!existsSync('/usr/include/spirv/unified1/spirv.hpp')) missing.push('spirv-headers');
+  return { available: missing.length === 0, missing };
+}
+
+function vulkanFlags() {
+  return vulkanToolchain().available ? ['-DGGML_VULKAN=ON'] : ['-DGGML_VULKAN=OFF'];
+}
 
 function cpuKey() {
   let model = '';
@@ -149,7 +176,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const [cmd = 'build', ...rest] = process.argv.slice(2);
   if (cmd === 'source') ensureSource();
   else if (cmd === 'build') ensureBuild(rest.length ? rest : ['llama']);
-  else if (cmd === 'paths') process.stdout.write(JSON.stringify({ tag: pin.tag, source: sourceDir(), build: buildDir() }) + '\n');
+  else if (cmd === 'paths') process.stdout.write(JSON.stringify({ tag: pin.tag, source: sourceDir(), build: buildDir(), vulkan: vulkanToolchain() }) + '\n');
   else {
     process.stderr.write(`usage: node scripts/llama-cpp.mjs source|build [targets...]|paths\n`);
     process.exit(2);

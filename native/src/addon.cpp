@@ -12,6 +12,8 @@
 
 #include "common.h"
 #include "context.h"
+#include "devices.h"
+#include "gpu_js.h"
 #include "ggml-backend.h"
 #include "llama.h"
 #include "model.h"
@@ -150,6 +152,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   Context::Init(env, exports);
   exports.Set("systemInfo", Napi::Function::New(env, SystemInfo));
   exports.Set("loadModel", Napi::Function::New(env, LoadModel));
+  exports.Set("listDevices", Napi::Function::New(env, ListDevices));
+  exports.Set("socketStats", Napi::Function::New(env, SocketStats));
   exports.Set("residentBytes", Napi::Function::New(env, ResidentBytes));
   exports.Set("fileResident", Napi::Function::New(env, FileResident));
   exports.Set("measureRead", Napi::Function::New(env, MeasureRead));
@@ -157,6 +161,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("sameBytes", Napi::Function::New(env, SameBytes));
   exports.Set("shareWeights", Napi::Function::New(env, ShareWeightsJs));
   exports.Set("draftLengthRun", Napi::Function::New(env, DraftLengthRun));
+  RegisterGpu(env, exports);
   return exports;
 }
 

@@ -1,7 +1,10 @@
 #include <chrono>
 #include <cmath>
+#include <regex>
 
 #include "common.h"
+#include "devices.h"
+#include "ggml-cpu.h"
 #include "model.h"
 
 namespace rf {
@@ -27,10 +30,36 @@ bool OnProgress(float progress, void* user) {
   return true;
 }
 
+// Where the weights go: the offload devices (nullptr-terminated, as llama_model_params wants),
+// their shares of the offloaded layers, and the tensors kept on the CPU whatever their layer.
+// Owned by the load so the pointers handed to llama.cpp live until it returns.
+struct Placement {
+  std::vector<ggml_backend_dev_t> devices{nullptr};
+  std::vector<float> split;
+  std::vector<std::string> cpu_patterns;
+  std::vector<llama_model_tensor_buft_override> overrides;
+
+  void Apply(llama_model_params* p) {
+    p->devices = devices.data();
+    if (!split.empty()) {
+      split.resize(std::max(split.size(), llama_max_devices()), 0.0f);
+      p->tensor_split = split.data();
+    }
+    overrides.clear();
+    for (const auto& pat : cpu_patterns) overrides.push_back({pat.c_str(), ggml_backend_cpu_buffer_type()});
+    if (!overrides.empty()) {
+      overrides.push_back({nullptr, nullptr});
+      p->tensor_buft_overrides = overrides.data();
+    }
+  }
+};
+
 class LoadWorker : public Napi::AsyncWorker {
  public:
-  LoadWorker(Napi::Env env, std::vector<std::string> paths, llama_model_params params)
-      : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), paths_(std::move(paths)), params_(params) {}
+  LoadWorker(Napi::Env env, std::vector<std::string> paths, llama_model_params params, Placement placement)
+      : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), paths_(std::move(paths)), params_(params), placement_(std::move(placement)) {
+    placement_.Apply(&params_);
+  }
 
   ~LoadWorker() override {
     if (progress_.has_tsfn) progress_.tsfn.Release();
@@ -74,6 +103,7 @@ class LoadWorker : public Napi::AsyncWorker {
   Napi::Promise::Deferred deferred_;
   std::vector<std::string> paths_;
   llama_model_params params_;
+  Placement placement_;
   ProgressState progress_;
   llama_model* model_ = nullptr;
   double load_ms_ = 0;
@@ -83,6 +113,59 @@ bool GetBool(const Napi::Object& o, const char* key, bool def) {
   if (!o.Has(key)) return def;
   Napi::Value v = o.Get(key);
   return v.IsBoolean() ? v.As<Napi::Boolean>().Value() : def;
+}
+
+// A string[] option, or an error naming it.
+bool GetStrings(const Napi::Object& o, const char* key, std::vector<std::string>* out, std::string* err) {
+  if (!o.Has(key) || o.Get(key).IsUndefined()) return true;
+  if (!o.Get(key).IsArray()) return *err = std::string(key) + " must be an array of strings", false;
+  Napi::Array a = o.Get(key).As<Napi::Array>();
+  for (uint32_t i = 0; i < a.Length(); i++) {
+    if (!a.Get(i).IsString()) return *err = std::string(key) + " must be an array of strings", false;
+    out->push_back(a.Get(i).As<Napi::String>().Utf8Value());
+  }
+  return true;
+}
+
+// devices (names, after the RPC servers are registered), tensorSplit and cpuTensors. Without
+// devices nothing is offloaded: llama.cpp would otherwise use every GPU it sees.
+bool ReadPlacement(const Napi::Object& o, Placement* pl, std::string* err) {
+  std::vector<std::string> servers, names;
+  if (!GetStrings(o, "rpcServers", &servers, err) || !GetStrings(o, "devices", &names, err) || !GetStrings(o, "cpuTensors", &pl->cpu_patterns, err)) return false;
+  for (const auto& ep : servers)
+    if (!RegisterRpcServer(ep, err)) return false;
+  pl->devices.clear();
+  for (const auto& n : names) {
+    ggml_backend_dev_t d = nullptr;
+    if (n.rfind("rpc:", 0) == 0) {
+      // An RPC node by its endpoint: its first device (our rpc-server serves one, its CPU).
+      ggml_backend_reg_t reg = RegisterRpcServer(n.substr(4), err);
+      if (!reg) return false;
+      if (ggml_backend_reg_dev_count(reg) > 0) d = ggml_backend_reg_dev_get(reg, 0);
+    } else {
+      d = ggml_backend_dev_by_name(n.c_str());
+    }
+    if (!d) return *err = "no device named '" + n + "' (ramforge devices lists them)", false;
+    pl->devices.push_back(d);
+  }
+  pl->devices.push_back(nullptr);
+  for (const auto& pat : pl->cpu_patterns) {
+    try {
+      std::regex re(pat);
+    } catch (const std::regex_error&) {
+      return *err = "cpuTensors: '" + pat + "' is not a regular expression", false;
+    }
+  }
+  if (o.Has("tensorSplit") && !o.Get("tensorSplit").IsUndefined()) {
+    if (!o.Get("tensorSplit").IsArray()) return *err = "tensorSplit must be an array of numbers", false;
+    Napi::Array a = o.Get("tensorSplit").As<Napi::Array>();
+    if (a.Length() > llama_max_devices()) return *err = "tensorSplit has more entries than llama.cpp has devices", false;
+    for (uint32_t i = 0; i < a.Length(); i++) {
+      if (!a.Get(i).IsNumber() || !(a.Get(i).As<Napi::Number>().DoubleValue() >= 0)) return *err = "tensorSplit must be an array of numbers ≥ 0", false;
+      pl->split.push_back(a.Get(i).As<Napi::Number>().FloatValue());
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -109,8 +192,18 @@ Napi::Value LoadModel(const Napi::CallbackInfo& info) {
   }
   llama_model_params params = llama_model_default_params();
   params.n_gpu_layers = 0;
+  // With a GPU device llama.cpp would put the CPU's weights in the device's pinned host buffer
+  // (Vulkan_Host): a copy in anonymous memory instead of the file mapping, which the residency
+  // engine neither streams nor releases, and which doubles what the weights hold in RAM.
+  params.no_host = true;
+  Placement placement;
   if (info.Length() > 1 && info[1].IsObject()) {
     Napi::Object o = info[1].As<Napi::Object>();
+    std::string err;
+    if (!ReadPlacement(o, &placement, &err)) {
+      ThrowError(env, "BAD_ARGUMENT", err);
+      return env.Undefined();
+    }
     params.load_mode = GetBool(o, "mmap", true) ? LLAMA_LOAD_MODE_MMAP : LLAMA_LOAD_MODE_NONE;
     params.use_extra_bufts = GetBool(o, "repack", true);
     params.vocab_only = GetBool(o, "vocabOnly", false);
@@ -118,7 +211,7 @@ Napi::Value LoadModel(const Napi::CallbackInfo& info) {
   } else {
     params.load_mode = LLAMA_LOAD_MODE_MMAP;
   }
-  auto* worker = new LoadWorker(env, std::move(paths), params);
+  auto* worker = new LoadWorker(env, std::move(paths), params, std::move(placement));
   if (info.Length() > 2 && info[2].IsFunction()) worker->SetProgress(info[2].As<Napi::Function>());
   Napi::Promise promise = worker->Promise();
   worker->Queue();
