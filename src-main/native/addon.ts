@@ -13,6 +13,31 @@ export interface NativeModelOptions {
   gpuLayers?: number;
   /** Load only the tokenizer (llama.cpp's vocab-only files, tokenizer tests). */
   vocabOnly?: boolean;
+  /** Devices the offloaded layers go to, in order: ggml names, or `rpc:host:port` for an RPC node. Absent or empty: none. */
+  devices?: string[];
+  /** Each device's share of the offloaded layers (whole numbers give exact layer counts). */
+  tensorSplit?: number[];
+  /** Tensor-name patterns (regular expressions) kept in CPU RAM wherever their layer is. */
+  cpuTensors?: string[];
+  /** llama.cpp RPC servers (host:port) to register before the devices are looked up. */
+  rpcServers?: string[];
+}
+
+/** A ggml device as its backend reports it. */
+export interface NativeDevice {
+  name: string;
+  description: string;
+  type: 'cpu' | 'gpu' | 'igpu' | 'accel';
+  backend: string;
+  memoryFree: number;
+  memoryTotal: number;
+}
+
+/** One TCP connection of this process, with the kernel's byte counters. */
+export interface NativeSocketStat {
+  peer: string;
+  bytesSent: number;
+  bytesReceived: number;
 }
 
 export interface NativeModelInfo {
@@ -249,6 +274,10 @@ export interface NativeAddon {
     devices: { name: string; description: string; type: string; memoryFree: number; memoryTotal: number }[];
   };
   loadModel(paths: string[], opts?: NativeModelOptions, onProgress?: (fraction: number) => void): Promise<NativeModel>;
+  /** Every device ggml has, after registering these RPC servers (each answered our handshake). */
+  listDevices(rpcServers?: string[]): NativeDevice[];
+  /** This process's TCP connections (the RPC backend's among them). */
+  socketStats(): NativeSocketStat[];
   /** mincore over each layer's [addr, len, ...] ranges; null where a range is not mapped. */
   residentBytes(layers: number[][][]): (number | null)[];
   /** Page-cache residency of [offset, len] file ranges through a fresh view of the file. */

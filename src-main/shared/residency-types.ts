@@ -1,6 +1,7 @@
 // Shapes of what the residency engine observes, streamed live to hosts and kept in reports.
 
-export type Tier = 'vram' | 'pinned' | 'streamed';
+// One tier list for the plan, the worker and the report.
+export type { Tier } from './plan/plan-types.js';
 
 export type ResidencyEventKind = 'prefetch' | 'drop' | 'late' | 'stall' | 'release';
 

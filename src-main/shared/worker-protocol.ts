@@ -11,6 +11,8 @@ export interface LoadParams {
   /** Let ggml repack weights into CPU-friendly layouts (default true). */
   repack?: boolean;
   gpuLayers?: number;
+  /** Where the offloaded layers (the last `layers` blocks) go: devices and their shares. */
+  offload?: OffloadParams;
   /** Prefault the whole mapping at load (llama.cpp's MAP_POPULATE); false = --no-prefetch. */
   prefault?: boolean;
   ctx?: number;
@@ -23,7 +25,7 @@ export interface LoadParams {
   ramBytes?: number;
   prefetchDepth?: number;
   /** Per-layer tiers from the memory plan; the residency engine executes them. */
-  tiers?: ('vram' | 'pinned' | 'streamed')[];
+  tiers?: ('vram' | 'remote' | 'pinned' | 'streamed')[];
   /**
    * The plan's stream schedule. Under a budget (ramBytes) the worker re-makes the split with
    * what it measures after load (its real non-weight charge), so `tensors` is the plan's estimate.
@@ -41,6 +43,21 @@ export interface LoadParams {
   graphTrace?: { maxEvents: number; detail: boolean };
   /** Speculative decoding: a draft model proposes up to `max` tokens a pass (`--draft`). */
   draft?: DraftParams;
+}
+
+/**
+ * Layers placed off this process's RAM, as llama.cpp places them: the last `layers` blocks, split
+ * over `devices` in order by `split` (layer counts). A device is a ggml device name or
+ * `rpc:host:port`, an RPC node.
+ */
+export interface OffloadParams {
+  layers: number;
+  devices: string[];
+  split: number[];
+  /** RPC nodes (host:port) the devices name. */
+  rpcServers: string[];
+  /** Tensor-name patterns kept in CPU RAM whatever their layer (an MoE's experts). */
+  cpuTensors?: string[];
 }
 
 export interface DraftParams {

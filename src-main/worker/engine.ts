@@ -10,7 +10,7 @@ import type {
   ChatMessage,
   ToolSpec,
 } from '../shared/worker-protocol.js';
-import { loadAddon, type NativeAddon, type NativeContext, type NativeModel, type NativeServeEvent } from '../native/addon.js';
+import { loadAddon, type NativeAddon, type NativeContext, type NativeModel, type NativeModelOptions, type NativeServeEvent } from '../native/addon.js';
 import { loadModel } from '../native/load-model.js';
 import { ModelRefusedError, openModelForLoad } from '../node/model-check.js';
 import type { OpenedModel } from '../node/gguf-file.js';

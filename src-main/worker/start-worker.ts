@@ -4,6 +4,7 @@
 // and the app all start workers here.
 import { dropFileCache, startCapped, type CgroupReport, type DropResult, type SupervisedOutcome, type UsageSample } from '../supervisor/index.js';
 import { WorkerHost, wrapChild, type WorkerProcess } from './host.js';
+import { gpuDriverEnv } from './gpu-drivers.js';
 import type { ResidencySample } from '../shared/residency-types.js';
 import type { ServeStep, WorkerExit } from '../shared/worker-protocol.js';
 
@@ -25,6 +26,8 @@ export interface StartWorkerOptions {
   /** Each weight pass of the batch server (a load with parallel > 1). */
   onServeStep?: (s: ServeStep) => void;
   env?: NodeJS.ProcessEnv;
+  /** The load offloads to a GPU: the worker gets the machine's GPU drivers (default: none loaded). */
+  gpu?: boolean;
 }
 
 export interface StartedWorker {
@@ -48,7 +51,8 @@ export function exitOf(o: SupervisedOutcome): WorkerExit {
   };
 }
 
-export async function startWorker(opts: StartWorkerOptions): Promise<StartedWorker> {
+export async function startWorker(given: StartWorkerOptions): Promise<StartedWorker> {
+  const opts = { ...given, env: { ...gpuDriverEnv(given.gpu ?? false), ...given.env } };
   const coldStart = opts.coldStart ? await dropFileCache(opts.coldStart) : null;
   if (!opts.cap) {
     const host = await WorkerHost.start({ onSample: opts.onSample, onServeStep: opts.onServeStep, env: opts.env, ...(opts.spawnPlain ? { spawn: opts.spawnPlain } : {}) });

@@ -1,7 +1,7 @@
 // The memory plan: a plain data structure the runtime executes (tiers per layer, prefetch
 // depth) and the CLI/UI show. Every number carries the formula that produced it.
 
-export type Tier = 'vram' | 'pinned' | 'streamed';
+export type Tier = 'vram' | 'remote' | 'pinned' | 'streamed';
 export type Verdict = 'fits' | 'out-of-core' | 'cannot-run';
 
 export interface Quantity {
