@@ -9,7 +9,7 @@ const BAD_GRAMMAR = /^(the grammar is|grammar must|a grammar cannot)/;
 const STUCK_GRAMMAR = /^the grammar allows none of the model's tokens/;
 
 /**
- * @param code the worker error's code (WorkerError/EngineError), or undefined
+ * @param code the worker error's code (WorkerError), or undefined
  * @param crashed the worker ended on its own while this ran (not closed by an unload or a new load)
  * @param input the request's parameter that holds the prompt ('messages' or 'prompt')
  */

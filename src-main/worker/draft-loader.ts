@@ -10,15 +10,7 @@ import type { DraftInfo, DraftParams } from '../shared/worker-protocol.js';
 import type { NativeAddon, NativeContext, NativeContextOptions, NativeModel } from '../native/addon.js';
 import { loadModel } from '../native/load-model.js';
 import { basename } from 'node:path';
-
-export class DraftError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+import { WorkerError } from './worker-error.js';
 
 export interface LoadedDraft {
   model: NativeModel;
@@ -44,13 +36,13 @@ export async function loadDraft(
   try {
     opened = await openModelForLoad(p.modelPath);
   } catch (e) {
-    if (e instanceof ModelRefusedError) throw new DraftError('BAD_MODEL', `draft: ${e.message}`);
+    if (e instanceof ModelRefusedError) throw new WorkerError('BAD_MODEL', `draft: ${e.message}`);
     throw e;
   }
   const th = target.shards[0]!.header;
   const dh = opened.shards[0]!.header;
   const why = vocabMismatch(th, dh);
-  if (why) throw new DraftError('DRAFT_VOCAB', `the draft ${p.modelPath} cannot propose tokens for this model: ${why}`);
+  if (why) throw new WorkerError('DRAFT_VOCAB', `the draft ${p.modelPath} cannot propose tokens for this model: ${why}`);
 
   const candidates = sharedTensorCandidates(target.shards, opened.shards);
   const same = candidates.length
@@ -64,7 +56,7 @@ export async function loadDraft(
     const prefault = load.prefault && shared.length === 0;
     model = await loadModel(addon, opened.shards.map((s) => s.path).slice(0, 1), { mmap: true, repack: load.repack, gpuLayers: 0, prefault });
   } catch (e) {
-    throw new DraftError('LOAD_FAILED', `draft: ${(e as Error).message}`);
+    throw new WorkerError('LOAD_FAILED', `draft: ${(e as Error).message}`);
   }
   let sharedBytes = 0;
   let ctx: NativeContext;
@@ -76,7 +68,7 @@ export async function loadDraft(
     ctx = model.createContext(ctxOpts);
   } catch (e) {
     model.free();
-    throw new DraftError('DRAFT_FAILED', `draft: ${(e as Error).message}`);
+    throw new WorkerError('DRAFT_FAILED', `draft: ${(e as Error).message}`);
   }
   const mi = model.info();
   const total = dh.tensors.reduce((s, t) => s + t.nbytes, 0) + opened.shards.slice(1).reduce((s, sh) => s + sh.header.tensorBytes, 0);

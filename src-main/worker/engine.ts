@@ -14,22 +14,14 @@ import { loadAddon, type NativeAddon, type NativeContext, type NativeModel, type
 import { loadModel } from '../native/load-model.js';
 import { ModelRefusedError, openModelForLoad } from '../node/model-check.js';
 import type { OpenedModel } from '../node/gguf-file.js';
-import { DraftError, loadDraft, type LoadedDraft } from './draft-loader.js';
+import { loadDraft, type LoadedDraft } from './draft-loader.js';
+import { WorkerError } from './worker-error.js';
 import { DRAFT_CONTEXT_BATCH } from '../shared/draft/draft-budget.js';
 import { ResidencyRuntime } from './residency-runtime.js';
 import { basename } from 'node:path';
 import { collectGarbage } from './collect-garbage.js';
 import { Embedder } from './embedder.js';
 import { ChatTemplateError, needsToolRendering, renderToolChat } from './tool-template.js';
-
-export class EngineError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 /** The native error's own code (BUSY, FREED, BAD_ARGUMENT, …) when it has one, else `fallback`. */
 function codeOf(e: unknown, fallback: string): string {
@@ -43,7 +35,7 @@ async function openChecked(modelPath: string): Promise<{ opened: OpenedModel; fi
     const opened = await openModelForLoad(modelPath);
     return { opened, files: opened.shards.map((s) => s.path) };
   } catch (e) {
-    if (e instanceof ModelRefusedError) throw new EngineError(e.code, e.message);
+    if (e instanceof ModelRefusedError) throw new WorkerError(e.code, e.message);
     throw e;
   }
 }
@@ -52,7 +44,7 @@ async function openChecked(modelPath: string): Promise<{ opened: OpenedModel; fi
 async function attachDraft(addon: NativeAddon, opened: OpenedModel, model: NativeModel, ctx: NativeContext, params: LoadParams): Promise<LoadedDraft> {
   let draft: LoadedDraft | null = null;
   try {
-    if ((params.parallel ?? 1) > 1) throw new DraftError('BAD_ARGUMENT', 'a draft model serves one sequence: --draft does not combine with --parallel above 1');
+    if ((params.parallel ?? 1) > 1) throw new WorkerError('BAD_ARGUMENT', 'a draft model serves one sequence: --draft does not combine with --parallel above 1');
     draft = await loadDraft(addon, opened, model, params.draft!, { repack: params.repack ?? true, prefault: params.prefault !== false }, {
       nCtx: params.ctx ?? 4096,
       nSeq: 1,
@@ -72,7 +64,7 @@ async function attachDraft(addon: NativeAddon, opened: OpenedModel, model: Nativ
     draft?.model.free();
     ctx.free();
     model.free();
-    throw new EngineError(e instanceof DraftError ? e.code : codeOf(e, 'DRAFT_FAILED'), (e as Error).message);
+    throw new WorkerError(e instanceof WorkerError ? e.code : codeOf(e, 'DRAFT_FAILED'), (e as Error).message);
   }
 }
 
@@ -119,7 +111,7 @@ export class Engine {
     try {
       model = await loadModel(addon, [files[0] as string], { mmap: params.mmap ?? true, repack: params.repack ?? true, ...placementOf(params), prefault: params.prefault !== false }, onProgress);
     } catch (e) {
-      throw new EngineError(codeOf(e, 'LOAD_FAILED'), (e as Error).message);
+      throw new WorkerError(codeOf(e, 'LOAD_FAILED'), (e as Error).message);
     }
     // Releasing pages by hand needs the engine, which plain `off` does not install: observe.
     const manual = (params.releaseLayers?.length ?? 0) > 0 || params.releaseMappingPages === true;
@@ -166,7 +158,7 @@ export class Engine {
       });
     } catch (e) {
       model.free();
-      throw new EngineError(codeOf(e, 'CONTEXT_FAILED'), (e as Error).message);
+      throw new WorkerError(codeOf(e, 'CONTEXT_FAILED'), (e as Error).message);
     }
   }
 
@@ -185,7 +177,7 @@ export class Engine {
       this.residency.releaseNow([...release].sort((a, b) => a - b));
     } catch (e) {
       await this.unload();
-      throw new EngineError('BAD_ARGUMENT', (e as Error).message);
+      throw new WorkerError('BAD_ARGUMENT', (e as Error).message);
     }
   }
 
@@ -194,7 +186,7 @@ export class Engine {
   }
 
   private need(): { model: NativeModel; ctx: NativeContext } {
-    if (!this.model || !this.ctx) throw new EngineError('NO_MODEL', 'no model is loaded');
+    if (!this.model || !this.ctx) throw new WorkerError('NO_MODEL', 'no model is loaded');
     return { model: this.model, ctx: this.ctx };
   }
 
@@ -219,7 +211,7 @@ export class Engine {
       try {
         text = model.applyChatTemplate(params.messages, true);
       } catch (e) {
-        throw new EngineError('CHAT_TEMPLATE', (e as Error).message);
+        throw new WorkerError('CHAT_TEMPLATE', (e as Error).message);
       }
       // The rendered template carries its own special tokens as text.
       return Array.from(model.tokenize(text, true, true));
@@ -231,14 +223,14 @@ export class Engine {
   private toolPromptTokens(model: NativeModel, messages: ChatMessage[], tools: ToolSpec[]): number[] {
     const info = model.info();
     const template = info.chatTemplate;
-    if (!template) throw new EngineError('CHAT_TEMPLATE', 'the model has no chat template');
+    if (!template) throw new WorkerError('CHAT_TEMPLATE', 'the model has no chat template');
     const piece = (id: number) => (id >= 0 ? model.tokenToPiece(id, true).toString('utf8') : '');
     const tokens = { bos: piece(info.bos), eos: piece(info.eos) };
     let text: string;
     try {
       text = renderToolChat(template, messages, tools, tokens);
     } catch (e) {
-      if (e instanceof ChatTemplateError) throw new EngineError('CHAT_TEMPLATE', e.message);
+      if (e instanceof ChatTemplateError) throw new WorkerError('CHAT_TEMPLATE', e.message);
       throw e;
     }
     // A template that writes bos_token itself must not get a second one from the tokenizer.
@@ -259,7 +251,7 @@ export class Engine {
    */
   async generate(params: GenerateParams, onToken: (t: TokenEvent) => void, requestId?: number): Promise<GenerationResult> {
     const prompt = this.promptTokens(params);
-    if (prompt.length === 0) throw new EngineError('EMPTY_PROMPT', 'the prompt is empty');
+    if (prompt.length === 0) throw new WorkerError('EMPTY_PROMPT', 'the prompt is empty');
     if (this.parallel > 1) return this.serve(prompt, params, onToken, requestId);
     return this.generateSolo(prompt, params, onToken);
   }
@@ -290,12 +282,12 @@ export class Engine {
           this.residency?.onToken(this.tokensServed, e.tMs, false);
           onToken({ index: e.index, tokenId: e.token, text: delta, tMs: e.tMs });
         } else if (e.type === 'done') resolve(e);
-        else if (e.type === 'error') reject(new EngineError('DECODE_FAILED', e.message));
+        else if (e.type === 'error') reject(new WorkerError('DECODE_FAILED', e.message));
       };
       try {
         id = ctx.serveSubmit(prompt, { maxTokens: params.maxTokens, ...params.sampling });
       } catch (e) {
-        reject(new EngineError(codeOf(e, 'BAD_ARGUMENT'), (e as Error).message));
+        reject(new WorkerError(codeOf(e, 'BAD_ARGUMENT'), (e as Error).message));
         return;
       }
       this.serving?.set(id, { onEvent });
@@ -370,7 +362,7 @@ export class Engine {
         },
       );
     } catch (e) {
-      throw new EngineError(codeOf(e, 'DECODE_FAILED'), (e as Error).message);
+      throw new WorkerError(codeOf(e, 'DECODE_FAILED'), (e as Error).message);
     }
     expected = r.tokens.length;
     // Bounded: a lost callback must not hang the worker (the text would then miss a piece).
@@ -422,7 +414,7 @@ export class Engine {
     try {
       return await this.embedder.embed(texts);
     } catch (e) {
-      throw new EngineError(codeOf(e, 'DECODE_FAILED'), (e as Error).message);
+      throw new WorkerError(codeOf(e, 'DECODE_FAILED'), (e as Error).message);
     }
   }
 

@@ -22,6 +22,7 @@ import type {
 } from '../shared/worker-protocol.js';
 import { checkWorkerEvent } from '../shared/worker-message-check.js';
 import { signalNote } from '../shared/signal-note.js';
+import { WorkerError } from './worker-error.js';
 
 /** How a caller starts the worker process; the default forks plain Node. */
 export interface WorkerProcess {
@@ -41,16 +42,6 @@ export interface WorkerHostOptions {
   onSample?: (s: ResidencySample) => void;
   /** Each weight pass of the batch server (parallel > 1). */
   onServeStep?: (s: ServeStep) => void;
-}
-
-export class WorkerError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'WorkerError';
-  }
 }
 
 export function workerScript(): string {

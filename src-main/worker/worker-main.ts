@@ -2,7 +2,8 @@
 // through the typed protocol in shared/worker-protocol.ts. If llama.cpp aborts, this process
 // dies and the host reports it; nothing propagates into the UI or the CLI's own process.
 import { openChannel } from './channel.js';
-import { Engine, EngineError } from './engine.js';
+import { Engine } from './engine.js';
+import { WorkerError } from './worker-error.js';
 import type { WorkerRequest } from '../shared/worker-protocol.js';
 import { loadAddon } from '../native/addon.js';
 
@@ -11,7 +12,7 @@ const engine = new Engine();
 let queue: Promise<unknown> = Promise.resolve();
 
 function fail(id: number, e: unknown): void {
-  const code = e instanceof EngineError ? e.code : ((e as { code?: string })?.code ?? 'ERROR');
+  const code = e instanceof WorkerError ? e.code : ((e as { code?: string })?.code ?? 'ERROR');
   channel.send({ type: 'result', id, ok: false, error: { code, message: (e as Error)?.message ?? String(e) } });
 }
 
