@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { makeFiller } from './generate.js';
-import { GGML_F16, GGML_F32, GGML_Q4_0, GGML_Q4_K, GGML_Q8_0 } from './ggml-ids.js';
+import { ggmlTypeByName } from '../shared/gguf/ggml-types.js';
+const GGML_F16 = ggmlTypeByName('F16')!.id;
+const GGML_F32 = ggmlTypeByName('F32')!.id;
+const GGML_Q4_0 = ggmlTypeByName('Q4_0')!.id;
+const GGML_Q4_K = ggmlTypeByName('Q4_K')!.id;
+const GGML_Q8_0 = ggmlTypeByName('Q8_0')!.id;
 import { f16BitsToF32, f32ToF16Bits } from './half.js';
 import { Xoshiro128 } from './prng.js';
 import { packScalesK4 } from './gen-q4_k.js';
