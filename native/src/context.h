@@ -22,6 +22,7 @@ Napi::Value TensorInventory(Napi::Env env, const llama_model* model);
 class Context : public Napi::ObjectWrap<Context> {
  public:
   static void Init(Napi::Env env, Napi::Object exports);
+  static bool Is(Napi::Object o) { return o.InstanceOf(constructor_.Value()); }
   static Napi::Value Create(Napi::Env env, Napi::Value model, Napi::Object opts);
   explicit Context(const Napi::CallbackInfo& info);
   ~Context() override;
