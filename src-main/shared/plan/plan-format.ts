@@ -57,6 +57,7 @@ export function formatPlan(p: MemoryPlan): string {
     out.push(`  streamed: ${p.stream.tensors.length} tensors through a ${formatBytes(p.stream.windowBytes)} window; every other weight is locked in RAM`);
   }
   if (p.moe) out.push(...expertLines(p));
+  if (p.gpu) out.push(...tierLines(p));
   out.push('', 'Per token');
   out.push(
     ...rows([
@@ -87,5 +88,21 @@ function expertLines(p: MemoryPlan): string[] {
       ['minimum RAM cap (experts)', Q.minimumRamBytes, 'bytes'],
       ['tensor schedule reads', Q.tensorScheduleBytesPerToken, 'bytes'],
     ]),
+  ];
+}
+
+/** The three tiers side by side, with a VRAM budget: the device's share, RAM's locked share, the streamed rest. */
+function tierLines(p: MemoryPlan): string[] {
+  const g = p.gpu as NonNullable<MemoryPlan['gpu']>;
+  const Q = p.quantities;
+  const tok = Q.predictedDecodeTokS.value;
+  const dev = (g.quantities.headBytes.value ?? 0) + (g.quantities.layerWeightBytes.value ?? 0);
+  const what = g.mode === 'none' ? 'nothing offloaded' : g.mode === 'dense-first' ? `head + dense part of ${g.layers.length} layers (experts in RAM)` : `head + ${g.layers.length} layers`;
+  return [
+    '',
+    'Tiers',
+    `  VRAM     ${formatBytes(dev).padStart(11)} of weights on ${g.device ?? 'the GPU'} (${what}; n_gpu_layers ${g.gpuLayers}), ${formatBytes(Q.vramUsedBytes.value ?? 0)} of ${formatBytes(p.input.vramBytes ?? 0)} used with KV and compute`,
+    `  RAM      ${formatBytes(Q.pinnedBytes.value ?? 0).padStart(11)} of layer weights locked`,
+    `  storage  ${formatBytes(Q.bytesReadPerToken.value ?? 0).padStart(11)} streamed per token${tok !== null ? ` → ≈ ${tok.toFixed(2)} tok/s predicted` : ''}`,
   ];
 }

@@ -72,6 +72,46 @@ const moe = {
   },
 } as const;
 
+const GPU_QUANTITIES = ['budgetBytes', 'headBytes', 'layerWeightBytes', 'kvBytes', 'computeBytes', 'usedBytes'] as const;
+
+/** The VRAM tier (place-vram.ts); absent without a VRAM budget. */
+export const GPU_PLAN_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['device', 'gpuLayers', 'layers', 'outputOnDevice', 'mode', 'cpuTensors', 'quantities'],
+  properties: {
+    device: { type: ['string', 'null'] },
+    gpuLayers: nint,
+    layers: { type: 'array', items: nint },
+    outputOnDevice: { type: 'boolean' },
+    mode: { enum: ['none', 'layers', 'dense-first'] },
+    cpuTensors: { type: 'array', items: { type: 'string' } },
+    quantities: { type: 'object', additionalProperties: false, required: [...GPU_QUANTITIES], properties: Object.fromEntries(GPU_QUANTITIES.map((k) => [k, quantity])) },
+  },
+} as const;
+
+/** Layers on other machines (place-remote.ts); absent without `--rpc`. */
+export const REMOTE_PLAN_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['nodes', 'layerCount', 'split', 'networkBytesPerToken', 'remoteSecondsPerToken'],
+  properties: {
+    nodes: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['endpoint', 'freeBytes', 'totalBytes', 'budgetBytes', 'layers', 'weightBytes', 'kvBytes', 'computeBytes'],
+        properties: { endpoint: { type: 'string' }, freeBytes: nint, totalBytes: nint, budgetBytes: nint, layers: { type: 'array', items: nint }, weightBytes: nint, kvBytes: { type: 'number' }, computeBytes: nint },
+      },
+    },
+    layerCount: nint,
+    split: { type: 'array', items: nint },
+    networkBytesPerToken: quantity,
+    remoteSecondsPerToken: quantity,
+  },
+} as const;
+
 export const PLAN_JSON_SCHEMA = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   title: 'ramforge plan --json',
@@ -111,10 +151,10 @@ export const PLAN_JSON_SCHEMA = {
         type: 'object',
         additionalProperties: false,
         required: ['index', 'bytes', 'kvBytes', 'tier', 'streamedBytes'],
-        properties: { index: nint, bytes: nint, kvBytes: { type: 'number' }, tier: { enum: ['vram', 'pinned', 'streamed'] }, streamedBytes: nint },
+        properties: { index: nint, bytes: nint, kvBytes: { type: 'number' }, tier: { enum: ['vram', 'remote', 'pinned', 'streamed'] }, streamedBytes: nint },
       },
     },
-    tiers: { type: 'object', additionalProperties: false, required: ['vram', 'pinned', 'streamed'], properties: { vram: tier, pinned: tier, streamed: tier } },
+    tiers: { type: 'object', additionalProperties: false, required: ['vram', 'pinned', 'streamed'], properties: { vram: tier, pinned: tier, streamed: tier, remote: tier } },
     quantities: {
       type: 'object',
       additionalProperties: false,
@@ -133,6 +173,8 @@ export const PLAN_JSON_SCHEMA = {
       ],
     },
     moe,
+    gpu: GPU_PLAN_SCHEMA,
+    remote: REMOTE_PLAN_SCHEMA,
     verdict: { enum: ['fits', 'out-of-core', 'cannot-run'] },
     reason: { type: 'string' },
     draft: {

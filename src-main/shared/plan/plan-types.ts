@@ -37,6 +37,8 @@ export interface PlanInput {
   readonly parallel?: number;
   /** A draft model for speculative decoding: what it holds and which target tensors it reads. */
   readonly draft?: DraftPlanInput;
+  /** The GPU the VRAM budget is on (its ggml name, for the plan's text and the load). */
+  readonly gpuDevice?: string;
   /** A mixture of experts: the routing earlier runs of this file measured (popularity by rank). */
   readonly routing?: { readonly popularity: readonly number[]; readonly batches: number };
 }
@@ -78,7 +80,7 @@ export interface MemoryPlan {
     readonly fileBytes: number;
     readonly tensorBytes: number;
   };
-  readonly input: Required<Omit<PlanInput, 'vramBytes' | 'threads' | 'diskBandwidthSource' | 'readaheadBytes' | 'parallel' | 'draft' | 'routing'>> & {
+  readonly input: Required<Omit<PlanInput, 'vramBytes' | 'threads' | 'diskBandwidthSource' | 'readaheadBytes' | 'parallel' | 'draft' | 'routing' | 'gpuDevice'>> & {
     readonly vramBytes: number | null;
     readonly threads: number | null;
     readonly diskBandwidthSource: string;
@@ -109,6 +111,8 @@ export interface MemoryPlan {
   readonly stream: StreamPlan | null;
   /** A mixture of experts' expert cache (absent for a dense model: its plan is unchanged). */
   readonly moe?: MoePlan;
+  /** The VRAM tier: what goes on the GPU and what it costs there (absent without a VRAM budget). */
+  readonly gpu?: GpuPlan;
   /** The draft's share of the budget and what it costs the target (null without a draft). */
   readonly draft: DraftPlan | null;
   readonly verdict: Verdict;
@@ -181,5 +185,32 @@ export interface MoePlan {
     readonly minimumRamBytes: Quantity;
     /** What the tensor-granular stream schedule (`stream`) reads per token, for comparison. */
     readonly tensorScheduleBytesPerToken: Quantity;
+  };
+}
+
+/**
+ * The VRAM tier as llama.cpp loads it: n_gpu_layers (the output head, then the last blocks, each
+ * with its KV cache) on one device, and tensor-name patterns kept on the CPU (an MoE's experts).
+ */
+export interface GpuPlan {
+  /** The ggml device (e.g. Vulkan0); null where the plan was made for a budget alone. */
+  readonly device: string | null;
+  /** llama.cpp's n_gpu_layers: 0 = nothing offloaded, k + 1 = the output head and the last k blocks. */
+  readonly gpuLayers: number;
+  /** Blocks placed on the device (whole, or their dense part in 'dense-first'). */
+  readonly layers: number[];
+  readonly outputOnDevice: boolean;
+  /** 'layers': whole blocks; 'dense-first': a mixture's dense part of the blocks, experts in RAM. */
+  readonly mode: 'none' | 'layers' | 'dense-first';
+  /** Tensor-name patterns (regular expressions) kept in CPU RAM (llama.cpp's -ot …=CPU). */
+  readonly cpuTensors: string[];
+  readonly quantities: {
+    readonly budgetBytes: Quantity;
+    readonly headBytes: Quantity;
+    readonly layerWeightBytes: Quantity;
+    readonly kvBytes: Quantity;
+    readonly computeBytes: Quantity;
+    /** What the device holds as llama.cpp counts it (weights + KV + compute): at most the budget. */
+    readonly usedBytes: Quantity;
   };
 }

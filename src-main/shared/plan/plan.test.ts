@@ -120,12 +120,13 @@ describe('planMemory', () => {
     expect(diff).toBeLessThan(4 * biggest * 1.02 + 2);
   });
 
-  it('VRAM takes the last layers, with their KV', () => {
+  it('VRAM takes the output head and the last layers, with their KV (place-vram.test.ts has the rest)', () => {
     const v = eightB();
     const layer = v.layers[0]!.bytes + 16 * MiB;
-    const p = planMemory(v, { ...base, ramBytes: 64 * GiB, vramBytes: (p0Compute(v) + 256 * MiB) + 4 * layer + 1 });
+    const head = v.tensors.filter((t) => t.name.startsWith('output')).reduce((s, t) => s + t.nbytes, 0);
+    const p = planMemory(v, { ...base, ramBytes: 64 * GiB, vramBytes: p0Compute(v) + head + 4 * layer + 1 });
     expect(p.tiers.vram.layers).toEqual([28, 29, 30, 31]);
-    expect(p.quantities.vramUsedBytes.value).toBe(4 * layer);
+    expect(p.quantities.vramUsedBytes.value).toBe(p0Compute(v) + head + 4 * layer);
     expect(p.quantities.kvRamBytes.value).toBe(28 * 16 * MiB);
   });
 

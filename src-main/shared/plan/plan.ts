@@ -6,9 +6,10 @@ import { formatBytes } from '../size.js';
 import type { LayerView, ModelView } from '../gguf/model-view.js';
 import type { DraftPlan, LayerPlan, MemoryPlan, PlanInput, Quantity, Tier, Verdict } from './plan-types.js';
 import { DEFAULT_PREFETCH_DEPTH } from '../settings/run-settings.js';
-import { VRAM_CONTEXT_BYTES, computeBufferBytes, kvBytesForLayer, predictedTokS, runtimeOverheadBytes } from './estimates.js';
+import { computeBufferBytes, kvBytesForLayer, predictedTokS, runtimeOverheadBytes } from './estimates.js';
 import { DEFAULT_READAHEAD_BYTES, HEADROOM_FRACTION, HEADROOM_MIN_BYTES, budgetStream } from './stream-select.js';
 import { withExpertCache } from './plan-moe.js';
+import { placeVram } from './place-vram.js';
 
 export type { MemoryPlan, PlanInput, LayerPlan, Quantity, Tier, Verdict } from './plan-types.js';
 
@@ -130,30 +131,28 @@ function fixedCosts(view: ModelView, input: PlanInput, sh: Shape) {
 }
 type Fixed = ReturnType<typeof fixedCosts>;
 
-/** VRAM: the last layers, while weights + their KV fit beside the GPU compute buffer. */
-function placeVram(view: ModelView, input: PlanInput, f: Fixed): { tiers: Tier[]; vramUsed: number; vramFormula: string } {
+/**
+ * VRAM (place-vram.ts): the head and the last layers as llama.cpp offloads them, an MoE's dense
+ * part first. The rest of the plan sees the model without what the device holds (`ramView`).
+ */
+function vramTier(view: ModelView, input: PlanInput, f: Fixed) {
   const tiers: Tier[] = view.layers.map(() => 'pinned');
-  let vramUsed = 0;
-  let vramFormula = 'no VRAM given';
-  if (input.vramBytes !== undefined && input.vramBytes > 0) {
-    const budget = input.vramBytes - f.computeB - VRAM_CONTEXT_BYTES;
-    for (let i = view.layers.length - 1; i >= 0; i--) {
-      const cost = (view.layers[i]?.bytes as number) + (f.kvPerLayer[i]?.value as number);
-      if (vramUsed + cost > budget) break;
-      vramUsed += cost;
-      tiers[i] = 'vram';
-    }
-    vramFormula = `VRAM layers' weights + KV ${fb(vramUsed)} (budget ${fb(input.vramBytes)} − compute ${fb(f.computeB)} − GPU context ${fb(VRAM_CONTEXT_BYTES)})`;
-  }
-  return { tiers, vramUsed, vramFormula };
+  if (input.vramBytes === undefined || !(input.vramBytes > 0)) return { tiers, placed: null, vramUsed: 0, vramFormula: 'no VRAM given' };
+  const placed = placeVram(view, { vramBytes: input.vramBytes, kvPerLayer: f.kvPerLayer.map((k) => k.value as number), computeBytes: f.computeB, device: input.gpuDevice ?? null });
+  view.layers.forEach((l, i) => placed.wholeLayers.has(l.index) && (tiers[i] = 'vram'));
+  const used = placed.gpu.quantities.usedBytes;
+  return { tiers, placed, vramUsed: used.value as number, vramFormula: used.formula };
 }
 
 export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
   const sh = planShape(view, input);
+  const { tiers, placed, vramUsed, vramFormula } = vramTier(view, input, fixedCosts(view, input, sh));
+  // RAM's share: the model without what the device holds.
+  const full = view;
+  if (placed) view = placed.ramView;
   const f = fixedCosts(view, input, sh);
-  const { tiers, vramUsed, vramFormula } = placeVram(view, input, f);
   const ramIdx = view.layers.map((_, i) => i).filter((i) => tiers[i] !== 'vram');
-  const kvRam = sum(ramIdx.map((i) => f.kvPerLayer[i]?.value as number));
+  const kvRam = sum(view.layers.map((l, i) => (placed?.kvOnDevice.has(l.index) ? 0 : (f.kvPerLayer[i]?.value as number))));
   const draftFixed = input.draft ? input.draft.ownWeightBytes + (input.draft.overhead.value ?? 0) : 0;
   const fixed = f.persistentResident + kvRam + f.computeB + f.overheadB + draftFixed;
   // The shared tensors are counted with the persistent ones, not with their layers.
@@ -193,23 +192,26 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
     const ls = layers.filter((l) => l.tier === t);
     return { layers: ls.map((l) => l.index), bytes: sum(ls.map((l) => l.bytes)) };
   };
-  const tierSets = { vram: pick('vram'), pinned: pick('pinned'), streamed: pick('streamed') };
+  // The VRAM tier's bytes are what the device holds of the layers (an MoE's dense part too).
+  const deviceLayers = placed ? { layers: placed.gpu.layers, bytes: placed.gpu.quantities.layerWeightBytes.value as number } : pick('vram');
+  const tierSets = { vram: deviceLayers, pinned: pick('pinned'), streamed: pick('streamed') };
+  const deviceWeights = placed ? deviceLayers.bytes + (placed.gpu.quantities.headBytes.value as number) : tierSets.vram.bytes;
   const streamedBytes = selection.bytes;
   const residentLayerBytes = allRamLayers - streamedBytes;
 
   // --- predictions
-  const speed = predictedTokS(streamedBytes, input.diskBandwidthBytesPerS, f.persistentResident + allRamLayers, sh.ramBw, tierSets.vram.bytes, sh.vramBw);
+  const speed = predictedTokS(streamedBytes, input.diskBandwidthBytesPerS, f.persistentResident + allRamLayers, sh.ramBw, deviceWeights, sh.vramBw);
   const used = verdict === 'cannot-run' ? null : fixed + residentLayerBytes + streamingReserve + budget.headroomBytes;
-  const draft = input.draft ? draftSection(view, input, input.draft, { verdict, streamedBytes, residentLayerBytes: residentLayerBytes + f.sharedLayerBytes, sharedLayerBytes: f.sharedLayerBytes, minimum: budget.minimumCapBytes }) : null;
+  const draft = input.draft ? draftSection(full, input, input.draft, { verdict, streamedBytes, residentLayerBytes: residentLayerBytes + f.sharedLayerBytes, sharedLayerBytes: f.sharedLayerBytes, minimum: budget.minimumCapBytes }) : null;
   const reason = reasonFor(verdict, { input, pinned: tierSets.pinned.layers.length, streamed: tierSets.streamed.layers.length, vram: tierSets.vram.layers.length, streamedBytes, minimum: budget.minimumCapBytes, full: budget.fullResidencyCapBytes, tok: speed.value });
   const notes: string[] = [];
   if (view.contextLength !== null && sh.ctx > view.contextLength) notes.push(`ctx ${sh.ctx} is above the model's trained context length ${view.contextLength}`);
   if (f.embdNotResident) notes.push(`token_embd (${fb(f.embdNotResident)}) is not held resident: one row of it is read per token, so it is left out of fixed RAM and of the per-token traffic`);
-  if (input.vramBytes) notes.push('persistent tensors (embeddings, output) are planned in RAM even when layers go to VRAM');
+  if (placed?.gpu.outputOnDevice) notes.push('the output head is on the device; token_embd stays in RAM (llama.cpp keeps the input layer on the CPU)');
 
   const plan: MemoryPlan = {
     schemaVersion: 1,
-    model: { architecture: view.architecture, name: view.name, blockCount: sh.blockCount, fileBytes: view.fileBytes, tensorBytes: view.tensorBytes },
+    model: { architecture: full.architecture, name: full.name, blockCount: sh.blockCount, fileBytes: full.fileBytes, tensorBytes: full.tensorBytes },
     input: {
       ramBytes: input.ramBytes,
       vramBytes: input.vramBytes ?? null,
@@ -232,12 +234,15 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
         ? { tensors: selection.tensors, unitBytes: budget.unitBytes, windowBytes: budget.windowBytes, readaheadBytes: budget.readaheadBytes, headroomBytes: budget.headroomBytes }
         : null,
     draft,
+    ...(placed ? { gpu: placed.gpu } : {}),
     verdict,
     reason,
     notes,
   };
   // A mixture of experts: the same budget, with an expert cache beside the locked dense part.
-  return view.moe ? withExpertCache(plan, view, { fixedBytes: fixed, persistentResidentBytes: f.persistentResident, headroomBytes: budget.headroomBytes, readaheadBytes: budget.readaheadBytes, ...(input.routing ? { routing: input.routing } : {}) }) : plan;
+  // (Not when the device holds experts: then every layer is there, whole.)
+  const expertsOnDevice = placed !== null && placed.gpu.mode === 'layers' && placed.gpu.layers.length > 0;
+  return view.moe && !expertsOnDevice ? withExpertCache(plan, view, { fixedBytes: fixed, persistentResidentBytes: f.persistentResident, headroomBytes: budget.headroomBytes, readaheadBytes: budget.readaheadBytes, ...(input.routing ? { routing: input.routing } : {}) }) : plan;
 }
 
 /** Each figure of the plan with the formula that gives it. */
