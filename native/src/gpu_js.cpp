@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -35,12 +36,22 @@ const char* TypeName(VkPhysicalDeviceType t) {
   }
 }
 
+bool HasExtension(VkPhysicalDevice d, const char* name) {
+  uint32_t n = 0;
+  vkEnumerateDeviceExtensionProperties(d, nullptr, &n, nullptr);
+  std::vector<VkExtensionProperties> ext(n);
+  if (n > 0) vkEnumerateDeviceExtensionProperties(d, nullptr, &n, ext.data());
+  for (const auto& e : ext)
+    if (std::strcmp(e.extensionName, name) == 0) return true;
+  return false;
+}
+
 std::string VersionText(uint32_t v) {
   return std::to_string(VK_API_VERSION_MAJOR(v)) + "." + std::to_string(VK_API_VERSION_MINOR(v)) + "." + std::to_string(VK_API_VERSION_PATCH(v));
 }
 #endif
 
-// vulkanDevices() -> { built, error, devices: [{ index, name, type, apiVersion, vendorId, deviceId, memoryTotal }] }
+// vulkanDevices() -> { built, error, devices: [{ index, name, type, apiVersion, vendorId, deviceId, memoryTotal, memoryFree, memoryBudget }] }
 // index is the position in vkEnumeratePhysicalDevices (what GGML_VK_VISIBLE_DEVICES names);
 // memoryTotal sums the heaps ggml counts (device-local ones; every heap of an integrated GPU).
 Napi::Value VulkanDevices(const Napi::CallbackInfo& info) {
@@ -69,12 +80,22 @@ Napi::Value VulkanDevices(const Napi::CallbackInfo& info) {
   for (uint32_t i = 0; i < n; i++) {
     VkPhysicalDeviceProperties p{};
     vkGetPhysicalDeviceProperties(devs[i], &p);
-    VkPhysicalDeviceMemoryProperties m{};
-    vkGetPhysicalDeviceMemoryProperties(devs[i], &m);
+    // As ggml_backend_vk_get_device_memory counts it: the device-local heaps (every heap of an
+    // integrated GPU); free is the driver's budget less its usage where VK_EXT_memory_budget
+    // exists, else the heap's size.
+    const bool budget = p.apiVersion >= VK_API_VERSION_1_1 && HasExtension(devs[i], VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+    VkPhysicalDeviceMemoryBudgetPropertiesEXT bp{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT};
+    VkPhysicalDeviceMemoryProperties2 m2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2};
+    if (budget) m2.pNext = &bp;
+    vkGetPhysicalDeviceMemoryProperties2(devs[i], &m2);
+    const VkPhysicalDeviceMemoryProperties& m = m2.memoryProperties;
     const bool integrated = p.deviceType == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU;
-    double total = 0;
-    for (uint32_t h = 0; h < m.memoryHeapCount; h++)
-      if (integrated || (m.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)) total += static_cast<double>(m.memoryHeaps[h].size);
+    double total = 0, free = 0;
+    for (uint32_t h = 0; h < m.memoryHeapCount; h++) {
+      if (!integrated && !(m.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)) continue;
+      total += static_cast<double>(m.memoryHeaps[h].size);
+      free += budget ? static_cast<double>(bp.heapBudget[h]) - static_cast<double>(bp.heapUsage[h]) : static_cast<double>(m.memoryHeaps[h].size);
+    }
     Napi::Object d = Napi::Object::New(env);
     d.Set("index", i);
     d.Set("name", p.deviceName);
@@ -83,6 +104,8 @@ Napi::Value VulkanDevices(const Napi::CallbackInfo& info) {
     d.Set("vendorId", p.vendorID);
     d.Set("deviceId", p.deviceID);
     d.Set("memoryTotal", total);
+    d.Set("memoryFree", free);
+    d.Set("memoryBudget", budget);
     list.Set(list.Length(), d);
   }
   vkDestroyInstance(inst, nullptr);
