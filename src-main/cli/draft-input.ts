@@ -6,12 +6,14 @@ import { UsageError } from '../shared/errors.js';
 import { openModelInput } from './model-input.js';
 import type { OpenedModel } from '../node/gguf-file.js';
 import { vocabMismatch } from '../shared/draft/vocab-match.js';
+import { draftRefusal } from '../shared/settings/run-settings.js';
 
 export async function openDraftInput(target: OpenedModel, f: ParsedArgs['flags']): Promise<OpenedModel | null> {
   const path = f['draft'] as string | undefined;
   if (path === undefined) return null;
   const draft = await openDraftModel(target, path, '--draft');
-  if ((f['parallel'] as number | undefined ?? 1) > 1) throw new UsageError('--draft serves one sequence: it does not combine with --parallel above 1');
+  const refused = draftRefusal(true, (f['parallel'] as number | undefined) ?? 1, true);
+  if (refused) throw new UsageError(refused);
   return draft;
 }
 

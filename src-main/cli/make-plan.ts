@@ -10,7 +10,7 @@ import { planForShape } from '../shared/settings/prepare-load.js';
 import { totalmem } from 'node:os';
 import type { MemoryPlan } from '../shared/plan/plan-types.js';
 import type { ModelView } from '../shared/gguf/model-view.js';
-import { DEFAULT_PREFETCH_DEPTH, SettingsError, validateRunSettings } from '../shared/settings/run-settings.js';
+import { DEFAULT_KV_ELEMENT_BYTES, DEFAULT_PREFETCH_DEPTH, SettingsError, validateRunSettings } from '../shared/settings/run-settings.js';
 import { chooseRunShape, type RunShape } from '../shared/settings/run-shape.js';
 import { physicalCores } from '../node/machine.js';
 import { parseBandwidth, type DiskBandwidth } from '../node/disk-bw.js';
@@ -70,7 +70,7 @@ export function planForView(view: ModelView, f: PlanFlags, disk: DiskBandwidth, 
     });
     // With a draft the shape makes room for it, as it does for `run --draft`.
     const shape = chooseRunShape({ view, settings, physicalCores: physicalCores(), ...(f.draft ? { draft: f.draft } : {}) });
-    const machine = { physicalCores: physicalCores(), machineBytes: totalmem(), diskBandwidthBytesPerS: disk.bytesPerS, diskBandwidthSource: disk.source, readaheadBytes, kvTypeBytes: f.kvBytes ?? 2, routing: f.routing ?? null };
+    const machine = { physicalCores: physicalCores(), machineBytes: totalmem(), diskBandwidthBytesPerS: disk.bytesPerS, diskBandwidthSource: disk.source, readaheadBytes, kvTypeBytes: f.kvBytes ?? DEFAULT_KV_ELEMENT_BYTES, routing: f.routing ?? null };
     const plan = planForShape(view, settings, shape, machine, f.ram, f.draft);
     return { plan, shape };
   } catch (e) {

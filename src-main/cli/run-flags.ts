@@ -1,6 +1,6 @@
 // Flags shared by `run` and `bench`: model loading, sampling, memory caps and residency.
 import type { FlagSpec } from './args.js';
-import { DEFAULT_MAX_TOKENS, DEFAULT_PREFETCH_DEPTH, DEFAULT_RUN_SETTINGS as D, DEFAULT_SAMPLING as S, LIMITS as L } from '../shared/settings/run-settings.js';
+import { DEFAULT_ENFORCE_TIMEOUT_S, DEFAULT_GRAPH_TRACE_EVENTS, DEFAULT_MAX_TOKENS, DEFAULT_PREFETCH_DEPTH, DEFAULT_RUN_SETTINGS as D, DEFAULT_SAMPLING as S, LIMITS as L } from '../shared/settings/run-settings.js';
 
 export const SAMPLING_FLAGS: FlagSpec[] = [
   { name: 'max-tokens', short: 'n', type: 'int', default: DEFAULT_MAX_TOKENS, range: L.maxTokens, description: 'tokens to generate at most' },
@@ -31,7 +31,7 @@ export const MEMORY_FLAGS: FlagSpec[] = [
   { name: 'ram', type: 'size', description: 'RAM budget, e.g. 8G, 512MiB (the plan is made for it)' },
   { name: 'vram', type: 'size', description: 'VRAM budget for the plan' },
   { name: 'enforce-ram', type: 'boolean', description: 'hold the worker to --ram with a kernel memory cgroup' },
-  { name: 'enforce-timeout', type: 'number', default: 900, valueName: 'SECONDS', range: L.timeoutS, description: 'with --enforce-ram: kill the run after this long (exit 124)' },
+  { name: 'enforce-timeout', type: 'number', default: DEFAULT_ENFORCE_TIMEOUT_S, valueName: 'SECONDS', range: L.timeoutS, description: 'with --enforce-ram: kill the run after this long (exit 124)' },
   { name: 'memory-report', type: 'boolean', description: 'print the cgroup figures (limit, peak, limit hits, OOM kills) on stderr' },
   { name: 'policy', type: 'string', valueName: 'NAME', description: 'residency policy: off|observe|conservative|memory-bound|reuse-aware|stream (default: stream when the plan says the model does not fit, else off)' },
   { name: 'prefetch-depth', type: 'int', default: DEFAULT_PREFETCH_DEPTH, range: L.prefetchDepth, description: 'stream: units read ahead of the one in use, at most (fewer where one layer streams fewer)' },
@@ -42,7 +42,7 @@ export const MEMORY_FLAGS: FlagSpec[] = [
   { name: 'release-mapping-pages', type: 'boolean', description: 'drop every mapping page not held by a pinned layer after load' },
   { name: 'inspect-layer', type: 'int', valueName: 'N', range: L.layer, description: "print layer N's tensors: file and address ranges, pages, backing, sharing, residency" },
   { name: 'graph-trace', type: 'boolean', description: "capture one decode's scheduler graph (node groups, weights, last use) into the report" },
-  { name: 'graph-trace-events', type: 'int', default: 100000, valueName: 'N', range: L.graphTraceEvents, description: 'bound on captured node events; beyond it the trace is marked incomplete' },
+  { name: 'graph-trace-events', type: 'int', default: DEFAULT_GRAPH_TRACE_EVENTS, valueName: 'N', range: L.graphTraceEvents, description: 'bound on captured node events; beyond it the trace is marked incomplete' },
   { name: 'graph-trace-detail', type: 'boolean', description: 'keep every traced node in the report, not only groups and tensors' },
   { name: 'disk-bw', type: 'string', valueName: 'SIZE/s', description: 'storage read bandwidth for the plan, e.g. 2G or 500MB/s (default: the cached measurement of this device)' },
 ];

@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess, type IOType, type StdioOptions } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
 import { selectStat } from '../shared/cgroup/memory-stat.js';
+import { DEFAULT_ENFORCE_TIMEOUT_S } from '../shared/settings/run-settings.js';
 import { classifyOutcome } from '../shared/cgroup/outcome.js';
 import type { CgroupReport, SupervisedOutcome, UsageSample } from '../shared/cgroup/report.js';
 import { writeControl } from './control-io.js';
@@ -22,7 +23,7 @@ export type { UsageSample } from '../shared/cgroup/report.js';
 export interface StartCappedOptions {
   /** Hard limit in bytes (the kernel rounds it down to whole pages; the report says so). */
   limitBytes: number;
-  /** Kill the group after this many seconds (default 900); null = no timeout. */
+  /** Kill the group after this many seconds (default DEFAULT_ENFORCE_TIMEOUT_S, 900); null = no timeout. */
   timeoutS?: number | null;
   command: string;
   args?: string[];
@@ -74,12 +75,12 @@ function safe<T>(f: () => T, fallback: T): T {
   }
 }
 
-/** The options' limit and timeout, checked (the timeout defaults to 900 s; null means none). */
+/** The options' limit and timeout, checked (the timeout defaults to DEFAULT_ENFORCE_TIMEOUT_S; null means none). */
 function checkOptions(opts: StartCappedOptions): { timeoutS: number | null } {
   if (!Number.isSafeInteger(opts.limitBytes) || opts.limitBytes <= 0) {
     throw new RangeError(`limitBytes must be a positive integer, got ${opts.limitBytes}`);
   }
-  const timeoutS = opts.timeoutS === undefined ? 900 : opts.timeoutS;
+  const timeoutS = opts.timeoutS === undefined ? DEFAULT_ENFORCE_TIMEOUT_S : opts.timeoutS;
   if (timeoutS !== null && !(timeoutS > 0)) throw new RangeError(`timeoutS must be > 0 or null, got ${timeoutS}`);
   return { timeoutS };
 }

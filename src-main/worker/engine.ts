@@ -17,6 +17,7 @@ import type { OpenedModel } from '../node/gguf-file.js';
 import { loadDraft, type LoadedDraft } from './draft-loader.js';
 import { WorkerError } from './worker-error.js';
 import { DRAFT_CONTEXT_BATCH } from '../shared/draft/draft-budget.js';
+import { DEFAULT_CTX, DEFAULT_GRAPH_TRACE_EVENTS, MAX_UBATCH, draftRefusal } from '../shared/settings/run-settings.js';
 import { ResidencyRuntime } from './residency-runtime.js';
 import { basename } from 'node:path';
 import { collectGarbage } from './collect-garbage.js';
@@ -44,14 +45,15 @@ async function openChecked(modelPath: string): Promise<{ opened: OpenedModel; fi
 async function attachDraft(addon: NativeAddon, opened: OpenedModel, model: NativeModel, ctx: NativeContext, params: LoadParams): Promise<LoadedDraft> {
   let draft: LoadedDraft | null = null;
   try {
-    if ((params.parallel ?? 1) > 1) throw new WorkerError('BAD_ARGUMENT', 'a draft model serves one sequence: --draft does not combine with --parallel above 1');
+    const refused = draftRefusal(true, params.parallel ?? 1);
+    if (refused) throw new WorkerError('BAD_ARGUMENT', refused);
     draft = await loadDraft(addon, opened, model, params.draft!, { repack: params.repack ?? true, prefault: params.prefault !== false }, {
-      nCtx: params.ctx ?? 4096,
+      nCtx: params.ctx ?? DEFAULT_CTX,
       nSeq: 1,
       nThreads: params.threads ?? 0,
       // The draft decodes one token at a time; only catching up with a prompt takes more.
       // Its compute buffer and logits grow with the batch (4 B × vocabulary per token).
-      nBatch: Math.min(params.batch ?? 512, DRAFT_CONTEXT_BATCH),
+      nBatch: Math.min(params.batch ?? MAX_UBATCH, DRAFT_CONTEXT_BATCH),
       // Not precharged: its own buffers are a few MiB, and faulting in every anonymous
       // region that grew since the target's context would charge the arenas the draft's
       // loader left free (measured: 22 MiB charged, 3 MiB used).
@@ -147,10 +149,10 @@ export class Engine {
       this.loadThreads = params.threads ?? 0;
       return model.createContext({
         // Each sequence gets the context the settings ask for.
-        nCtx: (params.ctx ?? 4096) * parallel,
+        nCtx: (params.ctx ?? DEFAULT_CTX) * parallel,
         nSeq: parallel,
         nThreads: params.threads ?? 0,
-        nBatch: params.batch ?? 512,
+        nBatch: params.batch ?? MAX_UBATCH,
         observeLayers: policy !== 'off' || params.graphTrace !== undefined,
         layerCallback: params.graphTrace !== undefined || policy === 'reuse-aware' || ResidencyRuntime.streams(params),
         // The stream schedule plans against what is charged at load: charge the buffers now.
@@ -169,7 +171,7 @@ export class Engine {
     this.residency = new ResidencyRuntime(model, ctx, files, ni.nLayers, params, new Set(draft?.sharedNames ?? []));
     this.residency.configure();
     info.schedule = this.residency.schedule;
-    if (params.graphTrace || params.policy === 'reuse-aware') this.residency.traceAndProfile(ni.bos >= 0 ? ni.bos : 0, params.graphTrace?.maxEvents ?? 100_000);
+    if (params.graphTrace || params.policy === 'reuse-aware') this.residency.traceAndProfile(ni.bos >= 0 ? ni.bos : 0, params.graphTrace?.maxEvents ?? DEFAULT_GRAPH_TRACE_EVENTS);
     const release = new Set(params.releaseLayers ?? []);
     // Without a plan no layer is pinned: every layer's mapping pages go.
     if (params.releaseMappingPages) this.residency.tiers.forEach((t, i) => (t === 'streamed' || !params.tiers) && release.add(i));

@@ -6,7 +6,7 @@ import { formatPlan } from '../../shared/plan/plan-format.js';
 import { diskBandwidthFor } from '../../node/disk-bw.js';
 import { measureInWorker } from '../disk-probe.js';
 import { openModelOrExit2 } from './inspect.js';
-import { DEFAULT_PREFETCH_DEPTH, LIMITS } from '../../shared/settings/run-settings.js';
+import { DEFAULT_KV_ELEMENT_BYTES, DEFAULT_PREFETCH_DEPTH, LIMITS } from '../../shared/settings/run-settings.js';
 import { shapeNote } from '../run-config.js';
 import { directIoWorks } from '../../node/direct-io.js';
 import { DEFAULT_READAHEAD_BYTES } from '../../shared/plan/stream-select.js';
@@ -31,7 +31,7 @@ export const command: CommandSpec = {
     { name: 'batch', short: 'b', type: 'int', range: LIMITS.batch, description: 'micro-batch the run will use (sizes the compute buffer; default: chosen for the cap)' },
     { name: 'threads', short: 't', type: 'int', range: LIMITS.threads, description: "compute threads (default: the machine's physical cores)" },
     { name: 'parallel', short: 'np', type: 'int', range: LIMITS.parallel, description: 'requests decoded together, each with a KV cache of --ctx tokens (default 1)' },
-    { name: 'kv-bytes', type: 'number', range: LIMITS.kvElementBytes, description: 'bytes per KV-cache element (f16 = 2, q8_0 ≈ 1.0625)', default: 2 },
+    { name: 'kv-bytes', type: 'number', range: LIMITS.kvElementBytes, description: 'bytes per KV-cache element (f16 = 2, q8_0 ≈ 1.0625)', default: DEFAULT_KV_ELEMENT_BYTES },
     { name: 'disk-bw', type: 'string', description: 'storage read bandwidth, e.g. 2G or 500MB/s (default: measured once on this device and cached)', valueName: 'SIZE/s' },
     // The draft flags as `run` declares them: the app plans a load with the run's own settings.
     ...LOAD_FLAGS.filter((f) => f.name === 'draft' || f.name === 'draft-max' || f.name === 'draft-min'),

@@ -5,6 +5,7 @@ import { isArray } from '../gguf/metadata.js';
 import { formatBytes } from '../size.js';
 import type { DraftPlanInput } from '../plan/plan-types.js';
 import { sharedTensorCandidates } from './shared-tensors.js';
+import { DEFAULT_KV_ELEMENT_BYTES } from '../settings/run-settings.js';
 
 /**
  * The draft context's batch: it decodes one token at a time, and catches up with the target's
@@ -34,7 +35,7 @@ export function draftPlanInput(target: { shards: readonly GgufShard[] }, draft: 
   const shared = sharedTensorCandidates(target.shards, draft.shards);
   const sharedBytes = shared.reduce((s, c) => s + c.bytes, 0);
   const v = draft.view;
-  const kvElem = o.kvTypeBytes ?? 2;
+  const kvElem = o.kvTypeBytes ?? DEFAULT_KV_ELEMENT_BYTES;
   const header = draft.shards[0]!.header;
   const count = (key: string): number => {
     const val = header.kvByKey.get(key)?.value;

@@ -4,7 +4,7 @@ import type { MemoryPlan } from '../plan/plan-types.js';
 import { DEFAULT_READAHEAD_BYTES } from '../plan/stream-select.js';
 import { releasesPages } from '../policy-rules.js';
 import type { LoadParams, PolicyName } from '../worker-protocol.js';
-import type { RunSettings } from './run-settings.js';
+import { DEFAULT_GRAPH_TRACE_EVENTS, type RunSettings } from './run-settings.js';
 import type { RunShape } from './run-shape.js';
 
 /** 'auto' streams when the plan says the model does not fit, else runs plain llama.cpp. */
@@ -60,6 +60,6 @@ export function toLoadParams(i: LoadInput): LoadParams {
     if (pinned !== null) p.residencyTargetBytes = pinned;
   }
   // The trace view's data: recorded once at load (a few hundred node events per layer).
-  if (s.graphTrace) p.graphTrace = { maxEvents: 100_000, detail: false };
+  if (s.graphTrace) p.graphTrace = { maxEvents: DEFAULT_GRAPH_TRACE_EVENTS, detail: false };
   return p;
 }

@@ -5,7 +5,8 @@
 // cache. Pure: the caller supplies the budget (the cap, else the machine's RAM).
 import type { ModelView } from '../gguf/model-view.js';
 import type { RunSettings } from './run-settings.js';
-import { DEFAULT_CTX, KV_SHARE, MIN_PARALLEL_CTX, chooseRunShape, kvBytes, runnable } from './run-shape.js';
+import { KV_SHARE, MIN_PARALLEL_CTX, chooseRunShape, kvBytes, runnable } from './run-shape.js';
+import { DEFAULT_CTX, DRAFT_PARALLEL } from './run-settings.js';
 
 export const PARALLEL_CHOICES = [4, 2, 1] as const;
 
@@ -28,7 +29,7 @@ const MiB = 1024 * 1024;
 export function chooseParallel(i: ParallelInput): ParallelChoice {
   const { view, budgetBytes } = i;
   // Speculative decoding verifies one sequence's drafted tokens per pass: it has no second sequence.
-  if (i.settings.draft) return { parallel: 1, reason: 'parallel 1 (a draft model serves one sequence)' };
+  if (i.settings.draft) return { parallel: DRAFT_PARALLEL, reason: `parallel ${DRAFT_PARALLEL} (a draft model serves one sequence)` };
   const kvBudget = budgetBytes * KV_SHARE;
   // The context a sequence should keep: what the user fixed, else the model's (at most the
   // default), never required to be above MIN_PARALLEL_CTX.

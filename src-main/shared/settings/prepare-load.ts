@@ -9,7 +9,7 @@ import { planMemory } from '../plan/plan.js';
 import type { DraftPlanInput, MemoryPlan, PlanInput } from '../plan/plan-types.js';
 import type { LoadParams } from '../worker-protocol.js';
 import { formatBytes } from '../size.js';
-import { SettingsError, type RunSettings } from './run-settings.js';
+import { DEFAULT_KV_ELEMENT_BYTES, SettingsError, microBatch, type RunSettings } from './run-settings.js';
 import { chooseRunShape, type RunShape } from './run-shape.js';
 import { machineFitError } from './machine-fit.js';
 import { toLoadParams } from './load-params.js';
@@ -24,7 +24,7 @@ export interface LoadMachine {
   diskBandwidthSource: string;
   /** What the kernel may read past a streamed range (0 where direct reads work). */
   readaheadBytes: number;
-  /** Bytes per KV-cache element the plan assumes (f16 = 2). */
+  /** Bytes per KV-cache element the plan assumes (default DEFAULT_KV_ELEMENT_BYTES). */
   kvTypeBytes?: number;
   /** A mixture of experts: the routing earlier runs of the file measured. */
   routing?: MeasuredRouting | null;
@@ -110,11 +110,11 @@ function planInput(s: RunSettings, shape: RunShape, m: LoadMachine, ramBytes: nu
     ramBytes,
     ...(s.vramBytes !== null ? { vramBytes: s.vramBytes } : {}),
     ctx: shape.ctx,
-    ubatch: Math.min(shape.batch, shape.ctx),
+    ubatch: microBatch(shape.batch, shape.ctx),
     threads: shape.threads,
     parallel: s.parallel,
     prefetchDepth: s.prefetchDepth,
-    kvTypeBytes: m.kvTypeBytes ?? 2,
+    kvTypeBytes: m.kvTypeBytes ?? DEFAULT_KV_ELEMENT_BYTES,
     diskBandwidthBytesPerS: m.diskBandwidthBytesPerS,
     diskBandwidthSource: m.diskBandwidthSource,
     readaheadBytes: m.readaheadBytes,

@@ -103,6 +103,40 @@ export const EXPERT_EVICTION: 'lru' | 'lfu' = 'lfu';
 export const EXPERT_IO_BUFFER_BYTES = 512 * 1024 + 4096;
 export const STREAM_IO_REQUEST_BYTES = 4 * 1024 * 1024;
 
+/** llama.cpp's default context when the model's own is larger; a load that names no context gets it too. */
+export const DEFAULT_CTX = 4096;
+/** The largest micro-batch a run gets (llama.cpp's default n_ubatch); a load that names none gets it. */
+export const MAX_UBATCH = 512;
+
+/** The micro-batch for a batch asked for: at most MAX_UBATCH, and never more than the context. */
+export function microBatch(batch: number, ctx = Infinity): number {
+  return Math.min(batch, MAX_UBATCH, ctx);
+}
+
+/** Bytes per KV cache element the plan assumes unless told (F16 keys and values). */
+export const DEFAULT_KV_ELEMENT_BYTES = 2;
+
+/** Scheduler nodes one graph trace captures at most unless told (a few hundred per layer). */
+export const DEFAULT_GRAPH_TRACE_EVENTS = 100_000;
+
+/** Seconds before an enforced run is killed unless told (exit 124). */
+export const DEFAULT_ENFORCE_TIMEOUT_S = 900;
+
+/**
+ * A draft model serves one sequence: speculative decoding verifies one sequence's drafted tokens
+ * a pass. The settings, the CLI's flags and the worker refuse a draft beside more sequences
+ * (draftRefusal); the parallel choice picks this many.
+ */
+export const DRAFT_PARALLEL = 1;
+
+/** Why a draft cannot run beside `parallel` sequences (`flags`: say it in the CLI's words), or null. */
+export function draftRefusal(draft: boolean, parallel: number, flags = false): string | null {
+  if (!draft || parallel <= DRAFT_PARALLEL) return null;
+  return flags
+    ? `--draft serves one sequence: it does not combine with --parallel above ${DRAFT_PARALLEL}`
+    : `a draft model serves one sequence: it does not combine with parallel above ${DRAFT_PARALLEL}`;
+}
+
 export const DEFAULT_RUN_SETTINGS: RunSettings = {
   ramBytes: null,
   vramBytes: null,
@@ -210,7 +244,8 @@ function checkDraft(v: RunSettings): Pick<RunSettings, 'draft' | 'draftMax' | 'd
   if (v.draft !== null && (typeof v.draft !== 'string' || v.draft.length === 0)) throw new SettingsError('draft', 'must be a model path or null');
   const draftMax = int(v.draftMax, 'draftMax', Math.max(1, LIMITS.draftTokens.min), LIMITS.draftTokens.max);
   const draftMin = int(v.draftMin, 'draftMin', LIMITS.draftTokens.min, draftMax);
-  if (v.draft !== null && v.parallel > 1) throw new SettingsError('draft', 'a draft model serves one sequence: it does not combine with parallel above 1');
+  const refused = draftRefusal(v.draft !== null, v.parallel);
+  if (refused) throw new SettingsError('draft', refused);
   return { draft: v.draft, draftMax, draftMin };
 }
 

@@ -5,7 +5,7 @@ import type { DraftPlanInput } from '../plan/plan-types.js';
 import type { ModelView } from '../gguf/model-view.js';
 import { planMemory } from '../plan/plan.js';
 import { computeBufferBytes, kvBytesForLayer } from '../plan/estimates.js';
-import type { RunSettings } from './run-settings.js';
+import { DEFAULT_CTX, DEFAULT_KV_ELEMENT_BYTES, MAX_UBATCH, microBatch, type RunSettings } from './run-settings.js';
 
 export interface RunShape {
   /** Context per sequence. */
@@ -25,13 +25,10 @@ export interface ShapeInput {
   draft?: (ctx: number) => DraftPlanInput;
 }
 
-/** llama.cpp's default context when the model's own is larger. */
-export const DEFAULT_CTX = 4096;
 /** The context kept wherever the cap allows it. */
 export const MIN_DEFAULT_CTX = 2048;
 /** With several sequences each one's context may go this low before the run is refused room. */
 export const MIN_PARALLEL_CTX = 512;
-export const MAX_UBATCH = 512;
 export const MIN_UBATCH = 32;
 /** Below MIN_UBATCH only when nothing else makes the run fit. */
 export const MIN_SHRUNK_UBATCH = 8;
@@ -42,14 +39,14 @@ export const COMPUTE_SHARE = 1 / 16;
 const MiB = 1024 * 1024;
 const mib = (b: number) => `${(b / MiB).toFixed(1)} MiB`;
 
-/** KV cache bytes of one sequence of `ctx` tokens (F16 keys and values). */
+/** KV cache bytes of one sequence of `ctx` tokens (DEFAULT_KV_ELEMENT_BYTES a key or value element). */
 export function kvBytes(view: ModelView, ctx: number): number {
   const headDim = view.headDim ?? 0;
   const valueDim = view.valueDim ?? headDim;
   let total = 0;
   view.layers.forEach((_, i) => {
     const kv = view.headCountKvByLayer?.[i] ?? view.headCountKv ?? 0;
-    total += kvBytesForLayer(kv, headDim, valueDim, ctx, 2).value as number;
+    total += kvBytesForLayer(kv, headDim, valueDim, ctx, DEFAULT_KV_ELEMENT_BYTES).value as number;
   });
   return total;
 }
@@ -97,7 +94,7 @@ export function chooseRunShape(i: ShapeInput): RunShape {
 
   let ubatch: number;
   if (s.batch !== null) {
-    ubatch = Math.min(s.batch, MAX_UBATCH);
+    ubatch = microBatch(s.batch);
   } else if (cap === null) {
     ubatch = MAX_UBATCH;
   } else {
