@@ -14,6 +14,7 @@ export async function buildCli() {
     entryPoints: {
       ramforge: 'src-main/cli/main.ts',
       worker: 'src-main/worker/worker-main.ts',
+      'gpu-probe': 'src-main/worker/gpu-probe-main.ts',
     },
     outdir: 'out/cli',
     outExtension: { '.js': '.mjs' },

@@ -11,6 +11,7 @@ const COMMANDS: Record<string, { summary: string; load: Loader }> = {
   synth: { summary: 'write a synthetic GGUF model (real architecture and tokenizer, random weights)', load: () => import('./commands/synth.js') },
   inspect: { summary: 'show what a GGUF file holds, without loading it', load: () => import('./commands/inspect.js') },
   plan: { summary: 'plan where every layer lives under a RAM (and VRAM) budget', load: () => import('./commands/plan.js') },
+  devices: { summary: 'list the GPUs a run can offload to, with their memory', load: () => import('./commands/devices.js') },
   'prepare-load': { summary: 'the load the app makes from run settings (shape, plan, load parameters) as JSON', load: () => import('./commands/prepare-load.js') },
   models: { summary: 'list the GGUF models already on this machine (Ollama, LM Studio, Hugging Face, llama.cpp) and whether each fits', load: () => import('./commands/models.js') },
   pull: { summary: 'download a GGUF model (resumable, verified) after showing whether it fits', load: () => import('./commands/pull.js') },

@@ -292,6 +292,35 @@ export interface NativeAddon {
   shareWeights(draft: NativeModel, target: NativeModel, names: string[]): number;
   /** The speculative decoder's choice of k on passes the caller describes: the k chosen before each pass. */
   draftLengthRun(min: number, max: number, passes: number, pass: (k: number, i: number) => NativeDraftPass): number[];
+  /** The Vulkan physical devices as the loader lists them, without starting ggml (native/src/gpu_js.cpp). */
+  vulkanDevices(): { built: boolean; error: string | null; devices: NativeVulkanDevice[] };
+  /** Bytes llama.cpp holds for the context's model, KV cache and compute buffers, per buffer type. */
+  memoryBreakdown(ctx: NativeContext): NativeBufferMemory[];
+  /** The most likely next token after every prefix of `tokens`, from one pass (the cache is cleared). */
+  greedyPositions(ctx: NativeContext, tokens: Int32Array): Int32Array;
+}
+
+export interface NativeVulkanDevice {
+  index: number;
+  name: string;
+  type: 'discrete' | 'integrated' | 'virtual' | 'cpu' | 'other';
+  apiVersion: string;
+  vendorId: number;
+  deviceId: number;
+  memoryTotal: number;
+  memoryFree: number;
+  /** The driver reports a budget (VK_EXT_memory_budget); else free is the heap's size. */
+  memoryBudget: boolean;
+}
+
+export interface NativeBufferMemory {
+  buffer: string;
+  /** The ggml device the buffer type belongs to (null for a plain host buffer type). */
+  device: string | null;
+  host: boolean;
+  model: number;
+  context: number;
+  compute: number;
 }
 
 /** One speculative pass: tokens the draft proposed, how many the target kept, and the time of each half. */
