@@ -113,6 +113,87 @@ export function buildRunReport(i: ReportInput): RunReport {
   const res = i.generation?.residency;
   // The worker may run another policy than asked (manual releases need the engine: observe).
   const policy = ((res?.policy as PolicyName | undefined) ?? i.load.policy ?? 'off') as PolicyName;
+  return {
+    schema_version: 1,
+    kind: 'run',
+    created_at: i.createdAt,
+    tool: { name: 'ramforge', version: i.tool.version, llama_cpp: i.tool.llamaCpp },
+    model: {
+      path: i.modelPath,
+      name: i.summary.name,
+      architecture: i.summary.architecture,
+      file_bytes: i.summary.fileBytes,
+      tensor_bytes: i.summary.tensorBytes,
+      n_layers: i.summary.layers.length,
+      n_params: i.model?.nParams ?? i.summary.parameterCount,
+      shards: i.shards,
+    },
+    config: configSection(i, policy),
+    plan: i.plan,
+    outcome: outcomeOf(i),
+    generation: generationSection(i),
+    ledger: ledgerOf(i, res),
+    residency: residencySection(i, policy),
+    cgroup: i.capped ? i.capped.cgroup : null,
+    cold_start: i.coldStart ? i.coldStart.map((c) => ({ path: c.path, status: c.status, detail: c.reason })) : null,
+    graph_trace: graphTraceSection(res, i.load.graphTrace?.detail ?? false),
+  };
+}
+
+function configSection(i: ReportInput, policy: PolicyName): RunReport['config'] {
+  return {
+    policy,
+    ram_bytes: i.load.ramBytes ?? null,
+    enforce_ram: i.capped !== null,
+    ctx: i.load.ctx ?? i.model?.nCtx ?? 1,
+    batch: i.load.batch ?? null,
+    threads: i.load.threads ?? null,
+    mmap: i.load.mmap ?? true,
+    repack: i.load.repack ?? true,
+    prefault: i.load.prefault ?? true,
+    prefetch_depth: i.load.prefetchDepth ?? DEFAULT_PREFETCH_DEPTH,
+    max_tokens: i.generate.maxTokens,
+    // The report's sampling holds the numbers; a grammar (API requests only) is not one of them.
+    sampling: Object.fromEntries(Object.entries(i.generate.sampling).filter((e): e is [string, number] => typeof e[1] === 'number')),
+    chat: Boolean(i.generate.messages),
+  };
+}
+
+function generationSection(i: ReportInput): RunReport['generation'] {
+  const g = i.generation;
+  if (!g) return null;
+  return {
+    prompt_tokens: g.promptTokens.length,
+    prompt_token_ids: g.promptTokens,
+    generated_tokens: g.tokens.length,
+    token_ids: g.tokens,
+    text: g.text,
+    stop_reason: g.stopReason,
+    load_ms: i.model?.loadMs ?? null,
+    ttft_ms: g.timings.ttftMs,
+    prompt_tok_s: g.timings.promptTokS,
+    decode_tok_s: g.timings.decodeTokS,
+    per_token_ms: g.timings.perTokenMs,
+    ...(g.draft
+      ? {
+          draft: {
+            model: i.model?.draft?.path ?? i.load.draft?.modelPath ?? '',
+            drafted: g.draft.drafted,
+            accepted: g.draft.accepted,
+            acceptance: g.draft.drafted > 0 ? g.draft.accepted / g.draft.drafted : null,
+            target_passes: g.draft.passes,
+            tokens_per_target_pass: g.draft.passes > 0 ? Math.max(0, g.tokens.length - 1) / g.draft.passes : null,
+            draft_ms: g.draft.draftMs,
+            verify_ms: g.draft.verifyMs,
+          },
+        }
+      : {}),
+  };
+}
+
+/** Where the weights were and what decode read, with the figures' notes. */
+function residencySection(i: ReportInput, policy: PolicyName): RunReport['residency'] {
+  const res = i.generation?.residency;
   const invLayers = res?.inventory.layers;
   const layers = i.summary.layers.map((l, idx) => ({
     index: l.index,
@@ -129,96 +210,28 @@ export function buildRunReport(i: ReportInput): RunReport {
   // A mixture's floor is its own: the routed experts no cache the cap allows could hold (the plan's routing model).
   const moeFloor = i.plan?.moe?.quantities.floorBytesPerToken;
   const fig = moeFloor && moeFloor.value !== null ? { ...dense, floorBytesPerToken: { value: moeFloor.value, note: `the plan's floor for a mixture of experts: ${moeFloor.formula}` } } : dense;
-  const g = i.generation;
   return {
-    schema_version: 1,
-    kind: 'run',
-    created_at: i.createdAt,
-    tool: { name: 'ramforge', version: i.tool.version, llama_cpp: i.tool.llamaCpp },
-    model: {
-      path: i.modelPath,
-      name: i.summary.name,
-      architecture: i.summary.architecture,
-      file_bytes: i.summary.fileBytes,
-      tensor_bytes: i.summary.tensorBytes,
-      n_layers: i.summary.layers.length,
-      n_params: i.model?.nParams ?? i.summary.parameterCount,
-      shards: i.shards,
-    },
-    config: {
-      policy,
-      ram_bytes: i.load.ramBytes ?? null,
-      enforce_ram: i.capped !== null,
-      ctx: i.load.ctx ?? i.model?.nCtx ?? 1,
-      batch: i.load.batch ?? null,
-      threads: i.load.threads ?? null,
-      mmap: i.load.mmap ?? true,
-      repack: i.load.repack ?? true,
-      prefault: i.load.prefault ?? true,
-      prefetch_depth: i.load.prefetchDepth ?? DEFAULT_PREFETCH_DEPTH,
-      max_tokens: i.generate.maxTokens,
-      // The report's sampling holds the numbers; a grammar (API requests only) is not one of them.
-      sampling: Object.fromEntries(Object.entries(i.generate.sampling).filter((e): e is [string, number] => typeof e[1] === 'number')),
-      chat: Boolean(i.generate.messages),
-    },
-    plan: i.plan,
-    outcome: outcomeOf(i),
-    generation: g
-      ? {
-          prompt_tokens: g.promptTokens.length,
-          prompt_token_ids: g.promptTokens,
-          generated_tokens: g.tokens.length,
-          token_ids: g.tokens,
-          text: g.text,
-          stop_reason: g.stopReason,
-          load_ms: i.model?.loadMs ?? null,
-          ttft_ms: g.timings.ttftMs,
-          prompt_tok_s: g.timings.promptTokS,
-          decode_tok_s: g.timings.decodeTokS,
-          per_token_ms: g.timings.perTokenMs,
-          ...(g.draft
-            ? {
-                draft: {
-                  model: i.model?.draft?.path ?? i.load.draft?.modelPath ?? '',
-                  drafted: g.draft.drafted,
-                  accepted: g.draft.accepted,
-                  acceptance: g.draft.drafted > 0 ? g.draft.accepted / g.draft.drafted : null,
-                  target_passes: g.draft.passes,
-                  tokens_per_target_pass: g.draft.passes > 0 ? Math.max(0, g.tokens.length - 1) / g.draft.passes : null,
-                  draft_ms: g.draft.draftMs,
-                  verify_ms: g.draft.verifyMs,
-                },
-              }
-            : {}),
-        }
-      : null,
-    ledger: ledgerOf(i, res),
-    residency: {
-      policy,
-      layers,
-      persistent_bytes: res ? res.inventory.persistentBytes : i.summary.persistentBytes,
-      anonymous_bytes: res ? res.inventory.anonymousBytes : null,
-      counters: res?.counters ?? null,
-      experts,
-      bytes_read_per_token: brt.value,
-      bytes_read_per_token_reason: brt.reason,
-      floor_bytes_per_token: fig.floorBytesPerToken.value,
-      floor_bytes_per_token_note: fig.floorBytesPerToken.note,
-      limit_hits_decode: fig.limitHits.value,
-      limit_hits_decode_note: fig.limitHits.note,
-      pinned_resident_min: fig.pinnedResidentMin.value,
-      pinned_resident_min_note: fig.pinnedResidentMin.note,
-      non_weight_bytes: fig.nonWeightBytes.value,
-      non_weight_bytes_note: fig.nonWeightBytes.note,
-      read_rate_bytes_per_s: fig.readRate.value,
-      read_rate_bytes_per_s_note: fig.readRate.note,
-      schedule: i.model?.schedule ?? null,
-      actions: [...actionsFrom(res?.counters ?? null), ...(res?.manualActions ?? [])],
-      timeline: i.samples,
-      events: i.samples.flatMap((s) => s.events),
-    },
-    cgroup: i.capped ? i.capped.cgroup : null,
-    cold_start: i.coldStart ? i.coldStart.map((c) => ({ path: c.path, status: c.status, detail: c.reason })) : null,
-    graph_trace: graphTraceSection(res, i.load.graphTrace?.detail ?? false),
+    policy,
+    layers,
+    persistent_bytes: res ? res.inventory.persistentBytes : i.summary.persistentBytes,
+    anonymous_bytes: res ? res.inventory.anonymousBytes : null,
+    counters: res?.counters ?? null,
+    experts,
+    bytes_read_per_token: brt.value,
+    bytes_read_per_token_reason: brt.reason,
+    floor_bytes_per_token: fig.floorBytesPerToken.value,
+    floor_bytes_per_token_note: fig.floorBytesPerToken.note,
+    limit_hits_decode: fig.limitHits.value,
+    limit_hits_decode_note: fig.limitHits.note,
+    pinned_resident_min: fig.pinnedResidentMin.value,
+    pinned_resident_min_note: fig.pinnedResidentMin.note,
+    non_weight_bytes: fig.nonWeightBytes.value,
+    non_weight_bytes_note: fig.nonWeightBytes.note,
+    read_rate_bytes_per_s: fig.readRate.value,
+    read_rate_bytes_per_s_note: fig.readRate.note,
+    schedule: i.model?.schedule ?? null,
+    actions: [...actionsFrom(res?.counters ?? null), ...(res?.manualActions ?? [])],
+    timeline: i.samples,
+    events: i.samples.flatMap((s) => s.events),
   };
 }
