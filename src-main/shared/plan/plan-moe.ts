@@ -68,21 +68,7 @@ export function withExpertCache(plan: MemoryPlan, view: ModelView, d: DenseBudge
   const cacheBytes = fits ? n * L * bpe : cacheFor(staging);
   const perLayer = fits ? n : Math.min(n, Math.floor(cacheBytes / (L * bpe)));
 
-  const measured = d.routing && d.routing.popularity.length === n ? d.routing : null;
-  const source: RoutingSource = measured ? 'measured' : m.routerSkew !== null ? 'synthetic-skew' : 'uniform';
-  const skew = m.routerSkew ?? 0;
-  const pop = measured ? [...measured.popularity] : popularity(n, k, skew);
-  const hit = lruHitRate(pop, perLayer);
-  const routingText = measured
-    ? `the routing earlier runs of this file measured (${measured.batches} micro-batches per layer: each layer's experts ranked by use, the shares averaged over layers)`
-    : source === 'synthetic-skew'
-      ? `the synthetic routing this model was made with (router skew ${skew}: the expert of popularity rank r is chosen as if its router row were scaled by (1+r)^-${skew}); it predicts no real model`
-      : 'uniform routing (no routing statistics for this model: every expert equally likely), a pessimistic assumption for a trained model';
-  const hitFormula = measured
-    ? `LRU cache of ${perLayer} of ${n} experts, steady state (Che's approximation) over the measured popularity = ${pct(hit)}`
-    : source === 'uniform'
-      ? `LRU cache of ${perLayer} of ${n} experts under uniform routing: ${perLayer} / ${n} = ${pct(hit)}`
-      : `LRU cache of ${perLayer} of ${n} experts, steady state (Che's approximation) over the synthetic popularity of skew ${skew} = ${pct(hit)}`;
+  const { source, skew, pop, hit, routingText, hitFormula } = routingFor(m, d, n, k, perLayer);
   const routed = L * k * bpe;
   // Below the expert cache's minimum the locked part itself does not fit: what does not
   // streams every token too, as the dense schedule would stream it.
@@ -102,7 +88,70 @@ export function withExpertCache(plan: MemoryPlan, view: ModelView, d: DenseBudge
   const canRun = plan.verdict !== 'cannot-run';
   const tensorSchedule = plan.quantities.bytesReadPerToken;
 
-  const moe: MoePlan = {
+  const moe = moePlan(m, { n, k, L, bpe, cap, fits, layerTotal, denseLayer, locked, staging, cacheBytes, perLayer, d, source, routingText, hit, hitFormula, read, denseOverflow, floor, best, maxPerLayer, room, canRun, speed, minimum, active, tensorSchedule });
+
+  const quantities = {
+    ...plan.quantities,
+    floorBytesPerToken: q(floor, `mixture of experts: ${moe.quantities.floorBytesPerToken.formula}`),
+    ...(canRun
+      ? {
+          bytesReadPerToken: q(read, `expert cache of ${perLayer} of ${n} experts per layer (hit ${pct(hit)}, ${routingName(source, skew)}): ${moe.quantities.bytesReadPerToken.formula}`),
+          predictedDecodeTokS: speed,
+        }
+      : {}),
+  };
+  const reason =
+    plan.verdict === 'out-of-core'
+      ? `the model does not fit in ${fb(cap)} (full residency needs ${fb(plan.quantities.fullResidencyRamBytes.value ?? 0)}): the dense part (${fb(denseLayer)} of layer weights beside ${fb(d.persistentResidentBytes)} persistent) is locked in RAM and an expert cache holds ${perLayer} of ${n} experts in each of ${L} layers; with ${routingName(source, skew)} it hits ${pct(hit)}, so each token reads ${fb(read)} from storage` +
+        (speed.value !== null ? ` (≈ ${speed.value.toFixed(2)} tok/s)` : '')
+      : plan.reason;
+  const notes = [...plan.notes];
+  if (plan.verdict === 'out-of-core')
+    notes.push(
+      `under the stream policy with an enforced or advisory cap the expert tensors are served by the expert cache (only routed experts are read); the tensor schedule (plan.stream) applies to the dense part, and without a budget it would read about ${fb(tensorSchedule.value ?? 0)} a token`,
+    );
+  if (plan.verdict === 'cannot-run' && minimum < (plan.quantities.minimumRamBytes.value ?? Infinity))
+    notes.push(`an expert cache runs from ${fb(minimum)}, below the whole-tensor schedule's minimum`);
+  if (plan.input.vramBytes) notes.push('the expert cache is planned in RAM only: VRAM layers are the dense schedule\'s');
+  return { ...plan, quantities, moe, reason, notes };
+}
+
+/** What withExpertCache computed, for the `moe` section it writes. */
+interface CacheFigures {
+  n: number;
+  k: number;
+  L: number;
+  bpe: number;
+  cap: number;
+  fits: boolean;
+  layerTotal: number;
+  denseLayer: number;
+  locked: number;
+  staging: number;
+  cacheBytes: number;
+  perLayer: number;
+  d: DenseBudget;
+  source: RoutingSource;
+  routingText: string;
+  hit: number;
+  hitFormula: string;
+  read: number;
+  denseOverflow: number;
+  floor: number;
+  best: number;
+  maxPerLayer: number;
+  room: number;
+  canRun: boolean;
+  speed: Quantity;
+  minimum: number;
+  active: number;
+  tensorSchedule: Quantity;
+}
+
+/** The plan's `moe` section: the cache's size and each figure with its formula. */
+function moePlan(m: MoeView, x: CacheFigures): MoePlan {
+  const { n, k, L, bpe, cap, fits, layerTotal, denseLayer, locked, staging, cacheBytes, perLayer, d, source, routingText, hit, hitFormula, read, denseOverflow, floor, best, maxPerLayer, room, canRun, speed, minimum, active, tensorSchedule } = x;
+  return {
     expertCount: n,
     expertUsedCount: k,
     expertSharedCount: m.expertSharedCount,
@@ -135,31 +184,26 @@ export function withExpertCache(plan: MemoryPlan, view: ModelView, d: DenseBudge
       tensorScheduleBytesPerToken: q(tensorSchedule.value, `the stream schedule of whole tensors (plan.stream): ${tensorSchedule.formula}`),
     },
   };
+}
 
-  const quantities = {
-    ...plan.quantities,
-    floorBytesPerToken: q(floor, `mixture of experts: ${moe.quantities.floorBytesPerToken.formula}`),
-    ...(canRun
-      ? {
-          bytesReadPerToken: q(read, `expert cache of ${perLayer} of ${n} experts per layer (hit ${pct(hit)}, ${routingName(source, skew)}): ${moe.quantities.bytesReadPerToken.formula}`),
-          predictedDecodeTokS: speed,
-        }
-      : {}),
-  };
-  const reason =
-    plan.verdict === 'out-of-core'
-      ? `the model does not fit in ${fb(cap)} (full residency needs ${fb(plan.quantities.fullResidencyRamBytes.value ?? 0)}): the dense part (${fb(denseLayer)} of layer weights beside ${fb(d.persistentResidentBytes)} persistent) is locked in RAM and an expert cache holds ${perLayer} of ${n} experts in each of ${L} layers; with ${routingName(source, skew)} it hits ${pct(hit)}, so each token reads ${fb(read)} from storage` +
-        (speed.value !== null ? ` (≈ ${speed.value.toFixed(2)} tok/s)` : '')
-      : plan.reason;
-  const notes = [...plan.notes];
-  if (plan.verdict === 'out-of-core')
-    notes.push(
-      `under the stream policy with an enforced or advisory cap the expert tensors are served by the expert cache (only routed experts are read); the tensor schedule (plan.stream) applies to the dense part, and without a budget it would read about ${fb(tensorSchedule.value ?? 0)} a token`,
-    );
-  if (plan.verdict === 'cannot-run' && minimum < (plan.quantities.minimumRamBytes.value ?? Infinity))
-    notes.push(`an expert cache runs from ${fb(minimum)}, below the whole-tensor schedule's minimum`);
-  if (plan.input.vramBytes) notes.push('the expert cache is planned in RAM only: VRAM layers are the dense schedule\'s');
-  return { ...plan, quantities, moe, reason, notes };
+/** Where the expert popularity comes from (measured, the synthetic skew, else uniform) and the hit rate of `perLayer` cached experts under it. */
+function routingFor(m: MoeView, d: DenseBudget, n: number, k: number, perLayer: number) {
+  const measured = d.routing && d.routing.popularity.length === n ? d.routing : null;
+  const source: RoutingSource = measured ? 'measured' : m.routerSkew !== null ? 'synthetic-skew' : 'uniform';
+  const skew = m.routerSkew ?? 0;
+  const pop = measured ? [...measured.popularity] : popularity(n, k, skew);
+  const hit = lruHitRate(pop, perLayer);
+  const routingText = measured
+    ? `the routing earlier runs of this file measured (${measured.batches} micro-batches per layer: each layer's experts ranked by use, the shares averaged over layers)`
+    : source === 'synthetic-skew'
+      ? `the synthetic routing this model was made with (router skew ${skew}: the expert of popularity rank r is chosen as if its router row were scaled by (1+r)^-${skew}); it predicts no real model`
+      : 'uniform routing (no routing statistics for this model: every expert equally likely), a pessimistic assumption for a trained model';
+  const hitFormula = measured
+    ? `LRU cache of ${perLayer} of ${n} experts, steady state (Che's approximation) over the measured popularity = ${pct(hit)}`
+    : source === 'uniform'
+      ? `LRU cache of ${perLayer} of ${n} experts under uniform routing: ${perLayer} / ${n} = ${pct(hit)}`
+      : `LRU cache of ${perLayer} of ${n} experts, steady state (Che's approximation) over the synthetic popularity of skew ${skew} = ${pct(hit)}`;
+  return { source, skew, pop, hit, routingText, hitFormula };
 }
 
 function routingName(source: RoutingSource, skew: number): string {
