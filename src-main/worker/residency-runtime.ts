@@ -56,7 +56,8 @@ function measureNonWeight(files: string[]): { bytes: number; source: string } {
   }
   return { bytes: readProcStats().rssAnonBytes ?? 0, source: 'anonymous RSS at load (not capped)' };
 }
-const TIER_CODE: Record<Tier, 0 | 1 | 2> = { pinned: 0, streamed: 1, vram: 2 };
+// A layer on a GPU or another machine (2) has no pages here for the engine to hold or drop.
+const TIER_CODE: Record<Tier, 0 | 1 | 2> = { pinned: 0, streamed: 1, vram: 2, remote: 2 };
 
 export class ResidencyRuntime {
   readonly inventory: Inventory;

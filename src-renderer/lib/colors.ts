@@ -1,8 +1,8 @@
 // Palette shared by canvas/SVG charts (CSS variables cannot reach a canvas).
 import type { ResidencyEventKind, Tier } from '../../src-main/shared/residency-types.js';
 
-export const TIER_COLOR: Record<Tier, string> = { vram: '#a371f7', pinned: '#3fb950', streamed: '#d29922' };
-export const TIER_LABEL: Record<Tier, string> = { vram: 'VRAM', pinned: 'pinned RAM', streamed: 'streamed' };
+export const TIER_COLOR: Record<Tier, string> = { vram: '#a371f7', remote: '#39c5cf', pinned: '#3fb950', streamed: '#d29922' };
+export const TIER_LABEL: Record<Tier, string> = { vram: 'VRAM', remote: 'other machines', pinned: 'pinned RAM', streamed: 'streamed' };
 export const EVENT_COLOR: Record<ResidencyEventKind, string> = {
   prefetch: '#58a6ff',
   drop: '#f85149',

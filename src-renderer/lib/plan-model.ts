@@ -142,10 +142,10 @@ export function layerSplit(l: PlanLayer): { resident: number; streamed: number }
 
 /** Bytes per tier, for the legend of the plan bar: a partly streamed layer's resident rest is pinned. */
 export function tierTotals(layers: readonly PlanLayer[]): Record<Tier, number> {
-  const t: Record<Tier, number> = { vram: 0, pinned: 0, streamed: 0 };
+  const t: Record<Tier, number> = { vram: 0, remote: 0, pinned: 0, streamed: 0 };
   for (const l of layers) {
     const { resident, streamed } = layerSplit(l);
-    t[l.tier === 'vram' ? 'vram' : 'pinned'] += resident;
+    t[l.tier === 'vram' || l.tier === 'remote' ? l.tier : 'pinned'] += resident;
     t.streamed += streamed;
   }
   return t;

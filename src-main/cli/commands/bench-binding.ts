@@ -1,26 +1,15 @@
 // `ramforge bench-binding MODEL`: our decode speed against llama.cpp's own llama-bench built
 // from the same pinned source (built on demand), same model and thread count, alternating runs.
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { CommandSpec, ParsedArgs } from '../args.js';
 import { ExitError, UsageError } from '../../shared/errors.js';
 import { openModelInput } from '../model-input.js';
 import { runOnce } from '../../worker/run-once.js';
-import { packageRoot } from '../../node/paths.js';
+import { llamaTool } from '../../node/llama-tools.js';
 import { percentile } from '../../shared/stats.js';
 import { GREEDY, LIMITS } from '../../shared/settings/run-settings.js';
 
 function llamaBench(): string {
-  const root = packageRoot();
-  const script = join(root, 'scripts', 'llama-cpp.mjs');
-  const { build } = JSON.parse(execFileSync(process.execPath, [script, 'paths'], { encoding: 'utf8' })) as { build: string };
-  const bin = join(build, 'bin', 'llama-bench');
-  if (!existsSync(bin)) {
-    process.stderr.write('bench-binding: building llama-bench from the pinned llama.cpp (once) …\n');
-    execFileSync(process.execPath, [script, 'build', 'llama-bench'], { stdio: ['ignore', 'ignore', 'inherit'] });
-  }
-  return bin;
+  return llamaTool('llama-bench', (line) => process.stderr.write(`bench-binding: ${line}\n`));
 }
 
 export const command: CommandSpec = {

@@ -1,0 +1,27 @@
+// `--rpc host:port,…`: every node is asked what it is and what it holds before anything loads;
+// one that does not answer as llama.cpp's RPC server of our protocol ends the command (exit 2).
+import type { ParsedArgs } from './args.js';
+import { UsageError } from '../shared/errors.js';
+import { RpcEndpointError, parseRpcList, type RpcNodeInfo } from '../shared/remote/rpc-endpoint.js';
+import { probeRpcNodes, RpcNodeError } from '../node/rpc-node.js';
+import { formatBytes } from '../shared/size.js';
+
+export async function rpcNodesFromFlags(f: ParsedArgs['flags'], quiet = false): Promise<RpcNodeInfo[]> {
+  const given = f['rpc'] as string | undefined;
+  if (given === undefined) return [];
+  let endpoints: string[];
+  try {
+    endpoints = parseRpcList(given);
+  } catch (e) {
+    if (e instanceof RpcEndpointError) throw new UsageError(e.message.startsWith('--rpc') ? e.message : `--rpc ${e.message}`);
+    throw e;
+  }
+  try {
+    const nodes = await probeRpcNodes(endpoints);
+    if (!quiet) for (const n of nodes) process.stderr.write(`ramforge: RPC node ${n.endpoint}: protocol ${n.version.major}.${n.version.minor}.${n.version.patch}, ${formatBytes(n.freeBytes)} free of ${formatBytes(n.totalBytes)}\n`);
+    return nodes;
+  } catch (e) {
+    if (e instanceof RpcNodeError) throw new UsageError(`${e.message}. Nothing was loaded.`);
+    throw e;
+  }
+}

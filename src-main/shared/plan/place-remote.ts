@@ -1,0 +1,129 @@
+// Pure: which layers go to other machines (llama.cpp RPC nodes), and what each node holds.
+//
+// llama.cpp offloads the last `n_gpu_layers` blocks and splits them over its devices in order by
+// `tensor_split` (layer counts give exact counts); the output head stays local while
+// n_gpu_layers ≤ n_layer. So the nodes hold one contiguous run of the last layers: the last node
+// the last layers, the node before it the ones before, each within what it offers. A node holds
+// its layers' weights and KV cache in its own RAM (nothing streams there), beside its compute
+// buffer and the server's own memory; the local process keeps the first layers under its own
+// schedule (locked, then streamed).
+import { formatBytes } from '../size.js';
+import type { RpcNodeInfo } from '../remote/rpc-endpoint.js';
+import type { Quantity } from './plan-types.js';
+
+const MiB = 1024 * 1024;
+
+/**
+ * What an RPC server holds beyond the buffers it is asked for: the process, ggml's contexts and
+ * the graph it keeps between calls. Measured: llama.cpp's rpc-server holding 8 of the small
+ * preset's 16 layers charged its cgroup 9.6 MiB beyond its buffers; twice that, rounded up.
+ */
+export const RPC_NODE_RESERVE_BYTES = 24 * MiB;
+/** A round trip to a node and back per token, assumed for gigabit Ethernet (loopback: ~0.05 ms). */
+export const RPC_ROUNDTRIP_S = 0.5e-3;
+/** Gigabit Ethernet's payload rate, for the hidden state sent to each node and back. */
+export const RPC_NETWORK_BYTES_PER_S = 117e6;
+
+export interface RemoteNodePlan {
+  endpoint: string;
+  /** What the node reported (under `rpc-server --ram … --enforce-ram`, its cap less its use). */
+  freeBytes: number;
+  totalBytes: number;
+  /** Free less its compute buffer and the server's own reserve: what its layers may take. */
+  budgetBytes: number;
+  layers: number[];
+  weightBytes: number;
+  kvBytes: number;
+  computeBytes: number;
+}
+
+export interface RemotePlan {
+  nodes: RemoteNodePlan[];
+  /** The offloaded layers (llama.cpp's n_gpu_layers): the last `layerCount` blocks. */
+  layerCount: number;
+  /** Per node, in order: its share of the offloaded layers (llama.cpp's tensor_split). */
+  split: number[];
+  /** Hidden state to each node and back per decoded token: 2 × n_embd × 4 B × nodes in use. */
+  networkBytesPerToken: Quantity;
+  /** Time per token the local process waits on the nodes: their compute and the round trips. */
+  remoteSecondsPerToken: Quantity;
+}
+
+export interface RemoteLayerCost {
+  index: number;
+  bytes: number;
+  kvBytes: number;
+}
+
+export interface PlaceRemoteInput {
+  nodes: readonly RpcNodeInfo[];
+  /** Layers that may go remote, in layer order (those not already on a GPU). */
+  layers: readonly RemoteLayerCost[];
+  /** A node's compute buffer for its share of the graph (the local estimate, an upper bound). */
+  computeBytes: number;
+  nEmbd: number;
+  /** RAM bandwidth assumed for a node's CPU. */
+  ramBandwidthBytesPerS: number;
+}
+
+export function placeRemote(i: PlaceRemoteInput): RemotePlan {
+  const nodes: RemoteNodePlan[] = i.nodes.map((n) => ({
+    endpoint: n.endpoint,
+    freeBytes: n.freeBytes,
+    totalBytes: n.totalBytes,
+    budgetBytes: Math.max(0, n.freeBytes - i.computeBytes - RPC_NODE_RESERVE_BYTES),
+    layers: [],
+    weightBytes: 0,
+    kvBytes: 0,
+    computeBytes: i.computeBytes,
+  }));
+  // From the last layer back: the last node first, then the one before it. When the nodes hold
+  // more than there is, each takes a share in proportion to what it offers (as llama.cpp splits
+  // by free memory); else each is filled. The run stops at the first layer that fits no node
+  // left, so the offloaded layers stay the last ones.
+  const totalCost = i.layers.reduce((s, l) => s + l.bytes + l.kvBytes, 0);
+  const totalBudget = nodes.reduce((s, n) => s + n.budgetBytes, 0);
+  const scale = totalBudget > 0 ? Math.min(1, totalCost / totalBudget) : 0;
+  const share = nodes.map((n) => n.budgetBytes * scale);
+  let k = nodes.length - 1;
+  for (let j = i.layers.length - 1; j >= 0 && k >= 0; j--) {
+    const l = i.layers[j] as RemoteLayerCost;
+    const cost = l.bytes + l.kvBytes;
+    const held = (n: RemoteNodePlan) => n.weightBytes + n.kvBytes;
+    // Move on when this node is full, or (before the first node) has its share: half a layer past it rounds to the next.
+    while (k >= 0 && (held(nodes[k] as RemoteNodePlan) + cost > (nodes[k] as RemoteNodePlan).budgetBytes || (k > 0 && held(nodes[k] as RemoteNodePlan) + cost / 2 > (share[k] as number)))) k--;
+    if (k < 0) break;
+    const n = nodes[k] as RemoteNodePlan;
+    n.layers.unshift(l.index);
+    n.weightBytes += l.bytes;
+    n.kvBytes += l.kvBytes;
+  }
+  const used = nodes.filter((n) => n.layers.length > 0);
+  const layerCount = used.reduce((s, n) => s + n.layers.length, 0);
+  const hidden = 2 * i.nEmbd * 4;
+  const net = used.length * hidden;
+  const remoteBytes = used.reduce((s, n) => s + n.weightBytes, 0);
+  const compute = remoteBytes / i.ramBandwidthBytesPerS;
+  const wait = compute + used.length * (RPC_ROUNDTRIP_S + hidden / RPC_NETWORK_BYTES_PER_S);
+  const fb = formatBytes;
+  return {
+    nodes,
+    layerCount,
+    split: nodes.map((n) => n.layers.length),
+    networkBytesPerToken: { value: net, formula: `2 × n_embd ${i.nEmbd} × 4 B × ${used.length} node(s) = ${fb(net)}` },
+    remoteSecondsPerToken: {
+      value: wait,
+      formula:
+        `remote weights ${fb(remoteBytes)} / ${fb(i.ramBandwidthBytesPerS)}/s = ${(compute * 1000).toFixed(1)} ms + ${used.length} × (round trip ${(RPC_ROUNDTRIP_S * 1000).toFixed(1)} ms + ` +
+        `${fb(hidden)} / ${fb(RPC_NETWORK_BYTES_PER_S)}/s) = ${(wait * 1000).toFixed(1)} ms (gigabit Ethernet assumed)`,
+    },
+  };
+}
+
+/** The local prediction with the time spent waiting on the nodes added to each token. */
+export function withRemoteWait(local: Quantity, remote: RemotePlan): Quantity {
+  const wait = remote.remoteSecondsPerToken.value as number;
+  if (local.value === null) return local;
+  const value = 1 / (1 / local.value + wait);
+  return { value, formula: `1 / (1 / local ${local.value.toFixed(2)} tok/s + nodes ${(wait * 1000).toFixed(1)} ms) = ${value.toFixed(2)} tok/s; local: ${local.formula}` };
+}
