@@ -66,6 +66,7 @@ export async function benchAtCap(o: BenchOptions): Promise<BenchResult> {
         generate,
         cap: o.enforced ? { limitBytes: o.capBytes, timeoutS: f['enforce-timeout'] as number } : undefined,
         coldStart: true,
+        ...(v.run.gpu ? { gpuEnv: v.run.gpu.env } : {}),
       });
       const report = buildRunReport({ modelPath: o.modelPath, opened: o.opened, plan: v.run.plan, load, generate, result });
       await recordRunRouting(o.opened.shards[0]!.path, result.samples, result.model?.schedule?.expertCache);

@@ -15,10 +15,14 @@ import { chooseRunShape, type RunShape } from '../shared/settings/run-shape.js';
 import { physicalCores } from '../node/machine.js';
 import { parseBandwidth, type DiskBandwidth } from '../node/disk-bw.js';
 import type { FlagValue } from './args.js';
+import type { GpuProbe } from '../shared/gpu/gpu-choice.js';
 
 export interface PlanFlags {
   readonly ram: number;
   readonly vram?: number;
+  /** `--gpu`: the device the VRAM budget is on (null/absent: the first hardware GPU), among `gpus`. */
+  readonly gpu?: string;
+  readonly gpus?: GpuProbe | null;
   readonly ctx?: number;
   readonly batch?: number;
   readonly threads?: number;
@@ -36,6 +40,7 @@ export function planFlagsFrom(flags: Record<string, FlagValue | undefined>, ram:
   return {
     ram,
     vram: flags.vram as number | undefined,
+    gpu: flags.gpu as string | undefined,
     ctx: flags.ctx as number | undefined,
     batch: flags.batch as number | undefined,
     threads: flags.threads as number | undefined,
@@ -62,6 +67,7 @@ export function planForView(view: ModelView, f: PlanFlags, disk: DiskBandwidth, 
     const settings = validateRunSettings({
       ramBytes: f.ram,
       vramBytes: f.vram ?? null,
+      gpu: f.gpu ?? null,
       ctx: f.ctx ?? null,
       batch: f.batch ?? null,
       threads: f.threads ?? null,
@@ -70,7 +76,7 @@ export function planForView(view: ModelView, f: PlanFlags, disk: DiskBandwidth, 
     });
     // With a draft the shape makes room for it, as it does for `run --draft`.
     const shape = chooseRunShape({ view, settings, physicalCores: physicalCores(), ...(f.draft ? { draft: f.draft } : {}) });
-    const machine = { physicalCores: physicalCores(), machineBytes: totalmem(), diskBandwidthBytesPerS: disk.bytesPerS, diskBandwidthSource: disk.source, readaheadBytes, kvTypeBytes: f.kvBytes ?? DEFAULT_KV_ELEMENT_BYTES, routing: f.routing ?? null };
+    const machine = { physicalCores: physicalCores(), machineBytes: totalmem(), diskBandwidthBytesPerS: disk.bytesPerS, diskBandwidthSource: disk.source, readaheadBytes, kvTypeBytes: f.kvBytes ?? DEFAULT_KV_ELEMENT_BYTES, routing: f.routing ?? null, gpus: f.gpus ?? null };
     const plan = planForShape(view, settings, shape, machine, f.ram, f.draft);
     return { plan, shape };
   } catch (e) {

@@ -34,6 +34,7 @@ export function settingsFromFlags(f: ParsedArgs['flags']): RunSettings {
     return validateRunSettings({
       ramBytes: opt<number>(f['ram']),
       vramBytes: opt<number>(f['vram']),
+      gpu: opt<string>(f['gpu']),
       enforceRam: Boolean(f['enforce-ram']),
       ctx: opt<number>(f['ctx']),
       batch: opt<number>(f['batch']),
@@ -74,7 +75,7 @@ export function prepareRun(opened: OpenedModel, f: ParsedArgs['flags'], draft: O
   const disk = runDiskBandwidth(files[0] as string, givenDiskBandwidth(f));
   const draftInput = draft ? (ctx: number) => draftPlanInput(opened, { path: draft.shards[0]!.path, shards: draft.shards, view: draft.view }, { ctx, max: settings.draftMax }) : undefined;
   try {
-    return prepareLoad({ modelPath: files[0] as string, view: opened.view, settings, machine: loadMachine(files, disk), ...(draftInput ? { draft: draftInput } : {}), force: Boolean(f['force']) });
+    return prepareLoad({ modelPath: files[0] as string, view: opened.view, settings, machine: loadMachine(files, disk, undefined, { gpus: true }), ...(draftInput ? { draft: draftInput } : {}), force: Boolean(f['force']) });
   } catch (e) {
     if (e instanceof SharedBelowMinimum) throw new BelowMinimumError(belowMinimumText(e), e.minimumBytes);
     if (e instanceof ShapeTooLargeError) throw new UsageError(`--ctx ${e.ctx}: ${e.message.slice(e.field.length + 2)}`);
@@ -121,6 +122,8 @@ export function shapeNote(shape: RunShape): string {
 /** The prepared load with what only the CLI's flags set (page releases by hand, the trace's size, a layer count for a GPU). */
 export function loadParams(modelPath: string, f: ParsedArgs['flags'], run: PreparedRun, policy?: PolicyName): LoadParams {
   const p = toLoadParams({ modelPath, settings: run.settings, shape: run.shape, plan: run.plan, policy: policy ?? resolvePolicy(run.settings.policy, run.plan) });
+  // The GPU's share as the preparation placed it (without --ram, from the machine's plan).
+  if (run.load.offload && !p.offload) p.offload = run.load.offload;
   // Page releases by hand also need file-backed weights.
   if (f['release-layer'] !== undefined || f['release-mapping-pages']) p.repack = false;
   const target = f['residency-target'] as number | undefined;

@@ -29,7 +29,8 @@ export const LOAD_FLAGS: FlagSpec[] = [
 
 export const MEMORY_FLAGS: FlagSpec[] = [
   { name: 'ram', type: 'size', description: 'RAM budget, e.g. 8G, 512MiB (the plan is made for it)' },
-  { name: 'vram', type: 'size', description: 'VRAM budget for the plan' },
+  { name: 'vram', type: 'size', description: "VRAM budget: the output head and the last layers go to the GPU, an MoE's dense part first (default: the GPU's free memory less a margin)" },
+  { name: 'gpu', type: 'string', valueName: 'DEVICE|none', description: "the GPU to offload to: its index or part of its name (`ramforge devices`), or none (default: the first hardware GPU; a software device only when named)" },
   { name: 'enforce-ram', type: 'boolean', description: 'hold the worker to --ram with a kernel memory cgroup' },
   { name: 'enforce-timeout', type: 'number', default: DEFAULT_ENFORCE_TIMEOUT_S, valueName: 'SECONDS', range: L.timeoutS, description: 'with --enforce-ram: kill the run after this long (exit 124)' },
   { name: 'memory-report', type: 'boolean', description: 'print the cgroup figures (limit, peak, limit hits, OOM kills) on stderr' },

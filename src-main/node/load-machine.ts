@@ -8,6 +8,7 @@ import { physicalCores } from './machine.js';
 import { directIoWorks } from './direct-io.js';
 import { ASSUMED_BYTES_PER_S, cachedDiskBandwidth, type DiskBandwidth } from './disk-bw.js';
 import { cachedRouting } from './routing-cache.js';
+import { probeGpus } from './gpu-devices.js';
 import { measuredPopularity, type MeasuredRouting } from '../shared/moe/measured-routing.js';
 
 /** The device's bandwidth as a run takes it: given, else measured earlier (cached), else assumed. */
@@ -21,7 +22,11 @@ export function measuredRoutingOf(file: string): MeasuredRouting | null {
   return r ? measuredPopularity(r) : null;
 }
 
-export function loadMachine(files: string[], disk: DiskBandwidth, kvTypeBytes?: number): LoadMachine {
+/**
+ * `gpus`: probe the machine's GPUs (a child process, ~0.1 s), for a path that starts its worker
+ * with the chosen device's variables (PreparedLoad.gpu.env); a path that does not plans CPU only.
+ */
+export function loadMachine(files: string[], disk: DiskBandwidth, kvTypeBytes?: number, opts: { gpus?: boolean } = {}): LoadMachine {
   return {
     physicalCores: physicalCores(),
     machineBytes: totalmem(),
@@ -31,5 +36,6 @@ export function loadMachine(files: string[], disk: DiskBandwidth, kvTypeBytes?: 
     readaheadBytes: directIoWorks(files) ? 0 : DEFAULT_READAHEAD_BYTES,
     routing: measuredRoutingOf(files[0] as string),
     ...(kvTypeBytes !== undefined ? { kvTypeBytes } : {}),
+    ...(opts.gpus ? { gpus: probeGpus() } : {}),
   };
 }

@@ -58,6 +58,9 @@ export interface OffloadParams {
   rpcServers: string[];
   /** Tensor-name patterns kept in CPU RAM whatever their layer (an MoE's experts). */
   cpuTensors?: string[];
+  /** A GPU's VRAM budget and what the plan puts there (weights + KV + compute), for the report. */
+  budgetBytes?: number;
+  plannedBytes?: number;
 }
 
 export interface DraftParams {
@@ -140,6 +143,17 @@ export interface ModelInfo {
   schedule: StreamSchedule | null;
   /** The draft model proposing tokens (speculative decoding), when one was loaded. */
   draft?: DraftInfo | null;
+  /** What llama.cpp allocated on each offload device after load (measured; absent without one). */
+  deviceMemory?: DeviceMemory[];
+}
+
+/** One device's buffers as llama.cpp counts them (llama_get_memory_breakdown): weights, KV cache, compute. */
+export interface DeviceMemory {
+  device: string;
+  modelBytes: number;
+  contextBytes: number;
+  computeBytes: number;
+  totalBytes: number;
 }
 
 export interface SamplingParams {

@@ -9,6 +9,7 @@ import type {
   TokenEvent,
   ChatMessage,
   ToolSpec,
+  DeviceMemory,
 } from '../shared/worker-protocol.js';
 import { loadAddon, type NativeAddon, type NativeContext, type NativeModel, type NativeModelOptions, type NativeServeEvent } from '../native/addon.js';
 import { loadModel } from '../native/load-model.js';
@@ -90,6 +91,21 @@ function modelInfoOf(path: string, ni: ReturnType<NativeModel['info']>, ctx: Nat
   };
 }
 
+/** What llama.cpp holds on each device that is not host memory, summed over its buffer types. */
+function deviceMemoryOf(addon: NativeAddon, ctx: NativeContext): DeviceMemory[] {
+  const by = new Map<string, DeviceMemory>();
+  for (const b of addon.memoryBreakdown(ctx)) {
+    if (b.host || b.device === null) continue;
+    const d = by.get(b.device) ?? { device: b.device, modelBytes: 0, contextBytes: 0, computeBytes: 0, totalBytes: 0 };
+    d.modelBytes += b.model;
+    d.contextBytes += b.context;
+    d.computeBytes += b.compute;
+    d.totalBytes += b.model + b.context + b.compute;
+    by.set(b.device, d);
+  }
+  return [...by.values()];
+}
+
 /** The addon's placement options: the offload's devices and shares, else the plain layer count. */
 function placementOf(params: LoadParams): Pick<NativeModelOptions, 'gpuLayers' | 'devices' | 'tensorSplit' | 'cpuTensors' | 'rpcServers'> {
   const o = params.offload;
@@ -129,6 +145,7 @@ export class Engine {
     this.ctx = ctx;
     this.draft = draft;
     this.info = modelInfoOf(files[0] as string, ni, ctx, draft, t0);
+    if (params.offload) this.info.deviceMemory = deviceMemoryOf(addon, ctx);
     // Every policy is observed (mincore, /proc counters); only policies other than `off`
     // install the engine that acts on pages.
     // The loader's freed temporaries stay charged in the allocator's arenas until handed back,

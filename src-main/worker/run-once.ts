@@ -23,6 +23,8 @@ export interface RunOnceOptions {
   onToken?: (t: TokenEvent) => void;
   onSample?: (s: ResidencySample) => void;
   onCgroupSample?: (s: UsageSample) => void;
+  /** The GPU's variables for the worker (PreparedLoad.gpu.env): it starts with that device visible. */
+  gpuEnv?: Readonly<Record<string, string>>;
   /** Called once the worker is up: lets a caller cancel or kill it. */
   onStarted?: (ctl: { cancel(): void; kill(reason: string): void }) => void;
 }
@@ -46,6 +48,7 @@ export async function runOnce(o: RunOnceOptions): Promise<RunOnceResult> {
   };
   const proc = await startWorker({
     cap: o.cap,
+    ...(o.gpuEnv ? { env: { ...o.gpuEnv }, gpu: true } : {}),
     ...(o.coldStart ? { coldStart: o.files } : {}),
     onSample: (s) => {
       samples.push(s);

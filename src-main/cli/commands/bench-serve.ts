@@ -108,7 +108,7 @@ async function runServed(cx: ServedContext, n: number, prompts: string[]): Promi
   if (!cx.flags['json']) process.stderr.write(`ramforge bench-serve: ${n} sequence${n > 1 ? 's' : ''} — ${shapeNote(prepared.shape).slice('ramforge: '.length)}`);
   const load = loadParams(cx.modelPath, flags, prepared);
   const steps: ServeStep[] = [];
-  const w = await startWorker({ cap: { limitBytes: cx.ram, timeoutS: cx.flags['enforce-timeout'] as number }, coldStart: cx.files, onServeStep: (s) => steps.push(s) });
+  const w = await startWorker({ cap: { limitBytes: cx.ram, timeoutS: cx.flags['enforce-timeout'] as number }, coldStart: cx.files, onServeStep: (s) => steps.push(s), ...(prepared.gpu ? { env: { ...prepared.gpu.env }, gpu: true } : {}) });
   try {
     await w.host.load(load);
     const hitsBefore = w.cgroup()?.max_events ?? null;

@@ -18,6 +18,7 @@ import { LOAD_FLAGS } from '../run-flags.js';
 import { openDraftInput } from '../draft-input.js';
 import { measuredRoutingOf } from '../../node/load-machine.js';
 import { draftPlanInput } from '../../shared/draft/draft-budget.js';
+import { probeGpus } from '../../node/gpu-devices.js';
 
 export const command: CommandSpec = {
   name: 'plan',
@@ -25,7 +26,8 @@ export const command: CommandSpec = {
   positionals: [{ name: 'model', description: 'a .gguf file, any shard of a split set, a directory holding one model, or an http(s) URL (only its header is read)', required: true }],
   flags: [
     { name: 'ram', type: 'size', description: 'RAM budget (8G, 8GiB, 8192M, 512MiB, 1.5G; KB/MB/GB are decimal)', valueName: 'SIZE' },
-    { name: 'vram', type: 'size', description: 'VRAM budget; the last layers go there', valueName: 'SIZE' },
+    { name: 'vram', type: 'size', description: "VRAM budget: the output head and the last layers go there, an MoE's dense part first (default with a GPU: its free memory less a margin)", valueName: 'SIZE' },
+    { name: 'gpu', type: 'string', valueName: 'DEVICE|none', description: 'the GPU the budget is on: its index or part of its name (`ramforge devices`), or none (default: the first hardware GPU; a software device only when named)' },
     { name: 'ctx', short: 'c', type: 'int', range: LIMITS.ctx, description: "context length (default: the model's, at most 4096, shrunk to fit the cap; at least 2048 where the cap allows)" },
     { name: 'prefetch-depth', type: 'int', range: LIMITS.prefetchDepth, description: 'streamed units read ahead of the one in use, at most (fewer where one layer streams fewer)', default: DEFAULT_PREFETCH_DEPTH },
     { name: 'batch', short: 'b', type: 'int', range: LIMITS.batch, description: 'micro-batch the run will use (sizes the compute buffer; default: chosen for the cap)' },
@@ -58,7 +60,7 @@ export const command: CommandSpec = {
     const max = args.flags['draft-max'] as number;
     if ((args.flags['draft-min'] as number) > max) throw new UsageError(`--draft-min must be at most --draft-max (${max})`);
     // What earlier runs of this file measured of its routing (a mixture of experts), if anything.
-    const flags = { ...planFlagsFrom(args.flags, ram), routing: remote ? null : measuredRoutingOf(m.shards[0]?.path as string) };
+    const flags = { ...planFlagsFrom(args.flags, ram), routing: remote ? null : measuredRoutingOf(m.shards[0]?.path as string), gpus: args.flags.gpu === 'none' ? null : probeGpus() };
     const withDraft = draft ? { ...flags, draft: (ctx: number) => draftPlanInput(m, { path: draft.shards[0]!.path, shards: draft.shards, view: draft.view }, { ctx, max }) } : flags;
     const { plan, shape } = planForView(m.view, withDraft, disk, readaheadBytes);
     if (!args.flags.json) process.stderr.write(shapeNote(shape));

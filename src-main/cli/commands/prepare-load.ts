@@ -35,7 +35,7 @@ export const command: CommandSpec = {
     const draftInput = draft ? (ctx: number) => draftPlanInput(opened, { path: draft.shards[0]!.path, shards: draft.shards, view: draft.view }, { ctx, max: settings.draftMax }) : undefined;
     let prepared: ReturnType<typeof prepareLoad>;
     try {
-      prepared = prepareLoad({ modelPath, view: opened.view, settings, machine: loadMachine(files, runDiskBandwidth(files[0] as string, null)), ...(draftInput ? { draft: draftInput } : {}) });
+      prepared = prepareLoad({ modelPath, view: opened.view, settings, machine: loadMachine(files, runDiskBandwidth(files[0] as string, null), undefined, { gpus: true }), ...(draftInput ? { draft: draftInput } : {}) });
     } catch (e) {
       if (e instanceof BelowMinimumError) throw new UsageError(belowMinimumText(e));
       if (e instanceof SettingsError || e instanceof PlanInputError) throw new UsageError(e.message);

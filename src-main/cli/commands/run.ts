@@ -14,6 +14,7 @@ import { buildRunReport } from '../../node/report-file.js';
 import { recordRunRouting } from '../../node/routing-cache.js';
 import { checkOutputPath, writeOutputs } from '../output-files.js';
 import { formatResidencyReport } from '../../shared/report/residency-text.js';
+import { gpuMemoryLine, gpuPlanLine } from '../gpu-output.js';
 import type { ChatMessage } from '../../shared/worker-protocol.js';
 
 export const command: CommandSpec = {
@@ -62,6 +63,7 @@ export const command: CommandSpec = {
     if (!quiet && plan) {
       process.stderr.write(`ramforge: plan for ${plan.input.ramBytes} bytes of RAM: ${plan.verdict}; policy ${policy}; ${plan.stream ? `${plan.stream.tensors.length} tensors streamed, the rest locked in RAM` : 'nothing streamed'}\n`);
     }
+    if (!quiet && prepared.gpu) process.stderr.write(gpuPlanLine(prepared.gpu, load));
     let bar = quiet ? null : progressBar(process.stderr, 'loading');
     const shardBytes = opened.view.fileBytes;
     let first = true;
@@ -72,12 +74,14 @@ export const command: CommandSpec = {
       generate,
       cap,
       coldStart: Boolean(cap),
+      ...(prepared.gpu ? { gpuEnv: prepared.gpu.env } : {}),
       onProgress: (fr) => bar?.update(Math.round(fr * shardBytes), shardBytes),
       onLoaded: (m) => {
         bar?.done();
         bar = null;
         // A long prompt takes a while before the first token: say where the run is.
         if (!quiet) process.stderr.write(`ramforge: loaded in ${(m.loadMs / 1000).toFixed(2)} s; decoding the prompt\n`);
+        if (!quiet && prepared.gpu) process.stderr.write(gpuMemoryLine(prepared.gpu, load, m));
       },
       onToken: (t) => {
         if (first) {

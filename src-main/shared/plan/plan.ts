@@ -183,7 +183,7 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
 
   const layers: LayerPlan[] = view.layers.map((l, i) => ({
     index: l.index,
-    bytes: l.bytes,
+    bytes: (full.layers[i] as LayerView).bytes,
     kvBytes: f.kvPerLayer[i]?.value as number,
     tier: tiers[i] as Tier,
     streamedBytes: streamedByLayer.get(i) ?? 0,

@@ -135,8 +135,33 @@ export function buildRunReport(i: ReportInput): RunReport {
     ledger: ledgerOf(i, res),
     residency: residencySection(i, policy),
     cgroup: i.capped ? i.capped.cgroup : null,
+    ...gpuSection(i),
     cold_start: i.coldStart ? i.coldStart.map((c) => ({ path: c.path, status: c.status, detail: c.reason })) : null,
     graph_trace: graphTraceSection(res, i.load.graphTrace?.detail ?? false),
+  };
+}
+
+/** The VRAM tier beside its budget: planned, and measured by llama.cpp's own ledger after load. */
+function gpuSection(i: ReportInput): { gpu?: RunReport['gpu'] } {
+  const o = i.load.offload;
+  const dev = o?.devices.length === 1 && !o.devices[0]!.startsWith('rpc:') ? o.devices[0]! : null;
+  if (!o || dev === null) return {};
+  const m = i.model?.deviceMemory?.find((d) => d.device === dev) ?? null;
+  const budget = o.budgetBytes ?? null;
+  return {
+    gpu: {
+      device: dev,
+      gpu_layers: o.layers,
+      cpu_tensors: o.cpuTensors ?? [],
+      budget_bytes: budget,
+      planned_bytes: o.plannedBytes ?? null,
+      measured_bytes: m?.totalBytes ?? null,
+      measured_bytes_note: m ? "llama.cpp's buffers on the device after load (llama_get_memory_breakdown: weights, KV cache, compute)" : 'the model did not load',
+      model_bytes: m?.modelBytes ?? null,
+      context_bytes: m?.contextBytes ?? null,
+      compute_bytes: m?.computeBytes ?? null,
+      within_budget: m && budget !== null ? m.totalBytes <= budget : null,
+    },
   };
 }
 

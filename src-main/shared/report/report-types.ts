@@ -118,6 +118,8 @@ export interface RunReport {
     events: ResidencyEvent[];
   };
   cgroup: CgroupReport | null;
+  /** The VRAM tier: the budget, what the plan put on the device, what llama.cpp allocated there (absent: nothing offloaded to a GPU). */
+  gpu?: ReportGpu;
   cold_start: { path: string; status: string; detail: string | null }[] | null;
   graph_trace: null | {
     complete: boolean;
@@ -132,6 +134,25 @@ export interface RunReport {
     /** Every node, with --graph-trace-detail; empty otherwise. */
     nodes: ManifestNode[];
   };
+}
+
+export interface ReportGpu {
+  /** ggml's device name (Vulkan0). */
+  device: string;
+  /** llama.cpp's n_gpu_layers: the output head and the last blocks. */
+  gpu_layers: number;
+  /** Tensor-name patterns kept in CPU RAM (an MoE's experts). */
+  cpu_tensors: string[];
+  budget_bytes: number | null;
+  planned_bytes: number | null;
+  /** What llama.cpp allocated on the device after load (weights + KV + compute); null where the load did not get that far. */
+  measured_bytes: number | null;
+  measured_bytes_note: string;
+  model_bytes: number | null;
+  context_bytes: number | null;
+  compute_bytes: number | null;
+  /** measured ≤ budget; null where either is unknown. */
+  within_budget: boolean | null;
 }
 
 export interface ReportDraft {

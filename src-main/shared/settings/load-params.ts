@@ -1,6 +1,6 @@
 // Settings + shape + plan → what the worker loads with. The one mapping every host (CLI run and
 // bench, the app, the API server) uses, so a run means the same thing wherever it starts. Pure.
-import type { MemoryPlan } from '../plan/plan-types.js';
+import type { GpuPlan, MemoryPlan } from '../plan/plan-types.js';
 import { DEFAULT_READAHEAD_BYTES } from '../plan/stream-select.js';
 import { releasesPages } from '../policy-rules.js';
 import type { LoadParams, PolicyName } from '../worker-protocol.js';
@@ -20,6 +20,8 @@ export interface LoadInput {
   plan: MemoryPlan | null;
   /** A policy decided by the caller (bench runs each one); else resolved from settings + plan. */
   policy?: PolicyName;
+  /** The VRAM tier to load (default: the plan's, when it names a device). */
+  gpu?: GpuPlan | null;
 }
 
 export function toLoadParams(i: LoadInput): LoadParams {
@@ -58,6 +60,19 @@ export function toLoadParams(i: LoadInput): LoadParams {
     // (`?.`: a plan from another process may lack the figure.)
     const pinned = i.plan.quantities.pinnedBytes?.value ?? null;
     if (pinned !== null) p.residencyTargetBytes = pinned;
+  }
+  // The VRAM tier: llama.cpp's n_gpu_layers on the plan's device, an MoE's experts kept on the CPU.
+  const gpu = i.gpu === undefined ? (i.plan?.gpu ?? null) : i.gpu;
+  if (!p.offload && gpu && gpu.device !== null && gpu.gpuLayers > 0) {
+    p.offload = {
+      layers: gpu.gpuLayers,
+      devices: [gpu.device],
+      split: [gpu.gpuLayers],
+      rpcServers: [],
+      ...(gpu.cpuTensors.length > 0 ? { cpuTensors: gpu.cpuTensors } : {}),
+      budgetBytes: gpu.quantities.budgetBytes.value as number,
+      plannedBytes: gpu.quantities.usedBytes.value as number,
+    };
   }
   // The trace view's data: recorded once at load (a few hundred node events per layer).
   if (s.graphTrace) p.graphTrace = { maxEvents: DEFAULT_GRAPH_TRACE_EVENTS, detail: false };

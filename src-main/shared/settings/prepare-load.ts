@@ -14,6 +14,8 @@ import { chooseRunShape, type RunShape } from './run-shape.js';
 import { machineFitError } from './machine-fit.js';
 import { toLoadParams } from './load-params.js';
 import type { MeasuredRouting } from '../moe/measured-routing.js';
+import type { GpuProbe } from '../gpu/gpu-choice.js';
+import { gpuPlanInput, preparedGpu, refuseOverVram, resolveGpu, type PreparedGpu } from './gpu-settings.js';
 
 /** What the preparation needs to know of the machine and the model's storage. */
 export interface LoadMachine {
@@ -28,6 +30,8 @@ export interface LoadMachine {
   kvTypeBytes?: number;
   /** A mixture of experts: the routing earlier runs of the file measured. */
   routing?: MeasuredRouting | null;
+  /** The GPUs the machine has (node/gpu-devices.ts); absent or null: none. */
+  gpus?: GpuProbe | null;
 }
 
 export interface PrepareInput {
@@ -47,6 +51,8 @@ export interface PreparedLoad {
   /** The plan for the budget; null without one. */
   plan: MemoryPlan | null;
   load: LoadParams;
+  /** The GPU the load offloads to and the worker's variables for it; absent: none. */
+  gpu?: PreparedGpu;
 }
 
 /** `ramforge prepare-load`'s answer (docs/cli-json.md): the preparation and the model's files. */
@@ -97,7 +103,12 @@ export function prepareLoad(i: PrepareInput): PreparedLoad {
   const why = machineFitError(forMachine, machine.machineBytes);
   if (why) throw new ShapeTooLargeError(shape.ctx, why);
   if (plan && !i.force) refuseBelowMinimum(i.view, settings, shape, plan);
-  return { settings, shape, plan, load: toLoadParams({ modelPath: i.modelPath, settings, shape, plan }) };
+  const gpu = resolveGpu(settings, machine.gpus);
+  refuseOverVram(gpu, forMachine);
+  const offload = preparedGpu(gpu);
+  // The device's share comes from the plan; without a RAM budget, from the machine's.
+  const load = toLoadParams({ modelPath: i.modelPath, settings, shape, plan, ...(offload ? { gpu: forMachine.gpu ?? null } : {}) });
+  return { settings, shape, plan, load, ...(offload && load.offload ? { gpu: offload } : {}) };
 }
 
 /** The plan of a chosen shape under `ramBytes` (`ramforge plan` shows the same one). */
@@ -108,7 +119,7 @@ export function planForShape(view: ModelView, s: RunSettings, shape: RunShape, m
 function planInput(s: RunSettings, shape: RunShape, m: LoadMachine, ramBytes: number, draft?: (ctx: number) => DraftPlanInput): PlanInput {
   return {
     ramBytes,
-    ...(s.vramBytes !== null ? { vramBytes: s.vramBytes } : {}),
+    ...gpuPlanInput(resolveGpu(s, m.gpus)),
     ctx: shape.ctx,
     ubatch: microBatch(shape.batch, shape.ctx),
     threads: shape.threads,

@@ -8,6 +8,8 @@ export interface RunSettings {
   /** RAM budget the plan is made for (and, with enforceRam, the hard cap). */
   ramBytes: number | null;
   vramBytes: number | null;
+  /** The GPU the VRAM budget is on: null = the first hardware GPU (none without one), 'none', or a device's index or name (a software device only so). */
+  gpu: string | null;
   enforceRam: boolean;
   /** Context length in tokens; null = the largest that leaves room for weights. */
   ctx: number | null;
@@ -140,6 +142,7 @@ export function draftRefusal(draft: boolean, parallel: number, flags = false): s
 export const DEFAULT_RUN_SETTINGS: RunSettings = {
   ramBytes: null,
   vramBytes: null,
+  gpu: null,
   enforceRam: false,
   ctx: null,
   batch: null,
@@ -225,6 +228,7 @@ export function validateRunSettings(s: unknown): RunSettings {
   return {
     ramBytes,
     vramBytes: bytes(v.vramBytes, 'vramBytes'),
+    gpu: checkGpu(v.gpu),
     enforceRam,
     ctx: intOrNull(v.ctx, 'ctx', LIMITS.ctx.min, LIMITS.ctx.max),
     batch: intOrNull(v.batch, 'batch', LIMITS.batch.min, LIMITS.batch.max),
@@ -238,6 +242,12 @@ export function validateRunSettings(s: unknown): RunSettings {
     graphTrace: bool(v.graphTrace, 'graphTrace'),
     ...checkDraft(v),
   };
+}
+
+function checkGpu(x: unknown): string | null {
+  if (x === null) return null;
+  if (typeof x !== 'string' || x.trim().length === 0 || x.length > 256) throw new SettingsError('gpu', "must be null (the first hardware GPU), 'none', or a device's index or name");
+  return x.trim();
 }
 
 function checkDraft(v: RunSettings): Pick<RunSettings, 'draft' | 'draftMax' | 'draftMin'> {
