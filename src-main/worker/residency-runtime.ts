@@ -11,6 +11,7 @@ import type { InventoryTensor } from '../shared/residency/inventory.js';
 import { DEFAULT_READAHEAD_BYTES, budgetStream, largestStreamable, selectStreamed, type WeightLayer } from '../shared/plan/stream-select.js';
 import { DEFAULT_PREFETCH_DEPTH, EXPERT_EVICTION, EXPERT_IO_BUFFER_BYTES, STREAM_IO_REQUEST_BYTES, STREAM_IO_THREADS } from '../shared/settings/run-settings.js';
 import { openOwnGroup } from '../supervisor/own-group.js';
+import { TOKEN_EMBD, embdReadByRows } from '../shared/settings/token-embd.js';
 import type { ExpertSample, ResidencyEvent, ResidencySample, Tier } from '../shared/residency-types.js';
 import type { LoadParams, PolicyName, StreamSchedule } from '../shared/worker-protocol.js';
 import { readProcStats } from '../node/proc-stats.js';
@@ -207,7 +208,7 @@ export class ResidencyRuntime {
     const inv = this.inventory;
     const names = new Set(inv.tensors.map((t) => t.name));
     // token_embd beside a separate output head is read a row per token: never locked.
-    const rowsOnly = names.has('token_embd.weight') && [...names].some((n) => n.startsWith('output.')) ? ['token_embd.weight'] : [];
+    const rowsOnly = embdReadByRows(names) ? [TOKEN_EMBD] : [];
     const ram = (t: InventoryTensor) => t.backing === 'file-mapped' && (t.layer < 0 || this.tiers[t.layer] !== 'vram');
     // A mixture of experts under a cap: the expert tensors are the expert cache's, not the
     // stream schedule's (with no budget they stream as whole tensors, as the plan says).

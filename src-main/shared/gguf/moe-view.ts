@@ -7,6 +7,7 @@
 import { GgufValueType } from './ggml-types.js';
 import type { GgufHeader } from './reader-types.js';
 import { kvInteger, kvIntegerOrArray } from './metadata.js';
+import { embdRowReadBytes } from '../settings/token-embd.js';
 
 /** The tensor fields this view reads (a ModelView tensor has them). */
 export interface MoeTensorInput {
@@ -82,9 +83,7 @@ export function buildMoeView(h: GgufHeader, arch: string | null, tensors: readon
     });
   const expertBytes = sum(layers.map((l) => l.expertBytes));
   const total = sum(tensors.map((t) => t.nbytes));
-  const embd = tensors.find((t) => t.name === 'token_embd.weight');
-  const separateHead = tensors.some((t) => t.name.startsWith('output.'));
-  const denseRead = total - expertBytes - (embd && separateHead ? embd.nbytes : 0);
+  const denseRead = total - expertBytes - embdRowReadBytes(tensors, (t) => t.nbytes);
   const skewEntry = h.kvByKey.get('ramforge.synth.router_skew');
   const routerSkew =
     skewEntry && (skewEntry.type === GgufValueType.FLOAT32 || skewEntry.type === GgufValueType.FLOAT64) && Number.isFinite(skewEntry.value as number) && (skewEntry.value as number) >= 0

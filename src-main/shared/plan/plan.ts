@@ -5,7 +5,8 @@
 import { formatBytes } from '../size.js';
 import type { LayerView, ModelView } from '../gguf/model-view.js';
 import type { DraftPlan, LayerPlan, MemoryPlan, PlanInput, Quantity, Tier, Verdict } from './plan-types.js';
-import { DEFAULT_PREFETCH_DEPTH } from '../settings/run-settings.js';
+import { DEFAULT_KV_ELEMENT_BYTES, DEFAULT_PREFETCH_DEPTH, MAX_UBATCH, microBatch } from '../settings/run-settings.js';
+import { embdRowReadBytes } from '../settings/token-embd.js';
 import { computeBufferBytes, kvBytesForLayer, predictedTokS, runtimeOverheadBytes } from './estimates.js';
 import { DEFAULT_READAHEAD_BYTES, HEADROOM_FRACTION, HEADROOM_MIN_BYTES, budgetStream } from './stream-select.js';
 import { withExpertCache } from './plan-moe.js';
@@ -37,9 +38,7 @@ export function weightsReadPerToken(view: ModelView): number {
 
 /** token_embd's bytes when a separate output head sits beside it (read a row per token), else 0. */
 function embdNotResidentBytes(view: ModelView): number {
-  const embd = view.persistent.tensors.find((t) => t.name === 'token_embd.weight');
-  const tied = !view.persistent.tensors.some((t) => t.name.startsWith('output.'));
-  return embd && !tied ? embd.nbytes : 0;
+  return embdRowReadBytes(view.persistent.tensors, (t) => t.nbytes);
 }
 
 /** The run's shape with the planner's defaults filled in, and the model's sizes it needs. */
@@ -62,10 +61,10 @@ interface Shape {
 
 /** The input checked and defaulted, the model's dimensions required; PlanInputError says what is missing. */
 function planShape(view: ModelView, input: PlanInput): Shape {
-  const kvTypeBytes = input.kvTypeBytes ?? 2;
+  const kvTypeBytes = input.kvTypeBytes ?? DEFAULT_KV_ELEMENT_BYTES;
   const prefetchDepth = input.prefetchDepth ?? DEFAULT_PREFETCH_DEPTH;
   const ctx = input.ctx;
-  const ubatch = input.ubatch ?? Math.min(512, ctx);
+  const ubatch = input.ubatch ?? microBatch(MAX_UBATCH, ctx);
   validateInput(input, ctx, prefetchDepth, kvTypeBytes, ubatch);
   if (view.vocabOnly) throw new PlanInputError('this file holds no weights (vocab-only GGUF): nothing to plan');
   const need = (v: number | null, what: string): number => {

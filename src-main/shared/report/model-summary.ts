@@ -5,6 +5,7 @@
 import type { ModelView } from '../gguf/model-view.js';
 import type { Inventory } from '../residency/inventory.js';
 import { weightsReadPerToken } from '../plan/plan.js';
+import { embdRowReadBytes } from '../settings/token-embd.js';
 
 export interface ModelSummary {
   name: string | null;
@@ -36,9 +37,6 @@ export function summaryFromView(view: ModelView): ModelSummary {
 
 export function summaryFromInventory(inv: Inventory, m: { name: string; arch: string; nParams: number; fileBytes: number }): ModelSummary {
   const tensorBytes = inv.tensors.reduce((s, t) => s + t.bytes, 0);
-  const names = new Set(inv.tensors.map((t) => t.name));
-  const tied = ![...names].some((n) => n.startsWith('output.'));
-  const embd = inv.tensors.find((t) => t.name === 'token_embd.weight');
   return {
     name: m.name,
     architecture: m.arch,
@@ -47,7 +45,7 @@ export function summaryFromInventory(inv: Inventory, m: { name: string; arch: st
     parameterCount: m.nParams,
     layers: inv.layers.map((l) => ({ index: l.index, bytes: l.bytes })),
     persistentBytes: inv.persistentBytes,
-    weightsPerToken: tensorBytes - (embd && !tied ? embd.bytes : 0),
+    weightsPerToken: tensorBytes - embdRowReadBytes(inv.tensors, (t) => t.bytes),
     source: "the tensors llama.cpp loaded (the worker's inventory)",
   };
 }
