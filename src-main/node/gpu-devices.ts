@@ -6,7 +6,10 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from './paths.js';
 import type { GpuProbe, VulkanDevice } from '../shared/gpu/gpu-choice.js';
-import type { NativeDevice, NativeVulkanDevice } from '../native/addon.js';
+import type { GgmlDeviceInfo } from '../shared/gpu/device-list.js';
+
+/** What the probe prints (native vulkanDevices() and listDevices(), in worker/gpu-probe-main.ts). */
+type ProbedVulkanDevice = VulkanDevice & { vendorId?: number; deviceId?: number; memoryBudget?: boolean };
 
 const PROBE_TIMEOUT_MS = 30_000;
 
@@ -15,8 +18,8 @@ function probeScript(): string {
 }
 
 interface ProbeOutput {
-  vulkan?: { built: boolean; error: string | null; devices: NativeVulkanDevice[] };
-  ggml?: NativeDevice[] | null;
+  vulkan?: { built: boolean; error: string | null; devices: ProbedVulkanDevice[] };
+  ggml?: GgmlDeviceInfo[] | null;
   error?: string;
 }
 
@@ -51,7 +54,7 @@ export function probeGpus(): GpuProbe {
 }
 
 /** The Vulkan devices and, with every one of them visible, ggml's devices (Vulkan<i> in the same order). */
-export function probeGgmlDevices(): { probe: GpuProbe; ggml: NativeDevice[] | null; error: string | null } {
+export function probeGgmlDevices(): { probe: GpuProbe; ggml: GgmlDeviceInfo[] | null; error: string | null } {
   const probe = probeGpus();
   if (probe.devices.length === 0) return { probe, ggml: null, error: null };
   const o = runProbe(['ggml', probe.devices.map((d) => d.index).join(',')]);
