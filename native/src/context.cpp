@@ -15,11 +15,9 @@
 #include "embed.h"
 #include "generate.h"
 #include "grammar.h"
+#include "llama_internal.h"
 #include "precharge.h"
 
-// llama.cpp's own (internal, C++) accessor for the loaded weight tensors; we link llama
-// statically, so it is reachable, and it is the only way to learn where each weight lives.
-const std::vector<std::pair<std::string, ggml_tensor*>>& llama_internal_get_tensor_map(const llama_model* model);
 
 namespace rf {
 
@@ -127,6 +125,17 @@ Context::Context(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Context>(inf
     // The eval callback splits the graph at every layer boundary; only the stream schedule
     // and the graph trace need it, so a run that streams nothing does not pay for it.
     bool callback = !opts.Has("layerCallback") || opts.Get("layerCallback").ToBoolean().Value();
+    // Layers on RPC nodes: the callback times the waits on each (it asks for no node itself).
+    if (opts.Has("remoteNodes") && opts.Get("remoteNodes").IsArray()) {
+      Napi::Array a = opts.Get("remoteNodes").As<Napi::Array>();
+      std::vector<std::string> eps;
+      for (uint32_t i = 0; i < a.Length(); i++)
+        if (a.Get(i).IsString()) eps.push_back(a.Get(i).As<Napi::String>().Utf8Value());
+      if (!eps.empty()) {
+        residency_->WatchRemote(eps);
+        callback = true;
+      }
+    }
     if (callback) {
       p.cb_eval = Residency::EvalCallback;
       p.cb_eval_user_data = residency_.get();

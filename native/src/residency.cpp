@@ -141,6 +141,7 @@ bool Residency::EvalCallback(ggml_tensor* t, bool ask, void* user) {
       self->trace_group_++;
     }
   }
+  if (ask && self->remote_) self->remote_->See(t);
   if (ask) {
     // Both halves see every node: the expert cache first (it may wait for experts), then the
     // stream schedule (it may wait for a unit).
@@ -178,6 +179,7 @@ void Residency::OnDecodeStart(int n_tokens) {
 }
 
 void Residency::OnDecodeEnd() {
+  if (remote_) remote_->EndPass();
   if (trace_active_) {
     std::lock_guard<std::mutex> lock(trace_mu_);
     trace_active_ = false;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "experts.h"
+#include "remote_wait.h"
 #include "stream.h"
 
 struct ggml_tensor;
@@ -94,6 +95,10 @@ class Residency {
   // A streamed read failed (the decode that saw it must fail): the message, else "".
   std::string StreamError();
 
+  // Times the waits on these RPC nodes (the model's offloaded layers) from now on.
+  void WatchRemote(const std::vector<std::string>& endpoints) { remote_ = std::make_unique<RemoteWait>(endpoints); }
+  RemoteWait* remote() { return remote_.get(); }
+
   // Exposed for --release-layer N / tests: drop one layer's exclusive pages now.
   // kind: the event it is recorded as (1 drop by hand, 4 release by a policy).
   double DropLayer(int layer, bool fadvise_neighbours, int kind = 1);
@@ -111,6 +116,7 @@ class Residency {
   size_t target_bytes_ = 0;
   std::unique_ptr<StreamSchedule> stream_;
   std::unique_ptr<ExpertCache> experts_;
+  std::unique_ptr<RemoteWait> remote_;
 
   std::mutex ev_mu_;
   std::vector<ResidencyEventRec> events_;

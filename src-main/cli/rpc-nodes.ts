@@ -3,7 +3,8 @@
 import type { ParsedArgs } from './args.js';
 import { UsageError } from '../shared/errors.js';
 import { RpcEndpointError, parseRpcList, type RpcNodeInfo } from '../shared/remote/rpc-endpoint.js';
-import { probeRpcNodes, RpcNodeError } from '../node/rpc-node.js';
+import { lostRpcNodes, probeRpcNodes, RpcNodeError } from '../node/rpc-node.js';
+import type { LoadParams } from '../shared/worker-protocol.js';
 import { formatBytes } from '../shared/size.js';
 
 export async function rpcNodesFromFlags(f: ParsedArgs['flags'], quiet = false): Promise<RpcNodeInfo[]> {
@@ -24,4 +25,12 @@ export async function rpcNodesFromFlags(f: ParsedArgs['flags'], quiet = false): 
     if (e instanceof RpcNodeError) throw new UsageError(`${e.message}. Nothing was loaded.`);
     throw e;
   }
+}
+
+/** After a failed run with layers on RPC nodes: which node was lost, in the words the user needs. */
+export async function lostNodeLines(load: LoadParams): Promise<string[]> {
+  const eps = load.offload?.rpcServers ?? [];
+  if (eps.length === 0) return [];
+  const lost = await lostRpcNodes(eps);
+  return lost.map((e) => `${e.message}: the layers it held were lost with it, so the run ended`);
 }

@@ -10,6 +10,7 @@ import { givenDiskBandwidth } from './make-plan.js';
 import { loadMachine, runDiskBandwidth } from '../node/load-machine.js';
 import { DEFAULT_RUN_SETTINGS, SettingsError, checkPolicy, validateRunSettings, validateSampling, type RunSettings } from '../shared/settings/run-settings.js';
 import type { RunShape } from '../shared/settings/run-shape.js';
+import type { RpcNodeInfo } from '../shared/remote/rpc-endpoint.js';
 import { draftPlanInput } from '../shared/draft/draft-budget.js';
 import { resolvePolicy, toLoadParams } from '../shared/settings/load-params.js';
 import { BelowMinimumError as SharedBelowMinimum, ShapeTooLargeError, prepareLoad, type PreparedLoad } from '../shared/settings/prepare-load.js';
@@ -49,6 +50,7 @@ export function settingsFromFlags(f: ParsedArgs['flags']): RunSettings {
       draft: opt<string>(f['draft']),
       draftMax: (f['draft-max'] as number | undefined) ?? DEFAULT_RUN_SETTINGS.draftMax,
       draftMin: (f['draft-min'] as number | undefined) ?? DEFAULT_RUN_SETTINGS.draftMin,
+      rpc: f['rpc'] === undefined ? [] : (f['rpc'] as string).split(',').map((x) => x.trim()).filter((x) => x.length > 0),
     });
   } catch (e) {
     if (e instanceof SettingsError) throw new UsageError(`--${flagOf(e.field)} ${e.message.slice(e.field.length + 2)}`);
@@ -68,14 +70,14 @@ export type PreparedRun = PreparedLoad;
  * on this model or this machine is a UsageError here, before a worker starts; under
  * --enforce-ram a cap below the minimum is a BelowMinimumError unless --force.
  */
-export function prepareRun(opened: OpenedModel, f: ParsedArgs['flags'], draft: OpenedModel | null = null): PreparedRun {
+export function prepareRun(opened: OpenedModel, f: ParsedArgs['flags'], draft: OpenedModel | null = null, rpcNodes: readonly RpcNodeInfo[] = []): PreparedRun {
   const settings = settingsFromFlags(f);
   checkLayerFlags(opened, f);
   const files = opened.shards.map((x) => x.path);
   const disk = runDiskBandwidth(files[0] as string, givenDiskBandwidth(f));
   const draftInput = draft ? (ctx: number) => draftPlanInput(opened, { path: draft.shards[0]!.path, shards: draft.shards, view: draft.view }, { ctx, max: settings.draftMax }) : undefined;
   try {
-    return prepareLoad({ modelPath: files[0] as string, view: opened.view, settings, machine: loadMachine(files, disk, undefined, { gpus: true }), ...(draftInput ? { draft: draftInput } : {}), force: Boolean(f['force']) });
+    return prepareLoad({ modelPath: files[0] as string, view: opened.view, settings, machine: { ...loadMachine(files, disk, undefined, { gpus: true }), rpcNodes }, ...(draftInput ? { draft: draftInput } : {}), force: Boolean(f['force']) });
   } catch (e) {
     if (e instanceof SharedBelowMinimum) throw new BelowMinimumError(belowMinimumText(e), e.minimumBytes);
     if (e instanceof ShapeTooLargeError) throw new UsageError(`--ctx ${e.ctx}: ${e.message.slice(e.field.length + 2)}`);

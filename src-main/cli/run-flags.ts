@@ -32,6 +32,7 @@ export const MEMORY_FLAGS: FlagSpec[] = [
   { name: 'vram', type: 'size', description: "VRAM budget: the output head and the last layers go to the GPU, an MoE's dense part first (default: the GPU's free memory less a margin)" },
   { name: 'gpu', type: 'string', valueName: 'DEVICE|none', description: "the GPU to offload to: its index or part of its name (`ramforge devices`), or none (default: the first hardware GPU; a software device only when named)" },
   { name: 'enforce-ram', type: 'boolean', description: 'hold the worker to --ram with a kernel memory cgroup' },
+  { name: 'rpc', type: 'string', valueName: 'HOST:PORT,…', description: "llama.cpp RPC nodes (`ramforge rpc-server` on each) that hold the last layers in their RAM; the plan asks each what it offers (trusted networks only: the protocol has no authentication)" },
   { name: 'enforce-timeout', type: 'number', default: DEFAULT_ENFORCE_TIMEOUT_S, valueName: 'SECONDS', range: L.timeoutS, description: 'with --enforce-ram: kill the run after this long (exit 124)' },
   { name: 'memory-report', type: 'boolean', description: 'print the cgroup figures (limit, peak, limit hits, OOM kills) on stderr' },
   { name: 'policy', type: 'string', valueName: 'NAME', description: 'residency policy: off|observe|conservative|memory-bound|reuse-aware|stream (default: stream when the plan says the model does not fit, else off)' },

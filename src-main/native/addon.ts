@@ -80,6 +80,8 @@ export interface NativeContextOptions {
   observeLayers?: boolean;
   /** With observeLayers: also install its layer-boundary eval callback (default true). */
   layerCallback?: boolean;
+  /** RPC nodes holding offloaded layers: the eval callback times the waits on each. */
+  remoteNodes?: string[];
   /** Charge the context's buffers (compute buffer, caches) at creation rather than on first use. */
   precharge?: boolean;
   /** For embed(): embeddings on, mean pooling, a text in one micro-batch (at most nBatch tokens). */
@@ -204,6 +206,8 @@ export interface NativeResidencySample {
   counters: NativeResidencyCounters;
   /** Only with an expert cache. */
   experts?: NativeExpertCounters;
+  /** Only with remoteNodes: milliseconds waited on each, since the context was made. */
+  remoteWaitMs?: number[];
 }
 
 export interface NativeTrace {

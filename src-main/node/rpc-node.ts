@@ -122,3 +122,20 @@ export async function probeRpcNodes(endpoints: readonly string[]): Promise<RpcNo
   for (const ep of endpoints) out.push(await probeRpcNode(ep));
   return out;
 }
+
+/**
+ * After a run that offloaded to these nodes failed: the nodes that no longer answer, each with
+ * why (ggml's client aborts the worker when a node goes away, without naming it).
+ */
+export async function lostRpcNodes(endpoints: readonly string[], timeoutMs = 2000): Promise<RpcNodeError[]> {
+  const lost: RpcNodeError[] = [];
+  for (const ep of endpoints) {
+    try {
+      await probeRpcNode(ep, timeoutMs);
+    } catch (e) {
+      if (e instanceof RpcNodeError) lost.push(e);
+      else throw e;
+    }
+  }
+  return lost;
+}

@@ -38,6 +38,22 @@ export interface ResidencySample {
   events: ResidencyEvent[];
   /** A mixture of experts under the stream policy: the expert cache so far (absent otherwise). */
   experts?: ExpertSample;
+  /** Layers on RPC nodes (`--rpc`): what crossed the network to each, so far (absent otherwise). */
+  network?: NetworkSample;
+}
+
+/** Cumulative per RPC node, in the plan's node order. */
+export interface NetworkSample {
+  nodes: NetworkNodeSample[];
+}
+
+export interface NetworkNodeSample {
+  endpoint: string;
+  /** The kernel's TCP counters of this process's connection to the node (0 before it connects). */
+  bytesSent: number;
+  bytesReceived: number;
+  /** Time the decode thread waited on the node: its inputs sent, its layers computed, the result back. */
+  waitMs: number;
 }
 
 /** The expert cache's cumulative counters at a sample, and which expert each slot holds. */

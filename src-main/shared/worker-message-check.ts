@@ -79,7 +79,17 @@ export function checkSample(s: unknown): string | null {
   if (!Array.isArray(layers) || layers.length > MAX_LIST || !layers.every(isNumOrNull)) return 'sample.layerResident is not a list of byte counts';
   const events = s.events;
   if (!Array.isArray(events) || events.length > MAX_LIST || !events.every(checkResidencyEvent)) return 'sample.events is not a list of residency events';
-  if (s.experts !== undefined) return checkExpertSample(s.experts);
+  if (s.experts !== undefined) {
+    const why = checkExpertSample(s.experts);
+    if (why) return why;
+  }
+  if (s.network !== undefined) return checkNetworkSample(s.network);
+  return null;
+}
+
+function checkNetworkSample(x: unknown): string | null {
+  const nodeOk = (n: unknown): boolean => isObj(n) && typeof n.endpoint === 'string' && isNum(n.bytesSent) && isNum(n.bytesReceived) && isNum(n.waitMs);
+  if (!isObj(x) || !Array.isArray(x.nodes) || x.nodes.length > MAX_LIST || !x.nodes.every(nodeOk)) return 'sample.network is not a list of {endpoint, bytesSent, bytesReceived, waitMs}';
   return null;
 }
 

@@ -162,6 +162,7 @@ export class Engine {
     const policy = params.policy;
     try {
       const parallel = Math.max(1, params.parallel ?? 1);
+      const rpcServers = params.offload?.rpcServers ?? [];
       this.parallel = parallel;
       this.loadThreads = params.threads ?? 0;
       return model.createContext({
@@ -170,7 +171,9 @@ export class Engine {
         nSeq: parallel,
         nThreads: params.threads ?? 0,
         nBatch: params.batch ?? MAX_UBATCH,
-        observeLayers: policy !== 'off' || params.graphTrace !== undefined,
+        // Layers on RPC nodes: the native half times the waits on each, whatever the policy.
+        observeLayers: policy !== 'off' || params.graphTrace !== undefined || rpcServers.length > 0,
+        ...(rpcServers.length > 0 ? { remoteNodes: rpcServers } : {}),
         layerCallback: params.graphTrace !== undefined || policy === 'reuse-aware' || ResidencyRuntime.streams(params),
         // The stream schedule plans against what is charged at load: charge the buffers now.
         precharge: measuredSchedule,

@@ -3,7 +3,7 @@
 // samples residency, process counters and engine events as a time series.
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { directIoWorks } from '../node/direct-io.js';
-import { loadAddon, type NativeContext, type NativeExpertConfig, type NativeModel, type NativeResidencyCounters, type NativeStreamConfig } from '../native/addon.js';
+import { loadAddon, type NativeContext, type NativeExpertConfig, type NativeModel, type NativeResidencyCounters, type NativeSocketStat, type NativeStreamConfig } from '../native/addon.js';
 import { budgetExperts, isExpertTensor } from '../shared/residency/expert-budget.js';
 import { buildInventory, parseMaps, type Inventory } from '../shared/residency/inventory.js';
 import { buildStreamLayout, type StreamLayout } from '../shared/residency/stream-units.js';
@@ -12,7 +12,7 @@ import { DEFAULT_READAHEAD_BYTES, budgetStream, largestStreamable, selectStreame
 import { DEFAULT_PREFETCH_DEPTH, EXPERT_EVICTION, EXPERT_IO_BUFFER_BYTES, STREAM_IO_REQUEST_BYTES, STREAM_IO_THREADS } from '../shared/settings/run-settings.js';
 import { openOwnGroup } from '../supervisor/own-group.js';
 import { TOKEN_EMBD, embdReadByRows } from '../shared/settings/token-embd.js';
-import type { ExpertSample, ResidencyEvent, ResidencySample, Tier } from '../shared/residency-types.js';
+import type { ExpertSample, NetworkSample, ResidencyEvent, ResidencySample, Tier } from '../shared/residency-types.js';
 import type { LoadParams, PolicyName, StreamSchedule } from '../shared/worker-protocol.js';
 import { readProcStats } from '../node/proc-stats.js';
 import { buildManifest, releaseOrderFromProfile, type GraphTraceManifest } from '../shared/graph-trace/manifest.js';
@@ -59,6 +59,17 @@ function measureNonWeight(files: string[]): { bytes: number; source: string } {
 }
 // A layer on a GPU or another machine (2) has no pages here for the engine to hold or drop.
 const TIER_CODE: Record<Tier, 0 | 1 | 2> = { pinned: 0, streamed: 1, vram: 2, remote: 2 };
+
+/**
+ * The bytes on this process's connections to an RPC node. The peer is an address and a port; a
+ * node named by host name is matched by its port (ggml holds one connection per node).
+ */
+export function connectionBytes(endpoint: string, socks: readonly NativeSocketStat[]): { bytesSent: number; bytesReceived: number } {
+  const port = endpoint.slice(endpoint.lastIndexOf(':') + 1);
+  const exact = socks.filter((s) => s.peer === endpoint);
+  const mine = exact.length > 0 ? exact : socks.filter((s) => s.peer.slice(s.peer.lastIndexOf(':') + 1) === port);
+  return { bytesSent: mine.reduce((a, s) => a + s.bytesSent, 0), bytesReceived: mine.reduce((a, s) => a + s.bytesReceived, 0) };
+}
 
 export class ResidencyRuntime {
   readonly inventory: Inventory;
@@ -368,6 +379,7 @@ export class ResidencyRuntime {
     } else {
       layerResident = this.residentNow();
     }
+    const network = this.networkNow();
     const proc = readProcStats();
     const sample: ResidencySample = {
       tMs: now - this.t0,
@@ -386,8 +398,18 @@ export class ResidencyRuntime {
       decodeTokS,
       events,
       ...(experts ? { experts } : {}),
+      ...(network ? { network } : {}),
     };
     for (const l of this.listeners) l(sample);
     return sample;
+  }
+
+  /** Layers on RPC nodes: the kernel's byte counters of each node's connection, and the waits timed natively. */
+  private networkNow(): NetworkSample | null {
+    const eps = this.params.offload?.rpcServers ?? [];
+    if (eps.length === 0) return null;
+    const waits = this.ctx.residencySample().remoteWaitMs ?? [];
+    const socks = loadAddon().socketStats();
+    return { nodes: eps.map((endpoint, i) => ({ endpoint, ...connectionBytes(endpoint, socks), waitMs: waits[i] ?? 0 })) };
   }
 }

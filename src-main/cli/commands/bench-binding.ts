@@ -1,5 +1,6 @@
 // `ramforge bench-binding MODEL`: our decode speed against llama.cpp's own llama-bench built
 // from the same pinned source (built on demand), same model and thread count, alternating runs.
+import { execFileSync } from 'node:child_process';
 import type { CommandSpec, ParsedArgs } from '../args.js';
 import { ExitError, UsageError } from '../../shared/errors.js';
 import { openModelInput } from '../model-input.js';

@@ -60,10 +60,18 @@ export const command: CommandSpec = {
     // The server computes on its CPU: no GPU drivers in its memory.
     const env = { ...process.env, ...gpuDriverEnv(false) };
     if (ram === undefined) return runPlain(bin, argv, env);
-    const run = startCapped({ limitBytes: ram, timeoutS: (f['enforce-timeout'] as number | undefined) ?? null, command: bin, args: argv, env, stdio: ['ignore', 'inherit', 'inherit'] });
+    // A server runs until stopped: SIGINT/SIGTERM stop it here, so the group's figures are still printed.
+    const run = startCapped({ limitBytes: ram, timeoutS: (f['enforce-timeout'] as number | undefined) ?? null, command: bin, args: argv, env, stdio: ['ignore', 'inherit', 'inherit'], handleSignals: false });
+    let stopped: string | null = null;
+    for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+      process.once(sig, () => {
+        stopped = sig;
+        run.kill(`stopped by ${sig}`);
+      });
     process.stderr.write(`ramforge rpc-server: capped at ${formatBytes(ram)} (${ram} bytes) in ${run.cgroupPath}\n`);
     const o = await run.done;
     if (f['memory-report']) process.stderr.write(formatMemoryReport(o));
+    if (stopped) return EXIT.ok;
     if (o.status !== 'ok') process.stderr.write(`ramforge rpc-server: ${o.message}\n`);
     return o.exitCode;
   },

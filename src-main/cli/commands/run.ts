@@ -3,6 +3,7 @@ import type { CommandSpec, ParsedArgs } from '../args.js';
 import { EXIT, UsageError } from '../../shared/errors.js';
 import { openModelInput } from '../model-input.js';
 import { openDraftInput } from '../draft-input.js';
+import { lostNodeLines, rpcNodesFromFlags } from '../rpc-nodes.js';
 import { LOAD_FLAGS, MEMORY_FLAGS, SAMPLING_FLAGS } from '../run-flags.js';
 import { capFrom, loadParams, parsePolicy, prepareRun, samplingParams, shapeNote } from '../run-config.js';
 import { runOnce } from '../../worker/run-once.js';
@@ -52,7 +53,7 @@ export const command: CommandSpec = {
     const quiet = Boolean(f['quiet']);
     const opened = await openModelInput(modelPath);
     const draft = await openDraftInput(opened, f);
-    const prepared = prepareRun(opened, f, draft);
+    const prepared = prepareRun(opened, f, draft, await rpcNodesFromFlags(f, quiet));
     const plan = prepared.plan;
     const load = loadParams(modelPath, f, prepared);
     const policy = load.policy;
@@ -110,6 +111,7 @@ export const command: CommandSpec = {
     for (const line of unwritten) process.stderr.write(`ramforge run: ${line}\n`);
     const why = runFailureMessage(result);
     if (why) process.stderr.write(`ramforge run: ${why}\n`);
+    if (why) for (const line of await lostNodeLines(load)) process.stderr.write(`ramforge run: ${line}\n`);
     return runExitCode(result) || (unwritten.length > 0 ? EXIT.failure : EXIT.ok);
   },
 };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { placeRemote, RPC_NODE_RESERVE_BYTES, type RemoteLayerCost } from './place-remote.js';
+import { placeRemote, RPC_GRAPH_BYTES_PER_LAYER, RPC_NODE_RESERVE_BYTES, type RemoteLayerCost } from './place-remote.js';
 import { planMemory } from './plan.js';
+import { headBytes } from './place-vram.js';
 import { parseGgufHeader } from '../gguf/reader.js';
 import { buildModelView, type ModelView } from '../gguf/model-view.js';
 import { buildGguf, tensorBytes } from '../gguf/build-gguf.test-util.js';
@@ -11,7 +12,7 @@ const MiB = 1024 ** 2;
 const GiB = 1024 ** 3;
 const node = (endpoint: string, freeBytes: number): RpcNodeInfo => ({ endpoint, version: { major: 7, minor: 0, patch: 0 }, devices: 1, freeBytes, totalBytes: freeBytes });
 const layers = (n: number, bytes: number, kvBytes = 0): RemoteLayerCost[] => Array.from({ length: n }, (_, index) => ({ index, bytes, kvBytes }));
-const base = { computeBytes: 10 * MiB, nEmbd: 1024, ramBandwidthBytesPerS: 20e9 };
+const base = { computeBytes: 10 * MiB, headBytes: 0, nEmbd: 1024, nVocab: 32000, ramBandwidthBytesPerS: 20e9 };
 
 describe('placeRemote', () => {
   it('nodes that hold more than there is share the layers in proportion to what they offer, the last layers on the last node', () => {
@@ -21,7 +22,19 @@ describe('placeRemote', () => {
       [8, 9, 10, 11, 12, 13, 14, 15],
     ]);
     expect(r.layerCount).toBe(16);
-    expect(r.split).toEqual([8, 8]);
+    // n_gpu_layers positions: the head is the last, with the last block.
+    expect(r.split).toEqual([8, 9]);
+  });
+
+  it('the node with the last block holds the output head too, within its budget', () => {
+    const budget = 3 * 100 * MiB + base.computeBytes + RPC_NODE_RESERVE_BYTES;
+    const r = placeRemote({ ...base, headBytes: 100 * MiB, nodes: [node('a:1', budget), node('b:2', budget)], layers: layers(16, 100 * MiB) });
+    expect(r.nodes.map((n) => n.layers)).toEqual([
+      [11, 12, 13],
+      [14, 15],
+    ]);
+    expect(r.nodes.map((n) => n.headBytes)).toEqual([0, 100 * MiB]);
+    expect(r.split).toEqual([3, 3]);
   });
 
   it('nodes that hold less are filled from the last layer back; the first layers stay local and the run is contiguous', () => {
@@ -40,12 +53,13 @@ describe('placeRemote', () => {
     expect(r.nodes[0]!.budgetBytes).toBe(50 * MiB - base.computeBytes - RPC_NODE_RESERVE_BYTES);
     expect(r.nodes[0]!.layers).toEqual([]);
     expect(r.nodes[1]!.layers).toEqual([0, 1, 2, 3]);
-    expect(r.split).toEqual([0, r.nodes[1]!.layers.length]);
+    expect(r.split).toEqual([0, r.nodes[1]!.layers.length + 1]);
   });
 
   it('the time a token waits on the nodes counts their compute and a round trip per node used', () => {
-    const r = placeRemote({ ...base, nodes: [node('a:1', 4 * GiB), node('b:2', 4 * GiB)], layers: layers(4, 100 * MiB) });
-    expect(r.networkBytesPerToken.value).toBe(2 * 2 * 1024 * 4);
+    const r = placeRemote({ ...base, headBytes: 1, nodes: [node('a:1', 4 * GiB), node('b:2', 4 * GiB)], layers: layers(4, 100 * MiB) });
+    // Each node: the hidden state in, its graph, the hidden state out; the last sends the logits back.
+    expect(r.networkBytesPerToken.value).toBe(2 * 1024 * 4 + 4 * RPC_GRAPH_BYTES_PER_LAYER + 1024 * 4 + 32000 * 4);
     expect(r.remoteSecondsPerToken.value).toBeGreaterThan((400 * MiB) / 20e9);
   });
 });
@@ -65,11 +79,11 @@ describe('planMemory with RPC nodes', () => {
     const local = planMemory(v, input);
     const layerBytes = v.layers[0]!.bytes;
     const nodeFree = 3 * (layerBytes + local.layers[0]!.kvBytes) + local.quantities.computeBufferBytes.value! + RPC_NODE_RESERVE_BYTES + 1;
-    const p = planMemory(v, { ...input, remote: [node('a:1', nodeFree), node('b:2', nodeFree)] });
+    const p = planMemory(v, { ...input, remote: [node('a:1', nodeFree), node('b:2', nodeFree + headBytes(v).bytes)] });
     expect(p.layers.map((l) => l.tier).slice(2)).toEqual(Array(6).fill('remote'));
     expect(p.layers.slice(0, 2).every((l) => l.tier !== 'remote')).toBe(true);
     expect(p.tiers.remote?.layers).toEqual([2, 3, 4, 5, 6, 7]);
-    expect(p.remote?.split).toEqual([3, 3]);
+    expect(p.remote?.split).toEqual([3, 4]);
     expect(p.quantities.kvRamBytes.value).toBe(2 * local.layers[0]!.kvBytes);
     // What stays local streams less than the whole model did.
     expect(p.quantities.bytesReadPerToken.value!).toBeLessThan(local.quantities.bytesReadPerToken.value!);

@@ -1,8 +1,8 @@
 // Pure: which layers go to other machines (llama.cpp RPC nodes), and what each node holds.
 //
-// llama.cpp offloads the last `n_gpu_layers` blocks and splits them over its devices in order by
-// `tensor_split` (layer counts give exact counts); the output head stays local while
-// n_gpu_layers ≤ n_layer. So the nodes hold one contiguous run of the last layers: the last node
+// llama.cpp offloads the output head and the last `n_gpu_layers − 1` blocks (the head is "layer"
+// n_layer) and splits them over its devices in order by `tensor_split` (layer counts give exact
+// counts). So the nodes hold one contiguous run of the last layers: the last node the head and
 // the last layers, the node before it the ones before, each within what it offers. A node holds
 // its layers' weights and KV cache in its own RAM (nothing streams there), beside its compute
 // buffer and the server's own memory; the local process keeps the first layers under its own
@@ -21,8 +21,13 @@ const MiB = 1024 * 1024;
 export const RPC_NODE_RESERVE_BYTES = 24 * MiB;
 /** A round trip to a node and back per token, assumed for gigabit Ethernet (loopback: ~0.05 ms). */
 export const RPC_ROUNDTRIP_S = 0.5e-3;
-/** Gigabit Ethernet's payload rate, for the hidden state sent to each node and back. */
+/** Gigabit Ethernet's payload rate, for what each token sends to the nodes and back. */
 export const RPC_NETWORK_BYTES_PER_S = 117e6;
+/**
+ * ggml's RPC client sends a split's whole graph with every compute (one 296-byte record per
+ * tensor): measured on the small llama preset, 13.7 KiB per layer and token (110 KiB for 8).
+ */
+export const RPC_GRAPH_BYTES_PER_LAYER = 14 * 1024;
 
 export interface RemoteNodePlan {
   endpoint: string;
@@ -32,6 +37,8 @@ export interface RemoteNodePlan {
   /** Free less its compute buffer and the server's own reserve: what its layers may take. */
   budgetBytes: number;
   layers: number[];
+  /** The output head (on the node with the last block), else 0. */
+  headBytes: number;
   weightBytes: number;
   kvBytes: number;
   computeBytes: number;
@@ -39,11 +46,11 @@ export interface RemoteNodePlan {
 
 export interface RemotePlan {
   nodes: RemoteNodePlan[];
-  /** The offloaded layers (llama.cpp's n_gpu_layers): the last `layerCount` blocks. */
+  /** The offloaded blocks: the last `layerCount` (llama.cpp's n_gpu_layers is this + 1, the head). */
   layerCount: number;
-  /** Per node, in order: its share of the offloaded layers (llama.cpp's tensor_split). */
+  /** Per node, in order: its share of n_gpu_layers, the head counted with the last block's node (llama.cpp's tensor_split). */
   split: number[];
-  /** Hidden state to each node and back per decoded token: 2 × n_embd × 4 B × nodes in use. */
+  /** Per decoded token, to the nodes and back: the hidden state in, the graph, the hidden state (or the logits) out. */
   networkBytesPerToken: Quantity;
   /** Time per token the local process waits on the nodes: their compute and the round trips. */
   remoteSecondsPerToken: Quantity;
@@ -61,7 +68,10 @@ export interface PlaceRemoteInput {
   layers: readonly RemoteLayerCost[];
   /** A node's compute buffer for its share of the graph (the local estimate, an upper bound). */
   computeBytes: number;
+  /** The output head's bytes (a tied model's is a copy of token_embd). */
+  headBytes: number;
   nEmbd: number;
+  nVocab: number;
   /** RAM bandwidth assumed for a node's CPU. */
   ramBandwidthBytesPerS: number;
 }
@@ -73,6 +83,7 @@ export function placeRemote(i: PlaceRemoteInput): RemotePlan {
     totalBytes: n.totalBytes,
     budgetBytes: Math.max(0, n.freeBytes - i.computeBytes - RPC_NODE_RESERVE_BYTES),
     layers: [],
+    headBytes: 0,
     weightBytes: 0,
     kvBytes: 0,
     computeBytes: i.computeBytes,
@@ -81,7 +92,7 @@ export function placeRemote(i: PlaceRemoteInput): RemotePlan {
   // more than there is, each takes a share in proportion to what it offers (as llama.cpp splits
   // by free memory); else each is filled. The run stops at the first layer that fits no node
   // left, so the offloaded layers stay the last ones.
-  const totalCost = i.layers.reduce((s, l) => s + l.bytes + l.kvBytes, 0);
+  const totalCost = i.layers.reduce((s, l) => s + l.bytes + l.kvBytes, 0) + i.headBytes;
   const totalBudget = nodes.reduce((s, n) => s + n.budgetBytes, 0);
   const scale = totalBudget > 0 ? Math.min(1, totalCost / totalBudget) : 0;
   const share = nodes.map((n) => n.budgetBytes * scale);
@@ -89,33 +100,40 @@ export function placeRemote(i: PlaceRemoteInput): RemotePlan {
   for (let j = i.layers.length - 1; j >= 0 && k >= 0; j--) {
     const l = i.layers[j] as RemoteLayerCost;
     const cost = l.bytes + l.kvBytes;
-    const held = (n: RemoteNodePlan) => n.weightBytes + n.kvBytes;
+    const held = (n: RemoteNodePlan) => n.weightBytes + n.kvBytes + n.headBytes;
+    // The node that takes the last block takes the head with it.
+    const withHead = j === i.layers.length - 1 ? i.headBytes : 0;
     // Move on when this node is full, or (before the first node) has its share: half a layer past it rounds to the next.
-    while (k >= 0 && (held(nodes[k] as RemoteNodePlan) + cost > (nodes[k] as RemoteNodePlan).budgetBytes || (k > 0 && held(nodes[k] as RemoteNodePlan) + cost / 2 > (share[k] as number)))) k--;
+    while (k >= 0 && (held(nodes[k] as RemoteNodePlan) + cost + withHead > (nodes[k] as RemoteNodePlan).budgetBytes || (k > 0 && held(nodes[k] as RemoteNodePlan) + cost / 2 > (share[k] as number)))) k--;
     if (k < 0) break;
     const n = nodes[k] as RemoteNodePlan;
+    n.headBytes += withHead;
     n.layers.unshift(l.index);
     n.weightBytes += l.bytes;
     n.kvBytes += l.kvBytes;
   }
   const used = nodes.filter((n) => n.layers.length > 0);
   const layerCount = used.reduce((s, n) => s + n.layers.length, 0);
-  const hidden = 2 * i.nEmbd * 4;
-  const net = used.length * hidden;
-  const remoteBytes = used.reduce((s, n) => s + n.weightBytes, 0);
+  const last = used.length > 0 ? nodes.indexOf(used[used.length - 1] as RemoteNodePlan) : -1;
+  const hidden = i.nEmbd * 4;
+  const net = used.reduce((s, n) => s + hidden + n.layers.length * RPC_GRAPH_BYTES_PER_LAYER + (n.headBytes > 0 ? i.nVocab * 4 : hidden), 0);
+  const remoteBytes = used.reduce((s, n) => s + n.weightBytes + n.headBytes, 0);
   const compute = remoteBytes / i.ramBandwidthBytesPerS;
-  const wait = compute + used.length * (RPC_ROUNDTRIP_S + hidden / RPC_NETWORK_BYTES_PER_S);
+  const wait = compute + used.length * RPC_ROUNDTRIP_S + net / RPC_NETWORK_BYTES_PER_S;
   const fb = formatBytes;
   return {
     nodes,
     layerCount,
-    split: nodes.map((n) => n.layers.length),
-    networkBytesPerToken: { value: net, formula: `2 × n_embd ${i.nEmbd} × 4 B × ${used.length} node(s) = ${fb(net)}` },
+    split: nodes.map((n, x) => n.layers.length + (x === last ? 1 : 0)),
+    networkBytesPerToken: {
+      value: net,
+      formula: `per node: hidden state n_embd ${i.nEmbd} × 4 B in + ${fb(RPC_GRAPH_BYTES_PER_LAYER)} of graph per layer (${layerCount} layers) + out: the hidden state, or the logits n_vocab ${i.nVocab} × 4 B from the node with the head = ${fb(net)}`,
+    },
     remoteSecondsPerToken: {
       value: wait,
       formula:
-        `remote weights ${fb(remoteBytes)} / ${fb(i.ramBandwidthBytesPerS)}/s = ${(compute * 1000).toFixed(1)} ms + ${used.length} × (round trip ${(RPC_ROUNDTRIP_S * 1000).toFixed(1)} ms + ` +
-        `${fb(hidden)} / ${fb(RPC_NETWORK_BYTES_PER_S)}/s) = ${(wait * 1000).toFixed(1)} ms (gigabit Ethernet assumed)`,
+        `remote weights ${fb(remoteBytes)} / ${fb(i.ramBandwidthBytesPerS)}/s = ${(compute * 1000).toFixed(1)} ms + ${used.length} × round trip ${(RPC_ROUNDTRIP_S * 1000).toFixed(1)} ms + ` +
+        `${fb(net)} / ${fb(RPC_NETWORK_BYTES_PER_S)}/s = ${(wait * 1000).toFixed(1)} ms (gigabit Ethernet assumed)`,
     },
   };
 }

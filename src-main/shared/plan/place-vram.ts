@@ -45,7 +45,7 @@ function isHead(name: string): boolean {
 }
 
 /** Bytes the head costs on the device: a tied model's head is token_embd, copied there (llama.cpp duplicates it). */
-function headBytes(view: ModelView): { bytes: number; tied: boolean } {
+export function headBytes(view: ModelView): { bytes: number; tied: boolean } {
   const head = view.persistent.tensors.filter((t) => isHead(t.name));
   const tied = !head.some((t) => t.name.startsWith('output.'));
   const embd = tied ? (view.persistent.tensors.find((t) => t.name === 'token_embd.weight')?.nbytes ?? 0) : 0;

@@ -1,5 +1,7 @@
 // The memory plan: a plain data structure the runtime executes (tiers per layer, prefetch
 // depth) and the CLI/UI show. Every number carries the formula that produced it.
+import type { RpcNodeInfo } from '../remote/rpc-endpoint.js';
+import type { RemotePlan } from './place-remote.js';
 
 export type Tier = 'vram' | 'remote' | 'pinned' | 'streamed';
 export type Verdict = 'fits' | 'out-of-core' | 'cannot-run';
@@ -41,6 +43,8 @@ export interface PlanInput {
   readonly gpuDevice?: string;
   /** A mixture of experts: the routing earlier runs of this file measured (popularity by rank). */
   readonly routing?: { readonly popularity: readonly number[]; readonly batches: number };
+  /** llama.cpp RPC nodes (`--rpc`), as they described themselves: they hold the last layers. */
+  readonly remote?: readonly RpcNodeInfo[];
 }
 
 export interface LayerPlan {
@@ -80,14 +84,14 @@ export interface MemoryPlan {
     readonly fileBytes: number;
     readonly tensorBytes: number;
   };
-  readonly input: Required<Omit<PlanInput, 'vramBytes' | 'threads' | 'diskBandwidthSource' | 'readaheadBytes' | 'parallel' | 'draft' | 'routing' | 'gpuDevice'>> & {
+  readonly input: Required<Omit<PlanInput, 'vramBytes' | 'threads' | 'diskBandwidthSource' | 'readaheadBytes' | 'parallel' | 'draft' | 'routing' | 'gpuDevice' | 'remote'>> & {
     readonly vramBytes: number | null;
     readonly threads: number | null;
     readonly diskBandwidthSource: string;
     readonly parallel: number;
   };
   readonly layers: LayerPlan[];
-  readonly tiers: { readonly vram: TierSummary; readonly pinned: TierSummary; readonly streamed: TierSummary };
+  readonly tiers: { readonly vram: TierSummary; readonly pinned: TierSummary; readonly streamed: TierSummary; readonly remote?: TierSummary };
   readonly quantities: {
     readonly persistentBytes: Quantity;
     readonly layerBytesTotal: Quantity;
@@ -109,6 +113,8 @@ export interface MemoryPlan {
     readonly fullResidencyRamBytes: Quantity;
   };
   readonly stream: StreamPlan | null;
+  /** Layers on other machines and what each node holds (absent without `--rpc`). */
+  readonly remote?: RemotePlan;
   /** A mixture of experts' expert cache (absent for a dense model: its plan is unchanged). */
   readonly moe?: MoePlan;
   /** The VRAM tier: what goes on the GPU and what it costs there (absent without a VRAM budget). */

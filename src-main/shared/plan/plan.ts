@@ -10,7 +10,8 @@ import { embdRowReadBytes } from '../settings/token-embd.js';
 import { computeBufferBytes, kvBytesForLayer, predictedTokS, runtimeOverheadBytes } from './estimates.js';
 import { DEFAULT_READAHEAD_BYTES, HEADROOM_FRACTION, HEADROOM_MIN_BYTES, budgetStream } from './stream-select.js';
 import { withExpertCache } from './plan-moe.js';
-import { placeVram } from './place-vram.js';
+import { headBytes, placeVram } from './place-vram.js';
+import { placeRemote, withRemoteWait, type RemotePlan } from './place-remote.js';
 
 export type { MemoryPlan, PlanInput, LayerPlan, Quantity, Tier, Verdict } from './plan-types.js';
 
@@ -143,15 +144,26 @@ function vramTier(view: ModelView, input: PlanInput, f: Fixed) {
   return { tiers, placed, vramUsed: used.value as number, vramFormula: used.formula };
 }
 
+/** Other machines (place-remote.ts): the last layers not on a GPU, on the RPC nodes. */
+function remoteTier(view: ModelView, input: PlanInput, f: Fixed, ramBw: number, tiers: Tier[]): RemotePlan | null {
+  if (!input.remote || input.remote.length === 0) return null;
+  const free = view.layers.map((l, i) => ({ index: l.index, bytes: l.bytes, kvBytes: f.kvPerLayer[i]?.value as number, i })).filter((l) => tiers[l.i] !== 'vram');
+  const remote = placeRemote({ nodes: input.remote, layers: free, computeBytes: f.computeB, headBytes: headBytes(view).bytes, nEmbd: view.embeddingLength ?? 0, nVocab: view.vocabSize ?? 0, ramBandwidthBytesPerS: ramBw });
+  const on = new Set(remote.nodes.flatMap((n) => n.layers));
+  view.layers.forEach((l, i) => on.has(l.index) && (tiers[i] = 'remote'));
+  return remote;
+}
+
 export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
   const sh = planShape(view, input);
   const { tiers, placed, vramUsed, vramFormula } = vramTier(view, input, fixedCosts(view, input, sh));
+  const remote = remoteTier(view, input, fixedCosts(view, input, sh), sh.ramBw, tiers);
   // RAM's share: the model without what the device holds.
   const full = view;
   if (placed) view = placed.ramView;
   const f = fixedCosts(view, input, sh);
-  const ramIdx = view.layers.map((_, i) => i).filter((i) => tiers[i] !== 'vram');
-  const kvRam = sum(view.layers.map((l, i) => (placed?.kvOnDevice.has(l.index) ? 0 : (f.kvPerLayer[i]?.value as number))));
+  const ramIdx = view.layers.map((_, i) => i).filter((i) => tiers[i] !== 'vram' && tiers[i] !== 'remote');
+  const kvRam = sum(view.layers.map((l, i) => (placed?.kvOnDevice.has(l.index) || tiers[i] === 'remote' ? 0 : (f.kvPerLayer[i]?.value as number))));
   const draftFixed = input.draft ? input.draft.ownWeightBytes + (input.draft.overhead.value ?? 0) : 0;
   const fixed = f.persistentResident + kvRam + f.computeB + f.overheadB + draftFixed;
   // The shared tensors are counted with the persistent ones, not with their layers.
@@ -193,13 +205,14 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
   };
   // The VRAM tier's bytes are what the device holds of the layers (an MoE's dense part too).
   const deviceLayers = placed ? { layers: placed.gpu.layers, bytes: placed.gpu.quantities.layerWeightBytes.value as number } : pick('vram');
-  const tierSets = { vram: deviceLayers, pinned: pick('pinned'), streamed: pick('streamed') };
+  const tierSets = { vram: deviceLayers, pinned: pick('pinned'), streamed: pick('streamed'), ...(remote ? { remote: pick('remote') } : {}) };
   const deviceWeights = placed ? deviceLayers.bytes + (placed.gpu.quantities.headBytes.value as number) : tierSets.vram.bytes;
   const streamedBytes = selection.bytes;
   const residentLayerBytes = allRamLayers - streamedBytes;
 
   // --- predictions
-  const speed = predictedTokS(streamedBytes, input.diskBandwidthBytesPerS, f.persistentResident + allRamLayers, sh.ramBw, deviceWeights, sh.vramBw);
+  const localSpeed = predictedTokS(streamedBytes, input.diskBandwidthBytesPerS, f.persistentResident + allRamLayers, sh.ramBw, deviceWeights, sh.vramBw);
+  const speed = remote ? withRemoteWait(localSpeed, remote) : localSpeed;
   const used = verdict === 'cannot-run' ? null : fixed + residentLayerBytes + streamingReserve + budget.headroomBytes;
   const draft = input.draft ? draftSection(full, input, input.draft, { verdict, streamedBytes, residentLayerBytes: residentLayerBytes + f.sharedLayerBytes, sharedLayerBytes: f.sharedLayerBytes, minimum: budget.minimumCapBytes }) : null;
   const reason = reasonFor(verdict, { input, pinned: tierSets.pinned.layers.length, streamed: tierSets.streamed.layers.length, vram: tierSets.vram.layers.length, streamedBytes, minimum: budget.minimumCapBytes, full: budget.fullResidencyCapBytes, tok: speed.value });
@@ -227,6 +240,7 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
     },
     layers,
     tiers: tierSets,
+    ...(remote ? { remote } : {}),
     quantities: planQuantities(view, input, sh, f, { ramIdx, kvRam, draftFixed, fixed, allRamLayers, budget, streamingReserve, streamedBytes, residentLayerBytes, used, speed, vramUsed, vramFormula, streamedLayers: tierSets.streamed.layers.length }),
     stream:
       verdict === 'out-of-core'

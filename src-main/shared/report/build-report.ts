@@ -1,5 +1,6 @@
 // Pure: builds the schema-v1 run report from what a run produced. No I/O here.
 import { expertFigures } from './expert-figures.js';
+import { networkFigures } from './network-figures.js';
 import type { MemoryPlan } from '../plan/plan-types.js';
 import type { ModelSummary } from './model-summary.js';
 import type { SupervisedOutcome } from '../cgroup/report.js';
@@ -229,6 +230,7 @@ function residencySection(i: ReportInput, policy: PolicyName): RunReport['reside
   }));
   const brt = bytesReadPerToken(i.samples);
   const experts = expertFigures(i.samples, i.model?.schedule ?? null);
+  const network = networkFigures(i.samples, i.plan?.remote);
   // The expert cache's slots are weights in anonymous memory, not non-weight memory.
   const window = (typeof res?.counters?.['windowBytes'] === 'number' ? (res.counters['windowBytes'] as number) : 0) + (experts ? (experts.cache_bytes ?? 0) + (experts.staging_bytes ?? 0) : 0);
   const dense = decodeFigures(i.samples, { weightsPerToken: i.summary.weightsPerToken, capBytes: i.load.ramBytes ?? null, windowBytes: window });
@@ -242,6 +244,7 @@ function residencySection(i: ReportInput, policy: PolicyName): RunReport['reside
     anonymous_bytes: res ? res.inventory.anonymousBytes : null,
     counters: res?.counters ?? null,
     experts,
+    ...(network ? { network } : {}),
     bytes_read_per_token: brt.value,
     bytes_read_per_token_reason: brt.reason,
     floor_bytes_per_token: fig.floorBytesPerToken.value,

@@ -1,3 +1,4 @@
+import type { NetworkFigures } from './network-figures.js';
 import type { ExpertFigures } from './expert-figures.js';
 // The run report, schema_version 1: one JSON document per operation. This type and
 // resources/report.schema.json describe the same shape; tests validate built reports against
@@ -94,6 +95,8 @@ export interface RunReport {
     anonymous_bytes: number | null;
     /** A mixture of experts under the stream policy: the expert cache's figures (null otherwise). */
     experts?: ExpertFigures | null;
+    /** Layers on RPC nodes (`--rpc`): per node, bytes per token each way and the time waited (absent otherwise). */
+    network?: NetworkFigures | null;
     counters: Record<string, number | boolean | string | null> | null;
     bytes_read_per_token: number | null;
     bytes_read_per_token_reason: string | null;

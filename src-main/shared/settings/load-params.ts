@@ -61,6 +61,12 @@ export function toLoadParams(i: LoadInput): LoadParams {
     const pinned = i.plan.quantities.pinnedBytes?.value ?? null;
     if (pinned !== null) p.residencyTargetBytes = pinned;
   }
+  const remote = i.plan?.remote;
+  if (remote && remote.layerCount > 0) {
+    // The nodes in the plan's order hold the last layers; the local layers keep the schedule.
+    // n_gpu_layers counts the output head, which goes with the last block (place-remote.ts).
+    p.offload = { layers: remote.layerCount + 1, devices: remote.nodes.map((n) => `rpc:${n.endpoint}`), split: remote.split, rpcServers: remote.nodes.map((n) => n.endpoint) };
+  }
   // The VRAM tier: llama.cpp's n_gpu_layers on the plan's device, an MoE's experts kept on the CPU.
   const gpu = i.gpu === undefined ? (i.plan?.gpu ?? null) : i.gpu;
   if (!p.offload && gpu && gpu.device !== null && gpu.gpuLayers > 0) {

@@ -16,6 +16,7 @@ import { toLoadParams } from './load-params.js';
 import type { MeasuredRouting } from '../moe/measured-routing.js';
 import type { GpuProbe } from '../gpu/gpu-choice.js';
 import { gpuPlanInput, preparedGpu, refuseOverVram, resolveGpu, type PreparedGpu } from './gpu-settings.js';
+import type { RpcNodeInfo } from '../remote/rpc-endpoint.js';
 
 /** What the preparation needs to know of the machine and the model's storage. */
 export interface LoadMachine {
@@ -32,6 +33,8 @@ export interface LoadMachine {
   routing?: MeasuredRouting | null;
   /** The GPUs the machine has (node/gpu-devices.ts); absent or null: none. */
   gpus?: GpuProbe | null;
+  /** The RPC nodes the settings name, as each answered (node/rpc-node.ts), in their order. */
+  rpcNodes?: readonly RpcNodeInfo[];
 }
 
 export interface PrepareInput {
@@ -97,12 +100,15 @@ export class BelowMinimumError extends SettingsError {
 export function prepareLoad(i: PrepareInput): PreparedLoad {
   const { settings, machine } = i;
   const shape = chooseRunShape({ view: i.view, settings, physicalCores: machine.physicalCores, ...(i.draft ? { draft: i.draft } : {}) });
-  const plan = settings.ramBytes === null ? null : planForShape(i.view, settings, shape, machine, settings.ramBytes, i.draft);
+  if (settings.rpc.length > 0 && (machine.rpcNodes?.length ?? 0) !== settings.rpc.length) throw new SettingsError('rpc', 'the nodes were not asked what they hold');
+  // Layers go to other machines by a plan: without a RAM budget, the machine's RAM is the budget.
+  const budget = settings.ramBytes ?? (settings.rpc.length > 0 ? machine.machineBytes : null);
+  const plan = budget === null ? null : planForShape(i.view, settings, shape, machine, budget, i.draft);
   // Without a budget the machine's RAM is the budget the shape must fit.
   const forMachine = plan ?? planForShape(i.view, settings, shape, machine, machine.machineBytes);
   const why = machineFitError(forMachine, machine.machineBytes);
   if (why) throw new ShapeTooLargeError(shape.ctx, why);
-  if (plan && !i.force) refuseBelowMinimum(i.view, settings, shape, plan);
+  if (plan && !i.force) refuseBelowMinimum(i.view, settings, shape, plan, machine);
   const gpu = resolveGpu(settings, machine.gpus);
   refuseOverVram(gpu, forMachine);
   const offload = preparedGpu(gpu);
@@ -130,18 +136,19 @@ function planInput(s: RunSettings, shape: RunShape, m: LoadMachine, ramBytes: nu
     diskBandwidthSource: m.diskBandwidthSource,
     readaheadBytes: m.readaheadBytes,
     ...(m.routing ? { routing: m.routing } : {}),
+    ...(m.rpcNodes && m.rpcNodes.length > 0 ? { remote: m.rpcNodes } : {}),
     ...(draft ? { draft: draft(shape.ctx) } : {}),
   };
 }
 
 /** Under an enforced cap, a budget below the minimum working set: the smallest cap that runs, and the shape that needs less. */
-function refuseBelowMinimum(view: ModelView, s: RunSettings, shape: RunShape, plan: MemoryPlan): void {
+function refuseBelowMinimum(view: ModelView, s: RunSettings, shape: RunShape, plan: MemoryPlan, m: LoadMachine): void {
   if (!s.enforceRam || plan.verdict !== 'cannot-run') return;
   const min = plan.quantities.minimumRamBytes.value as number;
   let small: BelowMinimumError['smallShape'] = null;
   // (The hint is the model's own: with a draft the smaller shape was already tried.)
   if (!plan.draft && (shape.ctx > SMALLEST_HINT_SHAPE.ctx || shape.batch > SMALLEST_HINT_SHAPE.batch)) {
-    const p = planMemory(view, { ...plan.input, vramBytes: plan.input.vramBytes ?? undefined, threads: plan.input.threads ?? undefined, ctx: SMALLEST_HINT_SHAPE.ctx, ubatch: SMALLEST_HINT_SHAPE.batch });
+    const p = planMemory(view, { ...plan.input, vramBytes: plan.input.vramBytes ?? undefined, threads: plan.input.threads ?? undefined, ctx: SMALLEST_HINT_SHAPE.ctx, ubatch: SMALLEST_HINT_SHAPE.batch, ...(m.rpcNodes?.length ? { remote: m.rpcNodes } : {}) });
     const smallMin = p.quantities.minimumRamBytes.value as number;
     if (smallMin < min) small = { ...SMALLEST_HINT_SHAPE, minimumBytes: smallMin };
   }

@@ -2,6 +2,7 @@
 // validation. The CLI's flags, the app service, the API and the renderer's form all read them
 // from here, so a default changed here changes everywhere. Pure.
 import { POLICIES, type PolicyName, type SamplingParams } from '../worker-protocol.js';
+import { RpcEndpointError, parseRpcList } from '../remote/rpc-endpoint.js';
 
 /** What a user sets for a run. `null` means "choose for me" (see run-shape.ts). */
 export interface RunSettings {
@@ -34,6 +35,8 @@ export interface RunSettings {
   /** Most tokens the draft proposes a pass; the engine adapts within [draftMin, draftMax]. */
   draftMax: number;
   draftMin: number;
+  /** llama.cpp RPC nodes (host:port) that hold the last layers in their RAM; [] = this machine only. */
+  rpc: string[];
 }
 
 /**
@@ -157,6 +160,7 @@ export const DEFAULT_RUN_SETTINGS: RunSettings = {
   draft: null,
   draftMax: 8,
   draftMin: 0,
+  rpc: [],
 };
 
 /** Sampling a new chat or `ramforge run` starts with (llama.cpp's own defaults). */
@@ -241,7 +245,19 @@ export function validateRunSettings(s: unknown): RunSettings {
     prefault: boolOrNull(v.prefault, 'prefault'),
     graphTrace: bool(v.graphTrace, 'graphTrace'),
     ...checkDraft(v),
+    rpc: checkRpc(v.rpc),
   };
+}
+
+function checkRpc(x: unknown): string[] {
+  if (!Array.isArray(x) || x.some((e) => typeof e !== 'string')) throw new SettingsError('rpc', 'must be a list of host:port');
+  if (x.length === 0) return [];
+  try {
+    return parseRpcList(x.join(','));
+  } catch (e) {
+    if (e instanceof RpcEndpointError) throw new SettingsError('rpc', e.message.replace(/^--rpc /, ''));
+    throw e;
+  }
 }
 
 function checkGpu(x: unknown): string | null {
