@@ -19,10 +19,6 @@ export const MAX_LINES = 100;
 /** `file: name` → why it stays longer than MAX_LINES. Keep this short and honest. */
 export const ALLOWED = {
   'src-main/worker/residency-runtime.ts: ResidencyRuntime.planStream': 'found long when the check was written; to be split by job (issue 23)',
-  'native/src/batch.cpp: BatchServer::Loop': 'found long when the check was written; to be split by job (issue 23)',
-  'native/src/experts_setup.cpp: ExpertCache::Configure': 'found long when the check was written; to be split by job (issue 23)',
-  'native/src/residency_js.cpp: Context::ResidencyConfigure': 'found long when the check was written; to be split by job (issue 23)',
-  'native/src/stream_setup.cpp: StreamSchedule::Configure': 'found long when the check was written; to be split by job (issue 23)',
 };
 
 const TEST_PATH = /\.test\.tsx?$|\.test-util\.tsx?$|(^|\/)fixtures\//;

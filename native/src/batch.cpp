@@ -38,7 +38,7 @@ void BatchServer::Close() {
 }
 
 int BatchServer::Submit(std::vector<llama_token> prompt, const SamplingOpts& s) {
-  auto* r = new Req();
+  auto r = std::make_unique<Req>();
   r->prompt = std::move(prompt);
   r->sampling = s;
   r->t0 = NowMs();
@@ -46,7 +46,7 @@ int BatchServer::Submit(std::vector<llama_token> prompt, const SamplingOpts& s) 
   {
     std::lock_guard<std::mutex> lock(mu_);
     id = r->id = next_id_++;
-    pending_.push_back(r);
+    pending_.push_back(std::move(r));
   }
   cv_.notify_all();
   return id;
@@ -70,7 +70,9 @@ int BatchServer::active() {
   return static_cast<int>(active_.size());
 }
 
-void BatchServer::Emit(BatchEvent* e) {
+void BatchServer::Emit(std::unique_ptr<BatchEvent> owned) {
+  // The event is JS's once the call is queued; it is deleted after it was delivered.
+  BatchEvent* e = owned.release();
   napi_status st = events_.NonBlockingCall(e, [](Napi::Env env, Napi::Function cb, BatchEvent* ev) {
     Napi::Object o = Napi::Object::New(env);
     o.Set("id", ev->id);
@@ -116,15 +118,18 @@ void BatchServer::Emit(BatchEvent* e) {
   if (st != napi_ok) delete e;
 }
 
-// Leaves: its sequence's cache cells are freed for the next request.
-void BatchServer::Finish(Req* r, const std::string& why) {
-  llama_context* lctx = ctx_->get();
+// Leaves: its sequence's cache cells are freed for the next request, and its sampler goes.
+void BatchServer::Release(Req* r) {
   if (r->seq >= 0) {
-    llama_memory_seq_rm(llama_get_memory(lctx), r->seq, -1, -1);
+    llama_memory_seq_rm(llama_get_memory(ctx_->get()), r->seq, -1, -1);
     seq_used_[static_cast<size_t>(r->seq)] = 0;
   }
-  if (r->smpl) llama_sampler_free(r->smpl);
-  auto* e = new BatchEvent(BatchEvent::kDone);
+  r->smpl.reset();
+}
+
+void BatchServer::Finish(ReqPtr r, const std::string& why) {
+  Release(r.get());
+  auto e = std::make_unique<BatchEvent>(BatchEvent::kDone);
   e->id = r->id;
   e->tokens = std::move(r->tokens);
   e->per_token_ms = std::move(r->per_token);
@@ -134,124 +139,183 @@ void BatchServer::Finish(Req* r, const std::string& why) {
   e->total_ms = now - r->t0;
   e->prompt_ms = r->t_prompt_done > 0 ? r->t_prompt_done - r->t0 : e->total_ms;
   e->ttft_ms = e->prompt_ms;
-  Emit(e);
-  delete r;
+  Emit(std::move(e));
 }
 
-// Leaves with an error instead of a result: its sequence is freed as by Finish.
-void BatchServer::Fail(Req* r, const std::string& message) {
-  if (r->seq >= 0) {
-    llama_memory_seq_rm(llama_get_memory(ctx_->get()), r->seq, -1, -1);
-    seq_used_[static_cast<size_t>(r->seq)] = 0;
-  }
-  if (r->smpl) llama_sampler_free(r->smpl);
-  auto* e = new BatchEvent(BatchEvent::kError);
+// Leaves with an error instead of a result.
+void BatchServer::Fail(ReqPtr r, const std::string& message) {
+  Release(r.get());
+  auto e = std::make_unique<BatchEvent>(BatchEvent::kError);
   e->id = r->id;
   e->message = message;
-  Emit(e);
-  delete r;
+  Emit(std::move(e));
+}
+
+BatchServer::ReqPtr BatchServer::Take(size_t i) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ReqPtr r = std::move(active_[i]);
+  active_.erase(active_.begin() + static_cast<long>(i));
+  return r;
+}
+
+bool BatchServer::Admit(std::vector<int>* cancels) {
+  std::vector<Req*> admitted;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return stop_ || !active_.empty() || !pending_.empty() || !cancels_.empty(); });
+    if (stop_) return false;
+    cancels->swap(cancels_);
+    // Join between steps, while sequences are free.
+    while (!pending_.empty() && static_cast<int>(active_.size()) < n_seq_) {
+      ReqPtr r = std::move(pending_.front());
+      pending_.pop_front();
+      for (int s = 0; s < n_seq_; s++)
+        if (!seq_used_[static_cast<size_t>(s)]) {
+          r->seq = s;
+          seq_used_[static_cast<size_t>(s)] = 1;
+          break;
+        }
+      admitted.push_back(r.get());
+      active_.push_back(std::move(r));
+    }
+    // A cancelled request that never started just ends.
+    for (int id : *cancels)
+      for (auto it = pending_.begin(); it != pending_.end(); ++it)
+        if ((*it)->id == id) {
+          ReqPtr r = std::move(*it);
+          pending_.erase(it);
+          lock.unlock();
+          Finish(std::move(r), "cancelled");
+          lock.lock();
+          break;
+        }
+  }
+  const llama_vocab* vocab = ctx_->model()->vocab();
+  for (Req* r : admitted) r->smpl.reset(BuildSampler(r->sampling, vocab));
+  return true;
+}
+
+// Leave: cancelled ones, and prompts that can never fit their sequence's share.
+void BatchServer::DropUnservable(const std::vector<int>& cancels) {
+  for (int id : cancels)
+    for (auto& r : active_)
+      if (r->id == id) r->cancelled = true;
+  for (size_t i = 0; i < active_.size();) {
+    Req* r = active_[i].get();
+    bool too_long = static_cast<int>(r->prompt.size()) >= n_ctx_seq_;
+    bool no_sampler = !r->smpl;  // its grammar did not parse (checked at submit: not expected)
+    if (!r->cancelled && !too_long && !r->prompt.empty() && !no_sampler) {
+      i++;
+      continue;
+    }
+    if (too_long || r->prompt.empty() || no_sampler) {
+      std::string why = r->prompt.empty() ? "empty prompt"
+                        : too_long        ? "prompt has " + std::to_string(r->prompt.size()) + " tokens; each sequence holds " + std::to_string(n_ctx_seq_)
+                                          : "the grammar could not be built";
+      Fail(Take(i), why);
+    } else {
+      Finish(Take(i), "cancelled");
+    }
+  }
+}
+
+// One step: the next token of every decoding sequence, then as much prompt as fits.
+int BatchServer::FillBatch(llama_batch* batch) {
+  batch->n_tokens = 0;
+  auto add = [&](llama_token t, int pos, int seq, bool logits) {
+    int i = batch->n_tokens++;
+    batch->token[i] = t;
+    batch->pos[i] = pos;
+    batch->n_seq_id[i] = 1;
+    batch->seq_id[i][0] = seq;
+    batch->logits[i] = logits;
+    return i;
+  };
+  int n_decode = 0;
+  for (auto& r : active_) {
+    r->logits_at = -1;
+    if (r->has_last && batch->n_tokens < n_batch_) {
+      r->logits_at = add(r->last, r->pos++, r->seq, true);
+      n_decode++;
+    }
+  }
+  for (auto& r : active_) {
+    if (r->has_last || r->fed >= r->prompt.size()) continue;
+    size_t room = static_cast<size_t>(n_batch_ - batch->n_tokens);
+    size_t k = std::min(room, r->prompt.size() - r->fed);
+    for (size_t j = 0; j < k; j++) {
+      bool last = r->fed + 1 == r->prompt.size();
+      int at = add(r->prompt[r->fed], r->pos++, r->seq, last);
+      if (last) r->logits_at = at;
+      r->fed++;
+    }
+  }
+  return n_decode;
+}
+
+// Sample where logits were asked for; leave at the end of generation.
+void BatchServer::SampleAll(double now) {
+  llama_context* lctx = ctx_->get();
+  const llama_vocab* vocab = ctx_->model()->vocab();
+  for (size_t i = 0; i < active_.size();) {
+    Req* r = active_[i].get();
+    bool done = false;
+    std::string why;
+    if (r->logits_at >= 0) {
+      if (!r->has_last) r->t_prompt_done = now;
+      llama_token tok = llama_sampler_sample(r->smpl.get(), lctx, r->logits_at);
+      if (GrammarStuck(r->smpl.get())) {
+        Fail(Take(i), kGrammarStuckMessage);
+        continue;
+      }
+      if (llama_vocab_is_eog(vocab, tok)) {
+        done = true;
+        why = "eos";
+      } else {
+        int index = static_cast<int>(r->tokens.size());
+        r->tokens.push_back(tok);
+        r->per_token.push_back(r->has_last ? now - r->t_prev : now - r->t0);
+        r->t_prev = now;
+        char buf[256];
+        int n = llama_token_to_piece(vocab, tok, buf, sizeof buf, 0, false);
+        auto e = std::make_unique<BatchEvent>(BatchEvent::kToken);
+        e->id = r->id;
+        e->index = index;
+        e->token = tok;
+        e->piece = n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+        e->t_ms = now - r->t0;
+        Emit(std::move(e));
+        r->last = tok;
+        r->has_last = true;
+        if (static_cast<int>(r->tokens.size()) >= r->sampling.max_tokens) {
+          done = true;
+          why = "max_tokens";
+        } else if (r->pos + 1 >= n_ctx_seq_) {
+          done = true;
+          why = "ctx_full";
+        }
+      }
+    } else if (r->sampling.max_tokens == 0 && r->fed >= r->prompt.size()) {
+      done = true;
+      why = "max_tokens";
+    }
+    if (done) {
+      Finish(Take(i), why);
+      continue;
+    }
+    i++;
+  }
 }
 
 void BatchServer::Loop() {
   llama_context* lctx = ctx_->get();
-  const llama_vocab* vocab = ctx_->model()->vocab();
   llama_batch batch = llama_batch_init(n_batch_, 0, 1);
   for (;;) {
-    std::vector<Req*> admitted;
     std::vector<int> cancels;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [&] { return stop_ || !active_.empty() || !pending_.empty() || !cancels_.empty(); });
-      if (stop_) break;
-      cancels.swap(cancels_);
-      // Join between steps, while sequences are free.
-      while (!pending_.empty() && static_cast<int>(active_.size()) < n_seq_) {
-        Req* r = pending_.front();
-        pending_.pop_front();
-        for (int s = 0; s < n_seq_; s++)
-          if (!seq_used_[static_cast<size_t>(s)]) {
-            r->seq = s;
-            seq_used_[static_cast<size_t>(s)] = 1;
-            break;
-          }
-        active_.push_back(r);
-        admitted.push_back(r);
-      }
-      // A cancelled request that never started just ends.
-      for (int id : cancels)
-        for (auto it = pending_.begin(); it != pending_.end(); ++it)
-          if ((*it)->id == id) {
-            Req* r = *it;
-            pending_.erase(it);
-            lock.unlock();
-            Finish(r, "cancelled");
-            lock.lock();
-            break;
-          }
-    }
-    for (Req* r : admitted) r->smpl = BuildSampler(r->sampling, vocab);
-    for (int id : cancels)
-      for (Req* r : active_)
-        if (r->id == id) r->cancelled = true;
-    // Leave: cancelled ones, and prompts that can never fit their sequence's share.
-    for (size_t i = 0; i < active_.size();) {
-      Req* r = active_[i];
-      bool too_long = static_cast<int>(r->prompt.size()) >= n_ctx_seq_;
-      bool no_sampler = !r->smpl;  // its grammar did not parse (checked at submit: not expected)
-      if (r->cancelled || too_long || r->prompt.empty() || no_sampler) {
-        {
-          std::lock_guard<std::mutex> lock(mu_);
-          active_.erase(active_.begin() + static_cast<long>(i));
-        }
-        if (too_long || r->prompt.empty() || no_sampler) {
-          auto* e = new BatchEvent(BatchEvent::kError);
-          e->id = r->id;
-          e->message = r->prompt.empty() ? "empty prompt"
-                       : too_long        ? "prompt has " + std::to_string(r->prompt.size()) + " tokens; each sequence holds " + std::to_string(n_ctx_seq_)
-                                         : "the grammar could not be built";
-          Emit(e);
-          if (r->seq >= 0) seq_used_[static_cast<size_t>(r->seq)] = 0;
-          if (r->smpl) llama_sampler_free(r->smpl);
-          delete r;
-        } else {
-          Finish(r, "cancelled");
-        }
-        continue;
-      }
-      i++;
-    }
+    if (!Admit(&cancels)) break;
+    DropUnservable(cancels);
     if (active_.empty()) continue;
-
-    // One step: the next token of every decoding sequence, then as much prompt as fits.
-    batch.n_tokens = 0;
-    auto add = [&](llama_token t, int pos, int seq, bool logits) {
-      int i = batch.n_tokens++;
-      batch.token[i] = t;
-      batch.pos[i] = pos;
-      batch.n_seq_id[i] = 1;
-      batch.seq_id[i][0] = seq;
-      batch.logits[i] = logits;
-      return i;
-    };
-    int n_decode = 0;
-    for (Req* r : active_) {
-      r->logits_at = -1;
-      if (r->has_last && batch.n_tokens < n_batch_) {
-        r->logits_at = add(r->last, r->pos++, r->seq, true);
-        n_decode++;
-      }
-    }
-    for (Req* r : active_) {
-      if (r->has_last || r->fed >= r->prompt.size()) continue;
-      size_t room = static_cast<size_t>(n_batch_ - batch.n_tokens);
-      size_t k = std::min(room, r->prompt.size() - r->fed);
-      for (size_t j = 0; j < k; j++) {
-        bool last = r->fed + 1 == r->prompt.size();
-        int at = add(r->prompt[r->fed], r->pos++, r->seq, last);
-        if (last) r->logits_at = at;
-        r->fed++;
-      }
-    }
+    int n_decode = FillBatch(&batch);
     if (batch.n_tokens == 0) continue;
     double t_step = NowMs();
     Residency* res = ctx_->residency();
@@ -260,102 +324,32 @@ void BatchServer::Loop() {
     if (res) res->OnDecodeEnd();
     std::string serr = res ? res->StreamError() : "";
     if (rc != 0 || !serr.empty()) {
+      // A failed step ends every request in it.
       std::string why = serr.empty() ? "llama_decode failed (" + std::to_string(rc) + ")" : serr;
-      for (Req* r : active_) {
-        auto* e = new BatchEvent(BatchEvent::kError);
-        e->id = r->id;
-        e->message = why;
-        Emit(e);
-        if (r->seq >= 0) {
-          llama_memory_seq_rm(llama_get_memory(lctx), r->seq, -1, -1);
-          seq_used_[static_cast<size_t>(r->seq)] = 0;
-        }
-        if (r->smpl) llama_sampler_free(r->smpl);
-        delete r;
-      }
-      std::lock_guard<std::mutex> lock(mu_);
-      active_.clear();
+      while (!active_.empty()) Fail(Take(0), why);
       continue;
     }
     double now = NowMs();
-    {
-      auto* e = new BatchEvent(BatchEvent::kStep);
-      e->n_seq = static_cast<int>(active_.size());
-      e->n_tokens = batch.n_tokens;
-      e->n_decode = n_decode;
-      e->step_ms = now - t_step;
-      e->t_ms = now;
-      Emit(e);
-    }
+    auto e = std::make_unique<BatchEvent>(BatchEvent::kStep);
+    e->n_seq = static_cast<int>(active_.size());
+    e->n_tokens = batch.n_tokens;
+    e->n_decode = n_decode;
+    e->step_ms = now - t_step;
+    e->t_ms = now;
+    Emit(std::move(e));
     if (res) res->BetweenTokens();
-    // Sample where logits were asked for; leave at the end of generation.
-    for (size_t i = 0; i < active_.size();) {
-      Req* r = active_[i];
-      bool done = false;
-      std::string why;
-      if (r->logits_at >= 0) {
-        if (!r->has_last) r->t_prompt_done = now;
-        llama_token tok = llama_sampler_sample(r->smpl, lctx, r->logits_at);
-        if (GrammarStuck(r->smpl)) {
-          {
-            std::lock_guard<std::mutex> lock(mu_);
-            active_.erase(active_.begin() + static_cast<long>(i));
-          }
-          Fail(r, kGrammarStuckMessage);
-          continue;
-        }
-        if (llama_vocab_is_eog(vocab, tok)) {
-          done = true;
-          why = "eos";
-        } else {
-          int index = static_cast<int>(r->tokens.size());
-          r->tokens.push_back(tok);
-          r->per_token.push_back(r->has_last ? now - r->t_prev : now - r->t0);
-          r->t_prev = now;
-          char buf[256];
-          int n = llama_token_to_piece(vocab, tok, buf, sizeof buf, 0, false);
-          auto* e = new BatchEvent(BatchEvent::kToken);
-          e->id = r->id;
-          e->index = index;
-          e->token = tok;
-          e->piece = n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
-          e->t_ms = now - r->t0;
-          Emit(e);
-          r->last = tok;
-          r->has_last = true;
-          if (static_cast<int>(r->tokens.size()) >= r->sampling.max_tokens) {
-            done = true;
-            why = "max_tokens";
-          } else if (r->pos + 1 >= n_ctx_seq_) {
-            done = true;
-            why = "ctx_full";
-          }
-        }
-      } else if (r->sampling.max_tokens == 0 && r->fed >= r->prompt.size()) {
-        done = true;
-        why = "max_tokens";
-      }
-      if (done) {
-        {
-          std::lock_guard<std::mutex> lock(mu_);
-          active_.erase(active_.begin() + static_cast<long>(i));
-        }
-        Finish(r, why);
-        continue;
-      }
-      i++;
-    }
+    SampleAll(now);
   }
   // Closing: everything still here ends as cancelled.
-  std::vector<Req*> rest;
+  std::vector<ReqPtr> rest;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    rest.insert(rest.end(), active_.begin(), active_.end());
-    rest.insert(rest.end(), pending_.begin(), pending_.end());
+    for (auto& r : active_) rest.push_back(std::move(r));
+    for (auto& r : pending_) rest.push_back(std::move(r));
     active_.clear();
     pending_.clear();
   }
-  for (Req* r : rest) Finish(r, "cancelled");
+  for (auto& r : rest) Finish(std::move(r), "cancelled");
   llama_batch_free(batch);
 }
 

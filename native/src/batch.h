@@ -72,18 +72,31 @@ class BatchServer {
     llama_token last = -1;
     bool has_last = false;
     SamplingOpts sampling;
-    llama_sampler* smpl = nullptr;
+    SamplerPtr smpl;
     std::vector<int32_t> tokens;
     std::vector<double> per_token;
     double t0 = 0, t_prompt_done = 0, t_prev = 0;
     bool cancelled = false;
     int logits_at = -1;
   };
+  using ReqPtr = std::unique_ptr<Req>;
 
+  // The loop, one step at a time: wait, admit what fits and end what was cancelled before it
+  // started (false when closing); drop the requests that cannot be served; fill the batch
+  // (returns the sequences decoding); sample each sequence and end those that are done.
   void Loop();
-  void Finish(Req* r, const std::string& why);
-  void Fail(Req* r, const std::string& message);
-  void Emit(BatchEvent* e);
+  bool Admit(std::vector<int>* cancels);
+  void DropUnservable(const std::vector<int>& cancels);
+  int FillBatch(llama_batch* batch);
+  void SampleAll(double now);
+  // The active request at `i`, out of the active list (under the lock: active() reads it).
+  ReqPtr Take(size_t i);
+  // A request leaves: its sequence's cache cells and its slot are freed, then its end (Finish)
+  // or its error (Fail) goes to JS.
+  void Release(Req* r);
+  void Finish(ReqPtr r, const std::string& why);
+  void Fail(ReqPtr r, const std::string& message);
+  void Emit(std::unique_ptr<BatchEvent> e);
 
   Context* ctx_;
   Napi::ThreadSafeFunction events_;
@@ -93,8 +106,8 @@ class BatchServer {
 
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<Req*> pending_;
-  std::vector<Req*> active_;
+  std::deque<ReqPtr> pending_;
+  std::vector<ReqPtr> active_;
   std::vector<char> seq_used_;
   std::vector<int> cancels_;
   int next_id_ = 1;

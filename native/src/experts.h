@@ -91,6 +91,13 @@ class ExpertCache {
   std::string error();
 
  private:
+  // Configure's steps: the files opened (direct where they allow it), the expert tensors
+  // checked and grouped by layer, each layer's slots mapped, the shared staging buffer mapped.
+  // Each returns "" or why it failed.
+  std::string OpenFiles(const std::vector<std::string>& files);
+  std::string AddTensors(const std::unordered_map<std::string, ggml_tensor*>& tensors);
+  std::string MapSlots(int slots);
+  std::string MapStaging();
   struct Proj {
     ggml_tensor* t = nullptr;
     void* original = nullptr;  // the tensor's data in the model's mapping

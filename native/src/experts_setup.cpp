@@ -73,6 +73,27 @@ std::string ExpertCache::Configure(ExpertConfig cfg, const std::vector<std::stri
                                    const std::unordered_map<std::string, ggml_tensor*>& tensors) {
   cfg_ = std::move(cfg);
   if (cfg_.slots_per_layer < 1) return "the expert cache needs at least one slot per layer";
+  std::string err = OpenFiles(files);
+  if (err.empty()) err = AddTensors(tensors);
+  if (!err.empty()) return err;
+  if (layers_.empty()) return "the expert cache was given no expert tensors";
+  const int slots = std::min(cfg_.slots_per_layer, experts_);
+  err = MapSlots(slots);
+  // One staging buffer holds every expert of one layer: it serves whichever layer a micro-batch
+  // routes to more experts than the cache holds (each projection's share is the largest one's).
+  if (err.empty() && slots < experts_ && cfg_.staging) err = MapStaging();
+  if (!err.empty()) return err;
+  for (auto& L : layers_)
+    for (auto& p : L.projs) p.t->data = p.cache;
+  counters_.slots_per_layer = slots;
+  counters_.layers = static_cast<int>(layers_.size());
+  counters_.experts = experts_;
+  counters_.direct_io = direct_;
+  for (int i = 0; i < std::max(1, cfg_.io_threads); i++) io_.emplace_back([this] { IoLoop(); });
+  return "";
+}
+
+std::string ExpertCache::OpenFiles(const std::vector<std::string>& files) {
   direct_ = true;
   for (const auto& f : files) {
     int fd = open(f.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT);
@@ -89,6 +110,10 @@ std::string ExpertCache::Configure(ExpertConfig cfg, const std::vector<std::stri
       int fl = fcntl(fd, F_GETFL);
       if (fl >= 0 && (fl & O_DIRECT)) fcntl(fd, F_SETFL, fl & ~O_DIRECT);
     }
+  return "";
+}
+
+std::string ExpertCache::AddTensors(const std::unordered_map<std::string, ggml_tensor*>& tensors) {
   std::vector<ExpertTensorSpec> specs = cfg_.tensors;
   std::stable_sort(specs.begin(), specs.end(), [](const ExpertTensorSpec& a, const ExpertTensorSpec& b) {
     return a.layer != b.layer ? a.layer < b.layer : ProjRank(a.name) < ProjRank(b.name);
@@ -123,8 +148,10 @@ std::string ExpertCache::Configure(ExpertConfig cfg, const std::vector<std::stri
     p.slice = slice;
     layers_[li->second].projs.push_back(p);
   }
-  if (layers_.empty()) return "the expert cache was given no expert tensors";
-  const int slots = std::min(cfg_.slots_per_layer, experts_);
+  return "";
+}
+
+std::string ExpertCache::MapSlots(int slots) {
   for (size_t li = 0; li < layers_.size(); li++) {
     Layer& L = layers_[li];
     L.slots.assign(slots, Slot());
@@ -142,34 +169,27 @@ std::string ExpertCache::Configure(ExpertConfig cfg, const std::vector<std::stri
     }
     if (L.router) router_of_[L.router] = static_cast<int>(li);
   }
-  // One staging buffer holds every expert of one layer: it serves whichever layer a micro-batch
-  // routes to more experts than the cache holds (each projection's share is the largest one's).
-  if (slots < experts_ && cfg_.staging) {
-    std::vector<size_t> largest;
-    for (const auto& L : layers_)
-      for (size_t pi = 0; pi < L.projs.size(); pi++) {
-        if (largest.size() <= pi) largest.resize(pi + 1, 0);
-        largest[pi] = std::max(largest[pi], L.projs[pi].slice);
-      }
-    std::vector<char*> shared(largest.size(), nullptr);
-    for (size_t pi = 0; pi < largest.size(); pi++) {
-      // Congruent to the first layer's projection: every layer's tensor of one kind shares it
-      // when their offsets agree modulo a page, else reads go through the bounce buffer.
-      size_t residue = static_cast<size_t>(layers_[0].projs.size() > pi ? layers_[0].projs[pi].file_offset : 0) % kExpertBlock;
-      shared[pi] = MapCongruent(largest[pi] * experts_, residue, &maps_, &map_lens_);
-      if (!shared[pi]) return std::string("cannot map the expert staging buffer: ") + std::strerror(errno);
-      counters_.slot_bytes += static_cast<double>(largest[pi]) * experts_;
+  return "";
+}
+
+std::string ExpertCache::MapStaging() {
+  std::vector<size_t> largest;
+  for (const auto& L : layers_)
+    for (size_t pi = 0; pi < L.projs.size(); pi++) {
+      if (largest.size() <= pi) largest.resize(pi + 1, 0);
+      largest[pi] = std::max(largest[pi], L.projs[pi].slice);
     }
-    for (auto& L : layers_)
-      for (size_t pi = 0; pi < L.projs.size(); pi++) L.projs[pi].staging = shared[pi];
+  std::vector<char*> shared(largest.size(), nullptr);
+  for (size_t pi = 0; pi < largest.size(); pi++) {
+    // Congruent to the first layer's projection: every layer's tensor of one kind shares it
+    // when their offsets agree modulo a page, else reads go through the bounce buffer.
+    size_t residue = static_cast<size_t>(layers_[0].projs.size() > pi ? layers_[0].projs[pi].file_offset : 0) % kExpertBlock;
+    shared[pi] = MapCongruent(largest[pi] * experts_, residue, &maps_, &map_lens_);
+    if (!shared[pi]) return std::string("cannot map the expert staging buffer: ") + std::strerror(errno);
+    counters_.slot_bytes += static_cast<double>(largest[pi]) * experts_;
   }
   for (auto& L : layers_)
-    for (auto& p : L.projs) p.t->data = p.cache;
-  counters_.slots_per_layer = slots;
-  counters_.layers = static_cast<int>(layers_.size());
-  counters_.experts = experts_;
-  counters_.direct_io = direct_;
-  for (int i = 0; i < std::max(1, cfg_.io_threads); i++) io_.emplace_back([this] { IoLoop(); });
+    for (size_t pi = 0; pi < L.projs.size(); pi++) L.projs[pi].staging = shared[pi];
   return "";
 }
 

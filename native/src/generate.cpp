@@ -97,7 +97,8 @@ class GenerateWorker : public Napi::AsyncWorker {
     prompt_ms_ = NowMs() - t0;
     if (Residency* r = ctx_->residency()) r->BetweenTokens();
 
-    llama_sampler* smpl = BuildSampler(sampling_, vocab);
+    SamplerPtr owner(BuildSampler(sampling_, vocab));
+    llama_sampler* smpl = owner.get();
     if (!smpl) {
       SetError("the grammar could not be built");
       return;
@@ -106,7 +107,6 @@ class GenerateWorker : public Napi::AsyncWorker {
     stop_reason_ = "max_tokens";
     if (Context* d = ctx_->draft()) {
       RunSpeculative(d, smpl, t0, &t_prev);
-      llama_sampler_free(smpl);
       total_ms_ = NowMs() - t0;
       return;
     }
@@ -117,7 +117,6 @@ class GenerateWorker : public Napi::AsyncWorker {
       }
       llama_token tok = llama_sampler_sample(smpl, lctx, -1);
       if (GrammarStuck(smpl)) {
-        llama_sampler_free(smpl);
         SetError(kGrammarStuckMessage);
         return;
       }
@@ -128,13 +127,11 @@ class GenerateWorker : public Napi::AsyncWorker {
         break;
       }
       if (!DecodeTokens(ctx_, &tok, 1, 1, &err)) {
-        llama_sampler_free(smpl);
         SetError(err);
         return;
       }
       if (Residency* r = ctx_->residency()) r->BetweenTokens();
     }
-    llama_sampler_free(smpl);
     total_ms_ = NowMs() - t0;
   }
 

@@ -5,6 +5,7 @@
 #include <napi.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "llama.h"
@@ -30,5 +31,13 @@ std::string ParseSampling(const Napi::Object& o, SamplingOpts* out);
 // The chain for `s`, the grammar first when there is one; nullptr only when the grammar does not
 // parse (checked with CheckGrammar before a generation is queued, so not expected).
 llama_sampler* BuildSampler(const SamplingOpts& s, const llama_vocab* vocab);
+
+// A sampler chain's one owner: freed with llama_sampler_free when it goes.
+struct SamplerFree {
+  void operator()(llama_sampler* s) const {
+    if (s) llama_sampler_free(s);
+  }
+};
+using SamplerPtr = std::unique_ptr<llama_sampler, SamplerFree>;
 
 }  // namespace rf

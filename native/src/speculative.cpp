@@ -11,8 +11,7 @@
 #include "ggml.h"
 #include "model.h"
 #include "residency.h"
-
-const std::vector<std::pair<std::string, ggml_tensor*>>& llama_internal_get_tensor_map(const llama_model* model);
+#include "llama_internal.h"
 
 namespace rf {
 

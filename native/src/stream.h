@@ -56,6 +56,9 @@ struct StreamConfig {
   std::vector<MappedRange> random;    // rarely touched ranges (token_embd rows): no read-around
   int io_threads = 4;
   size_t io_chunk_bytes = 4 << 20;
+  // O_DIRECT reads where the file system allows them; false reads through the page cache
+  // (dropped right after). residencyConfigure's stream.directIo (default true).
+  bool direct_io = true;
 };
 
 struct StreamCounters {
@@ -103,6 +106,16 @@ class StreamSchedule {
   std::string error();
 
  private:
+  // Configure's steps: the files opened (direct where they allow it), the units built from the
+  // plan (returns the largest read), the window mapped, the mapping's copies of streamed
+  // tensors dropped, the pinned ranges locked. Each returns "" or why it failed.
+  std::string OpenFiles(const std::vector<std::string>& files, bool direct, std::vector<int64_t>* sizes);
+  std::string BuildUnits(const StreamConfig& cfg, const std::vector<int64_t>& sizes,
+                         const std::unordered_map<std::string, ggml_tensor*>& tensors, size_t* largest);
+  std::string MapWindow(size_t window_bytes, size_t largest);
+  void DropMappedCopies();
+  void LockPinned();
+
   enum State : int { kIdle = 0, kLoading = 1, kReady = 2 };
   struct Member {
     ggml_tensor* t;

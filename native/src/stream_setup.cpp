@@ -41,19 +41,49 @@ constexpr size_t kPinStep = 32u << 20;
 
 std::string StreamSchedule::Configure(StreamConfig cfg, const std::vector<std::string>& files,
                                       const std::unordered_map<std::string, ggml_tensor*>& tensors) {
-  const size_t page = PageSize();
   std::vector<int64_t> sizes;
-  // Direct I/O is the default where the file system allows it; RAMFORGE_STREAM_IO=buffered
-  // reads through the page cache (dropped right after) instead.
-  const char* io = std::getenv("RAMFORGE_STREAM_IO");
-  direct_ = !cfg.units.empty() && !(io && std::strcmp(io, "buffered") == 0);
+  // Direct I/O is the default where the file system allows it; cfg.direct_io false reads
+  // through the page cache (dropped right after) instead.
+  std::string err = OpenFiles(files, !cfg.units.empty() && cfg.direct_io, &sizes);
+  if (!err.empty()) return err;
+  block_ = std::max<size_t>(PageSize(), 4096);
+  for (const auto& kv : tensors) weights_.insert(kv.second);
+  size_t largest = 0;
+  err = BuildUnits(cfg, sizes, tensors, &largest);
+  if (!err.empty()) return err;
+  const int n = static_cast<int>(units_.size());
+  order_.resize(n);
+  pos_.resize(n);
+  for (int i = 0; i < n; i++) order_[i] = pos_[i] = i;
+  state_.assign(n, kIdle);
+  seen_.assign(n, 0);
+  if (n > 0) {
+    err = MapWindow(cfg.window_bytes, largest);
+    if (!err.empty()) return err;
+  }
+  DropMappedCopies();
+  // token_embd with a separate output head: one row per token; read-around would pull
+  // megabytes into the cap for every row.
+  random_ = cfg.random;
+  for (const auto& r : random_) madvise(reinterpret_cast<void*>(r.addr), r.len, MADV_RANDOM);
+  pinned_ = cfg.pinned;
+  LockPinned();
+  chunk_ = std::max(block_, (cfg.io_chunk_bytes + block_ - 1) & ~(block_ - 1));
+  int threads = std::max(1, std::min(8, cfg.io_threads));
+  if (n > 0)
+    for (int i = 0; i < threads; i++) io_.emplace_back([this] { IoLoop(); });
+  return "";
+}
+
+std::string StreamSchedule::OpenFiles(const std::vector<std::string>& files, bool direct, std::vector<int64_t>* sizes) {
+  direct_ = direct;
   for (const auto& f : files) {
     int afd = open(f.c_str(), O_RDONLY | O_CLOEXEC);
     if (afd < 0) return "cannot open " + f + ": " + std::strerror(errno);
     advise_fds_.push_back(afd);
     struct stat st;
     if (fstat(afd, &st) != 0) return "cannot stat " + f + ": " + std::strerror(errno);
-    sizes.push_back(st.st_size);
+    sizes->push_back(st.st_size);
     int fd = direct_ ? open(f.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT) : -1;
     if (fd < 0) {
       // Some file systems (tmpfs, some FUSE) refuse direct I/O: read through the page cache and
@@ -70,13 +100,14 @@ std::string StreamSchedule::Configure(StreamConfig cfg, const std::vector<std::s
       int fl = fcntl(fds_[i], F_GETFL);
       if (fl >= 0 && (fl & O_DIRECT)) fcntl(fds_[i], F_SETFL, fl & ~O_DIRECT);
     }
-  block_ = std::max<size_t>(page, 4096);
+  return "";
+}
 
-  for (const auto& kv : tensors) weights_.insert(kv.second);
-  size_t largest = 0;
+std::string StreamSchedule::BuildUnits(const StreamConfig& cfg, const std::vector<int64_t>& sizes,
+                                       const std::unordered_map<std::string, ggml_tensor*>& tensors, size_t* largest) {
   for (size_t u = 0; u < cfg.units.size(); u++) {
     const auto& spec = cfg.units[u];
-    if (spec.file < 0 || spec.file >= static_cast<int>(files.size())) return "a stream unit names a file that is not listed";
+    if (spec.file < 0 || spec.file >= static_cast<int>(sizes.size())) return "a stream unit names a file that is not listed";
     if (spec.tensors.empty()) return "a stream unit has no tensors";
     Unit unit;
     unit.layer = spec.layer;
@@ -105,57 +136,53 @@ std::string StreamSchedule::Configure(StreamConfig cfg, const std::vector<std::s
       unit.members.push_back({t, t->data, static_cast<size_t>(ts.file_offset - unit.read_offset)});
     }
     unit.used.assign(unit.members.size(), 0);
-    largest = std::max(largest, unit.read_len);
+    *largest = std::max(*largest, unit.read_len);
     units_.push_back(std::move(unit));
   }
-  const int n = static_cast<int>(units_.size());
-  order_.resize(n);
-  pos_.resize(n);
-  for (int i = 0; i < n; i++) order_[i] = pos_[i] = i;
-  state_.assign(n, kIdle);
-  seen_.assign(n, 0);
+  return "";
+}
 
-  // The window: slots mapped and charged once, for the whole run, in transparent huge pages.
-  // Direct reads into scattered 4 KiB pages are split by the device's segment limit into
-  // ~0.5-1 MiB requests; into 2 MiB pages a 4 MiB read is one request (measured here: 1.2-1.8
-  // GB/s against 4.4-4.9 GB/s). Huge pages also spare compute the TLB misses.
-  if (n > 0) {
-    // Slots need not start on a huge page: a read into a run of huge pages is one request
-    // whatever its offset in them; only the window as a whole is aligned.
-    largest_ = (largest + page - 1) & ~(page - 1);
-    // At least two of the largest unit: one in use while the next is read.
-    size_t used = std::max<size_t>(2 * largest_, (cfg.window_bytes + page - 1) & ~(page - 1));
-    ring_bytes_ = used;
-    slots_len_ = used + kHuge;
-    void* m = mmap(nullptr, slots_len_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED) return std::string("cannot map the streaming window: ") + std::strerror(errno);
-    slots_map_ = static_cast<char*>(m);
-    slots_ = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(m) + kHuge - 1) & ~static_cast<uintptr_t>(kHuge - 1));
-    madvise(slots_, used, MADV_HUGEPAGE);
-    if (Populate(slots_, used, MADV_POPULATE_WRITE) != 0) std::memset(slots_, 0, used);
-    std::lock_guard<std::mutex> l(cnt_mu_);
-    counters_.slot_bytes = static_cast<double>(used);
-    counters_.slots = static_cast<int>(used / largest_);
-  }
+// The window: slots mapped and charged once, for the whole run, in transparent huge pages.
+// Direct reads into scattered 4 KiB pages are split by the device's segment limit into
+// ~0.5-1 MiB requests; into 2 MiB pages a 4 MiB read is one request (measured here: 1.2-1.8
+// GB/s against 4.4-4.9 GB/s). Huge pages also spare compute the TLB misses.
+std::string StreamSchedule::MapWindow(size_t window_bytes, size_t largest) {
+  const size_t page = PageSize();
+  // Slots need not start on a huge page: a read into a run of huge pages is one request
+  // whatever its offset in them; only the window as a whole is aligned.
+  largest_ = (largest + page - 1) & ~(page - 1);
+  // At least two of the largest unit: one in use while the next is read.
+  size_t used = std::max<size_t>(2 * largest_, (window_bytes + page - 1) & ~(page - 1));
+  ring_bytes_ = used;
+  slots_len_ = used + kHuge;
+  void* m = mmap(nullptr, slots_len_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED) return std::string("cannot map the streaming window: ") + std::strerror(errno);
+  slots_map_ = static_cast<char*>(m);
+  slots_ = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(m) + kHuge - 1) & ~static_cast<uintptr_t>(kHuge - 1));
+  madvise(slots_, used, MADV_HUGEPAGE);
+  if (Populate(slots_, used, MADV_POPULATE_WRITE) != 0) std::memset(slots_, 0, used);
+  std::lock_guard<std::mutex> l(cnt_mu_);
+  counters_.slot_bytes = static_cast<double>(used);
+  counters_.slots = static_cast<int>(used / largest_);
+  return "";
+}
 
-  // Streamed tensors are read into the window, never through the mapping: whatever of them the
-  // mapping holds (a prefaulted load, an earlier run's pages) is unmapped, so the sweep below
-  // can free it. Only whole pages inside each tensor: edge pages may be a neighbour's.
+// Streamed tensors are read into the window, never through the mapping: whatever of them the
+// mapping holds (a prefaulted load, an earlier run's pages) is unmapped, so the sweep can free
+// it. Only whole pages inside each tensor: edge pages may be a neighbour's.
+void StreamSchedule::DropMappedCopies() {
+  const size_t page = PageSize();
   for (const auto& u : units_)
     for (const auto& m : u.members) {
       uintptr_t a = (reinterpret_cast<uintptr_t>(m.original) + page - 1) & ~(page - 1);
       uintptr_t b = (reinterpret_cast<uintptr_t>(m.original) + ggml_nbytes(m.t)) & ~(page - 1);
       if (b > a) madvise(reinterpret_cast<void*>(a), b - a, MADV_DONTNEED);
     }
+}
 
-  // token_embd with a separate output head: one row per token; read-around would pull
-  // megabytes into the cap for every row.
-  random_ = cfg.random;
-  for (const auto& r : random_) madvise(reinterpret_cast<void*>(r.addr), r.len, MADV_RANDOM);
-
-  // Resident weights are locked, so no reclaim can take them; where the limit on locked memory
-  // forbids it they are read once and held by the plan's headroom alone.
-  pinned_ = cfg.pinned;
+// Resident weights are locked, so no reclaim can take them; where the limit on locked memory
+// forbids it they are read once and held by the plan's headroom alone.
+void StreamSchedule::LockPinned() {
   pinned_locked_.assign(pinned_.size(), false);
   double pinned = 0, locked = 0;
   int lock_errno = 0;
@@ -184,18 +211,11 @@ std::string StreamSchedule::Configure(StreamConfig cfg, const std::vector<std::s
     pinned_locked_[i] = lock_errno == 0;
   }
   sweep();
-  {
-    std::lock_guard<std::mutex> l(cnt_mu_);
-    counters_.pinned_bytes = pinned;
-    counters_.pinned_locked_bytes = locked;
-    counters_.lock_error = lock_errno ? std::string("mlock: ") + std::strerror(lock_errno) : "";
-    counters_.direct_io = direct_;
-  }
-  chunk_ = std::max(block_, (cfg.io_chunk_bytes + block_ - 1) & ~(block_ - 1));
-  int threads = std::max(1, std::min(8, cfg.io_threads));
-  if (n > 0)
-    for (int i = 0; i < threads; i++) io_.emplace_back([this] { IoLoop(); });
-  return "";
+  std::lock_guard<std::mutex> l(cnt_mu_);
+  counters_.pinned_bytes = pinned;
+  counters_.pinned_locked_bytes = locked;
+  counters_.lock_error = lock_errno ? std::string("mlock: ") + std::strerror(lock_errno) : "";
+  counters_.direct_io = direct_;
 }
 
 }  // namespace rf
