@@ -125,6 +125,8 @@ export interface NativeStreamConfig {
   random: [number, number, number, number][];
   ioThreads?: number;
   ioChunkBytes?: number;
+  /** O_DIRECT reads where the file system allows them (default true); false reads through the page cache. */
+  directIo?: boolean;
   /** A mixture of experts: the expert tensors the expert cache serves (native/src/experts.h). */
   experts?: NativeExpertConfig;
 }
