@@ -59,9 +59,17 @@ export function benchJson(model: string, capBytes: number, enforced: boolean, ro
         identical_tokens: first && r.generation ? JSON.stringify(first) === JSON.stringify(r.generation.token_ids) : null,
         ...draftColumns(policy, r, rows),
         ...expertColumns(r),
+        ...networkColumns(r),
       };
     }),
   };
+}
+
+/** Layers on RPC nodes: what crossed the network per decoded token, and the time waited on the nodes. */
+function networkColumns(r: RunReport) {
+  const n = r.residency.network;
+  if (!n) return {};
+  return { network_bytes_per_token: n.decode_bytes_per_token, network_wait_ms_per_token: n.decode_wait_ms_per_token, network_nodes: n.nodes };
 }
 
 /** A mixture of experts under the stream policy: the expert cache's figures during decode. */
@@ -99,10 +107,12 @@ export function benchTable(rows: BenchRow[]): string {
   const j = benchJson('', 0, false, rows).results;
   const drafts = j.some((r) => r.tokens_per_target_pass !== undefined);
   const experts = j.some((r) => r.experts !== undefined);
+  const network = j.some((r) => r.network_nodes !== undefined);
   const head = [
     'policy', 'status', 'decode tok/s', 'vs first', 'prompt tok/s', 'read/token', 'floor/token', 'read/floor', 'limit hits (decode)', 'locked min', 'read rate', 'peak', 'same tokens',
     ...(drafts ? ['tokens/pass', 'accepted', 'vs ideal'] : []),
     ...(experts ? ['experts cached', 'cache hits', 'ready in time', 'predicted'] : []),
+    ...(network ? ['network/token', 'wait on nodes/token'] : []),
   ];
   const pct = (v: number | null | undefined) => (v == null ? '—' : `${(100 * v).toFixed(1)} %`);
   const b = (v: number | null) => (v === null ? '—' : formatBytes(v));
@@ -128,6 +138,7 @@ export function benchTable(rows: BenchRow[]): string {
         ]
       : []),
     ...(experts ? [r.experts ? `${r.experts.slots_per_layer ?? '—'} of ${r.experts.experts ?? '—'}` : '—', pct(r.expert_hit_rate), pct(r.expert_ready_rate), pct(r.expert_prediction_accuracy)] : []),
+    ...(network ? [b(r.network_bytes_per_token ?? null), r.network_wait_ms_per_token == null ? '—' : `${r.network_wait_ms_per_token.toFixed(1)} ms`] : []),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((x) => (x[i] as string).length)));
   const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] as number)).join('  ');

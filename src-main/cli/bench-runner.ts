@@ -14,6 +14,7 @@ import type { RunReport } from '../shared/report/report-types.js';
 import type { PolicyName } from '../shared/worker-protocol.js';
 import { releasesPages } from '../shared/policy-rules.js';
 import { GREEDY } from '../shared/settings/run-settings.js';
+import type { RpcNodeInfo } from '../shared/remote/rpc-endpoint.js';
 
 export interface BenchOptions {
   modelPath: string;
@@ -28,6 +29,8 @@ export interface BenchOptions {
   reportDir?: string;
   /** With a draft model each policy runs twice a repetition: without it and with it (`POLICY+draft`). */
   draft?: OpenedModel | null;
+  /** With RPC nodes each policy runs twice a repetition: on this machine alone and with the nodes (`POLICY+rpc`). */
+  rpcNodes?: readonly RpcNodeInfo[];
   onRun?: (policy: string, rep: number) => void;
 }
 
@@ -40,11 +43,12 @@ export async function benchAtCap(o: BenchOptions): Promise<BenchResult> {
   if (o.tokens < 2) throw new UsageError('--tokens must be at least 2 (bytes per token need two decode samples)');
   if (o.reps < 1) throw new UsageError('--reps must be at least 1');
   const f: ParsedArgs['flags'] = { ...o.flags, ram: o.capBytes, 'enforce-ram': o.enforced };
-  // The comparison runs without a draft: its plan is the model's own.
-  const settingsFlags = o.draft ? { ...f, draft: undefined } : f;
+  // The comparison runs without a draft and without the nodes: its plan is this machine's own.
+  const settingsFlags = o.draft || o.rpcNodes?.length ? { ...f, draft: undefined, rpc: undefined } : f;
   // Under an enforced cap a budget below the minimum is refused here (BelowMinimumError).
   const prepared = prepareRun(o.opened, settingsFlags);
-  const withDraft = o.draft ? prepareRun(o.opened, f, o.draft) : null;
+  const withDraft = o.draft ? prepareRun(o.opened, { ...f, rpc: undefined }, o.draft) : null;
+  const withRpc = o.rpcNodes?.length ? prepareRun(o.opened, { ...f, draft: undefined }, null, o.rpcNodes) : null;
   const plan = prepared.plan;
   // One weight layout for every policy: repacked and plain Q4_0 kernels round differently, and
   // the comparison is of residency schedules, not of kernels.
@@ -53,6 +57,7 @@ export async function benchAtCap(o: BenchOptions): Promise<BenchResult> {
   const variants = o.policies.flatMap((policy) => [
     { label: policy as string, policy, run: prepared, flags: settingsFlags },
     ...(withDraft ? [{ label: `${policy}+draft`, policy, run: withDraft, flags: f }] : []),
+    ...(withRpc ? [{ label: `${policy}+rpc`, policy, run: withRpc, flags: { ...f, draft: undefined } }] : []),
   ]);
   const runs = new Map<string, RunReport[]>(variants.map((v) => [v.label, []]));
   for (let rep = 0; rep < o.reps; rep++)

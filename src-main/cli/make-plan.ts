@@ -17,6 +17,7 @@ import { parseBandwidth, type DiskBandwidth } from '../node/disk-bw.js';
 import type { FlagValue } from './args.js';
 import type { GpuProbe } from '../shared/gpu/gpu-choice.js';
 
+import type { RpcNodeInfo } from '../shared/remote/rpc-endpoint.js';
 export interface PlanFlags {
   readonly ram: number;
   readonly vram?: number;
@@ -33,6 +34,8 @@ export interface PlanFlags {
   readonly draft?: (ctx: number) => DraftPlanInput;
   /** A mixture of experts: the routing earlier runs of the file measured. */
   readonly routing?: MeasuredRouting | null;
+  /** `--rpc`: the nodes, as each answered (cli/rpc-nodes.ts). */
+  readonly rpcNodes?: readonly RpcNodeInfo[];
 }
 
 /** The plan flags as `plan` declares them (a command without one of them leaves it undefined). */
@@ -73,10 +76,11 @@ export function planForView(view: ModelView, f: PlanFlags, disk: DiskBandwidth, 
       threads: f.threads ?? null,
       parallel: f.parallel ?? 1,
       prefetchDepth: f.prefetchDepth ?? DEFAULT_PREFETCH_DEPTH,
+      rpc: (f.rpcNodes ?? []).map((n) => n.endpoint),
     });
     // With a draft the shape makes room for it, as it does for `run --draft`.
     const shape = chooseRunShape({ view, settings, physicalCores: physicalCores(), ...(f.draft ? { draft: f.draft } : {}) });
-    const machine = { physicalCores: physicalCores(), machineBytes: totalmem(), diskBandwidthBytesPerS: disk.bytesPerS, diskBandwidthSource: disk.source, readaheadBytes, kvTypeBytes: f.kvBytes ?? DEFAULT_KV_ELEMENT_BYTES, routing: f.routing ?? null, gpus: f.gpus ?? null };
+    const machine = { physicalCores: physicalCores(), machineBytes: totalmem(), diskBandwidthBytesPerS: disk.bytesPerS, diskBandwidthSource: disk.source, readaheadBytes, kvTypeBytes: f.kvBytes ?? DEFAULT_KV_ELEMENT_BYTES, routing: f.routing ?? null, gpus: f.gpus ?? null, rpcNodes: f.rpcNodes ?? [] };
     const plan = planForShape(view, settings, shape, machine, f.ram, f.draft);
     return { plan, shape };
   } catch (e) {

@@ -1,5 +1,6 @@
 // `ramforge bench MODEL --ram SIZE --policies off,stream`: each policy in its own worker, from
 // a cold page cache for the model file, under the same cap, same prompt — side by side.
+import { rpcNodesFromFlags } from '../rpc-nodes.js';
 import type { CommandSpec, ParsedArgs } from '../args.js';
 import { UsageError } from '../../shared/errors.js';
 import { openModelInput } from '../model-input.js';
@@ -27,7 +28,7 @@ export const command: CommandSpec = {
     ...MEMORY_FLAGS.filter((f) => f.name !== 'policy' && f.name !== 'enforce-ram'),
     { name: 'advisory', type: 'boolean', description: 'do not enforce the cap even where a memory cgroup is available' },
   ],
-  details: 'Example:\n  ramforge bench model-1b.gguf --ram 400M --policies off,stream --tokens 24',
+  details: 'Examples:\n  ramforge bench model-1b.gguf --ram 400M --policies off,stream --tokens 24\n  ramforge bench model-1b.gguf --ram 400M --policies stream --rpc 127.0.0.1:50052,127.0.0.1:50053 --reps 3   # this machine alone vs with the nodes',
   async run(args: ParsedArgs): Promise<number> {
     const f = args.flags;
     const modelPath = args.positionals[0] as string;
@@ -60,6 +61,7 @@ export const command: CommandSpec = {
       enforced,
       reportDir: f['report-dir'] as string | undefined,
       draft,
+      rpcNodes: await rpcNodesFromFlags(f, Boolean(f['json'])),
       onRun: (policy, rep) => {
         if (!f['json']) process.stderr.write(`ramforge bench: running ${policy}${reps > 1 ? ` (${rep + 1}/${reps})` : ''} …\n`);
       },

@@ -14,7 +14,8 @@ import { givenDiskBandwidth, planFlagsFrom, planForView } from '../make-plan.js'
 import { isModelUrl } from '../../shared/remote/model-url.js';
 import { downloadDiskBandwidth, openRemoteModelOrExit } from '../remote-model.js';
 import { defaultDownloadDir } from '../../node/download-dir.js';
-import { LOAD_FLAGS } from '../run-flags.js';
+import { LOAD_FLAGS, MEMORY_FLAGS } from '../run-flags.js';
+import { rpcNodesFromFlags } from '../rpc-nodes.js';
 import { openDraftInput } from '../draft-input.js';
 import { measuredRoutingOf } from '../../node/load-machine.js';
 import { draftPlanInput } from '../../shared/draft/draft-budget.js';
@@ -37,6 +38,7 @@ export const command: CommandSpec = {
     { name: 'disk-bw', type: 'string', description: 'storage read bandwidth, e.g. 2G or 500MB/s (default: measured once on this device and cached)', valueName: 'SIZE/s' },
     // The draft flags as `run` declares them: the app plans a load with the run's own settings.
     ...LOAD_FLAGS.filter((f) => f.name === 'draft' || f.name === 'draft-max' || f.name === 'draft-min'),
+    ...MEMORY_FLAGS.filter((f) => f.name === 'rpc'),
     { name: 'json', type: 'boolean', description: 'print the plan as JSON (docs/cli-json.md, "plan")' },
   ],
   details:
@@ -60,7 +62,7 @@ export const command: CommandSpec = {
     const max = args.flags['draft-max'] as number;
     if ((args.flags['draft-min'] as number) > max) throw new UsageError(`--draft-min must be at most --draft-max (${max})`);
     // What earlier runs of this file measured of its routing (a mixture of experts), if anything.
-    const flags = { ...planFlagsFrom(args.flags, ram), routing: remote ? null : measuredRoutingOf(m.shards[0]?.path as string), gpus: args.flags.gpu === 'none' ? null : probeGpus() };
+    const flags = { ...planFlagsFrom(args.flags, ram), routing: remote ? null : measuredRoutingOf(m.shards[0]?.path as string), gpus: args.flags.gpu === 'none' ? null : probeGpus(), rpcNodes: await rpcNodesFromFlags(args.flags, Boolean(args.flags.json)) };
     const withDraft = draft ? { ...flags, draft: (ctx: number) => draftPlanInput(m, { path: draft.shards[0]!.path, shards: draft.shards, view: draft.view }, { ctx, max }) } : flags;
     const { plan, shape } = planForView(m.view, withDraft, disk, readaheadBytes);
     if (!args.flags.json) process.stderr.write(shapeNote(shape));

@@ -15,6 +15,8 @@ import { PlanInputError } from '../../shared/plan/plan.js';
 import { draftPlanInput } from '../../shared/draft/draft-budget.js';
 import { openDraftModel } from '../draft-input.js';
 import { formatBytes } from '../../shared/size.js';
+import { probeRpcNodes, RpcNodeError } from '../../node/rpc-node.js';
+import type { RpcNodeInfo } from '../../shared/remote/rpc-endpoint.js';
 
 export const command: CommandSpec = {
   name: 'prepare-load',
@@ -33,15 +35,23 @@ export const command: CommandSpec = {
     const files = opened.shards.map((s) => s.path);
     const draft = settings.draft === null ? null : await openDraftModel(opened, settings.draft, 'draft');
     const draftInput = draft ? (ctx: number) => draftPlanInput(opened, { path: draft.shards[0]!.path, shards: draft.shards, view: draft.view }, { ctx, max: settings.draftMax }) : undefined;
+    // The RPC nodes the settings name are asked what they hold, as `run --rpc` asks them.
+    let rpcNodes: RpcNodeInfo[];
+    try {
+      rpcNodes = await probeRpcNodes(settings.rpc);
+    } catch (e) {
+      if (e instanceof RpcNodeError) throw new UsageError(`${e.message}. Nothing was loaded.`);
+      throw e;
+    }
     let prepared: ReturnType<typeof prepareLoad>;
     try {
-      prepared = prepareLoad({ modelPath, view: opened.view, settings, machine: loadMachine(files, runDiskBandwidth(files[0] as string, null), undefined, { gpus: true }), ...(draftInput ? { draft: draftInput } : {}) });
+      prepared = prepareLoad({ modelPath, view: opened.view, settings, machine: { ...loadMachine(files, runDiskBandwidth(files[0] as string, null), undefined, { gpus: true }), rpcNodes }, ...(draftInput ? { draft: draftInput } : {}) });
     } catch (e) {
       if (e instanceof BelowMinimumError) throw new UsageError(belowMinimumText(e));
       if (e instanceof SettingsError || e instanceof PlanInputError) throw new UsageError(e.message);
       throw e;
     }
-    const out: PreparedLoadJson = { settings: prepared.settings, shape: prepared.shape, plan: prepared.plan, load: prepared.load, files };
+    const out: PreparedLoadJson = { settings: prepared.settings, shape: prepared.shape, plan: prepared.plan, load: prepared.load, files, ...(prepared.gpu ? { gpu: prepared.gpu } : {}) };
     process.stdout.write(JSON.stringify(out) + '\n');
     return EXIT.ok;
   },

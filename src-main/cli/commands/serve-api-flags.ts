@@ -14,7 +14,8 @@ import type { FlagSpec, FlagValue } from '../args.js';
 import { UsageError } from '../../shared/errors.js';
 import { openModelInput } from '../model-input.js';
 import { openDraftInput } from '../draft-input.js';
-import { LOAD_FLAGS } from '../run-flags.js';
+import { LOAD_FLAGS, MEMORY_FLAGS } from '../run-flags.js';
+import { rpcNodesFromFlags } from '../rpc-nodes.js';
 import type { OpenedModel } from '../../node/gguf-file.js';
 import { loadMachine, runDiskBandwidth } from '../../node/load-machine.js';
 import { prepareLoad } from '../../shared/settings/prepare-load.js';
@@ -34,6 +35,7 @@ export const SERVE_API_FLAGS: FlagSpec[] = [
   { name: 'policy', type: 'string', valueName: 'NAME', description: 'residency policy (default: stream when the plan says the model does not fit, else off)' },
   // As `run` declares them; a draft serves one sequence, so the API then decodes one request at a time.
   ...LOAD_FLAGS.filter((f) => f.name === 'draft' || f.name === 'draft-max' || f.name === 'draft-min'),
+  ...MEMORY_FLAGS.filter((f) => f.name === 'rpc'),
 ];
 
 export const SERVE_API_HELP = [
@@ -105,6 +107,7 @@ export async function startSettings(model: string, f: Record<string, FlagValue |
       draft,
       draftMax: (f['draft-max'] as number | undefined) ?? DEFAULT_RUN_SETTINGS.draftMax,
       draftMin: (f['draft-min'] as number | undefined) ?? DEFAULT_RUN_SETTINGS.draftMin,
+      rpc: f.rpc === undefined ? [] : String(f.rpc).split(',').map((x) => x.trim()).filter((x) => x.length > 0),
     });
   } catch (e) {
     if (e instanceof SettingsError) throw new UsageError(e.message);
@@ -122,8 +125,9 @@ export async function startSettings(model: string, f: Record<string, FlagValue |
 async function refuseUnloadable(model: string, settings: RunSettings, opened: OpenedModel | null): Promise<void> {
   const m = opened ?? (await openModelInput(model));
   const files = m.shards.map((x) => x.path);
+  const rpcNodes = await rpcNodesFromFlags(settings.rpc.length > 0 ? { rpc: settings.rpc.join(',') } : {});
   try {
-    prepareLoad({ modelPath: model, view: m.view, settings, machine: loadMachine(files, runDiskBandwidth(files[0] as string, null)) });
+    prepareLoad({ modelPath: model, view: m.view, settings, machine: { ...loadMachine(files, runDiskBandwidth(files[0] as string, null)), rpcNodes } });
   } catch (e) {
     if (e instanceof SettingsError || e instanceof PlanInputError) throw new UsageError(e.message);
     throw e;

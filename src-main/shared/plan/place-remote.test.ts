@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { placeRemote, RPC_GRAPH_BYTES_PER_LAYER, RPC_NODE_RESERVE_BYTES, type RemoteLayerCost } from './place-remote.js';
+import { HEAD_TENSOR_PATTERNS, placeRemote, RPC_GRAPH_BYTES_PER_LAYER, RPC_NODE_RESERVE_BYTES, type RemoteLayerCost } from './place-remote.js';
 import { planMemory } from './plan.js';
 import { headBytes } from './place-vram.js';
 import { parseGgufHeader } from '../gguf/reader.js';
@@ -11,7 +11,7 @@ import type { RpcNodeInfo } from '../remote/rpc-endpoint.js';
 const MiB = 1024 ** 2;
 const GiB = 1024 ** 3;
 const node = (endpoint: string, freeBytes: number): RpcNodeInfo => ({ endpoint, version: { major: 7, minor: 0, patch: 0 }, devices: 1, freeBytes, totalBytes: freeBytes });
-const layers = (n: number, bytes: number, kvBytes = 0): RemoteLayerCost[] => Array.from({ length: n }, (_, index) => ({ index, bytes, kvBytes }));
+const layers = (n: number, bytes: number, kvBytes = 0, largestTensorBytes = 0): RemoteLayerCost[] => Array.from({ length: n }, (_, index) => ({ index, bytes, kvBytes, largestTensorBytes }));
 const base = { computeBytes: 10 * MiB, headBytes: 0, nEmbd: 1024, nVocab: 32000, ramBandwidthBytesPerS: 20e9 };
 
 describe('placeRemote', () => {
@@ -26,15 +26,37 @@ describe('placeRemote', () => {
     expect(r.split).toEqual([8, 9]);
   });
 
-  it('the node with the last block holds the output head too, within its budget', () => {
+  it('the node with the last block holds the output head too, within its budget, when that offloads more', () => {
     const budget = 3 * 100 * MiB + base.computeBytes + RPC_NODE_RESERVE_BYTES;
-    const r = placeRemote({ ...base, headBytes: 100 * MiB, nodes: [node('a:1', budget), node('b:2', budget)], layers: layers(16, 100 * MiB) });
+    const r = placeRemote({ ...base, headBytes: 50 * MiB, nodes: [node('a:1', budget), node('b:2', budget)], layers: layers(16, 100 * MiB, 0, 50 * MiB) });
+    // b: the head, room to receive a 50 MiB tensor, two layers; a: two layers and the same room.
     expect(r.nodes.map((n) => n.layers)).toEqual([
-      [11, 12, 13],
+      [12, 13],
       [14, 15],
     ]);
-    expect(r.nodes.map((n) => n.headBytes)).toEqual([0, 100 * MiB]);
-    expect(r.split).toEqual([3, 3]);
+    expect(r.nodes.map((n) => n.headBytes)).toEqual([0, 50 * MiB]);
+    expect(r.split).toEqual([2, 3]);
+    expect(r.cpuTensors).toEqual([]);
+  });
+
+  it('a head too large to move with the last block stays here, kept on the CPU by name', () => {
+    const budget = 3 * 100 * MiB + base.computeBytes + RPC_NODE_RESERVE_BYTES;
+    const r = placeRemote({ ...base, headBytes: 250 * MiB, nodes: [node('a:1', budget), node('b:2', budget)], layers: layers(16, 100 * MiB) });
+    expect(r.nodes.map((n) => n.layers)).toEqual([
+      [10, 11, 12],
+      [13, 14, 15],
+    ]);
+    expect(r.nodes.every((n) => n.headBytes === 0)).toBe(true);
+    expect(r.cpuTensors).toEqual([...HEAD_TENSOR_PATTERNS]);
+    expect(new RegExp(r.cpuTensors[0]!).test('output.weight')).toBe(true);
+  });
+
+  it("a node keeps room to receive its largest tensor (ggml's server holds it twice while it arrives)", () => {
+    const budget = 4 * 100 * MiB + base.computeBytes + RPC_NODE_RESERVE_BYTES;
+    const r = placeRemote({ ...base, headBytes: 100 * MiB, nodes: [node('a:1', budget)], layers: layers(8, 100 * MiB, 0, 50 * MiB) });
+    // Head 100 + 2 layers of 100 + room for the head (100) arriving = 400.
+    expect(r.nodes[0]!.layers).toEqual([6, 7]);
+    expect(r.nodes[0]!.receiveBytes).toBe(100 * MiB);
   });
 
   it('nodes that hold less are filled from the last layer back; the first layers stay local and the run is contiguous', () => {
@@ -78,8 +100,9 @@ describe('planMemory with RPC nodes', () => {
     const v = view();
     const local = planMemory(v, input);
     const layerBytes = v.layers[0]!.bytes;
-    const nodeFree = 3 * (layerBytes + local.layers[0]!.kvBytes) + local.quantities.computeBufferBytes.value! + RPC_NODE_RESERVE_BYTES + 1;
-    const p = planMemory(v, { ...input, remote: [node('a:1', nodeFree), node('b:2', nodeFree + headBytes(v).bytes)] });
+    const largest = Math.max(...v.layers[0]!.tensors.map((t) => t.nbytes));
+    const nodeFree = 3 * (layerBytes + local.layers[0]!.kvBytes) + local.quantities.computeBufferBytes.value! + RPC_NODE_RESERVE_BYTES + largest;
+    const p = planMemory(v, { ...input, remote: [node('a:1', nodeFree), node('b:2', nodeFree - largest + 2 * headBytes(v).bytes)] });
     expect(p.layers.map((l) => l.tier).slice(2)).toEqual(Array(6).fill('remote'));
     expect(p.layers.slice(0, 2).every((l) => l.tier !== 'remote')).toBe(true);
     expect(p.tiers.remote?.layers).toEqual([2, 3, 4, 5, 6, 7]);

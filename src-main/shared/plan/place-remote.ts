@@ -39,6 +39,12 @@ export interface RemoteNodePlan {
   layers: number[];
   /** The output head (on the node with the last block), else 0. */
   headBytes: number;
+  /**
+   * Its largest tensor: ggml's RPC server receives a whole tensor into a buffer of its own before
+   * copying it into place, so for a moment it holds that tensor twice (measured: a node of 256 MiB
+   * holding 196 MiB of layers and a 141 MiB head was OOM-killed while the head arrived).
+   */
+  receiveBytes: number;
   weightBytes: number;
   kvBytes: number;
   computeBytes: number;
@@ -50,6 +56,8 @@ export interface RemotePlan {
   layerCount: number;
   /** Per node, in order: its share of n_gpu_layers, the head counted with the last block's node (llama.cpp's tensor_split). */
   split: number[];
+  /** Tensor patterns kept here whatever their layer: the head's, when it stays local. */
+  cpuTensors: string[];
   /** Per decoded token, to the nodes and back: the hidden state in, the graph, the hidden state (or the logits) out. */
   networkBytesPerToken: Quantity;
   /** Time per token the local process waits on the nodes: their compute and the round trips. */
@@ -60,6 +68,8 @@ export interface RemoteLayerCost {
   index: number;
   bytes: number;
   kvBytes: number;
+  /** The layer's largest tensor (see RemoteNodePlan.receiveBytes). */
+  largestTensorBytes: number;
 }
 
 export interface PlaceRemoteInput {
@@ -76,7 +86,24 @@ export interface PlaceRemoteInput {
   ramBandwidthBytesPerS: number;
 }
 
+/**
+ * The head goes to the nodes with the last block where that offloads more (it is often the
+ * largest tensor: 128k vocabularies make it hundreds of MiB, and a node must also have room to
+ * receive it); else it stays here, pinned to the CPU by name (llama.cpp's -ot), and the last
+ * node sends back the hidden state instead of the logits.
+ */
 export function placeRemote(i: PlaceRemoteInput): RemotePlan {
+  const withHead = placeWith(i, i.headBytes);
+  const without = placeWith(i, 0);
+  const offloaded = (r: RemotePlan) => r.nodes.reduce((s, n) => s + n.weightBytes + n.headBytes, 0);
+  if (i.headBytes === 0 || offloaded(withHead) >= offloaded(without)) return withHead;
+  return { ...without, cpuTensors: [...HEAD_TENSOR_PATTERNS] };
+}
+
+/** The head's tensors (a tied model's head is token_embd, which llama.cpp copies to the head's device). */
+export const HEAD_TENSOR_PATTERNS = ['^output\\.(weight|bias)$', '^output_norm\\.(weight|bias)$', '^token_embd\\.weight$'] as const;
+
+function placeWith(i: PlaceRemoteInput, headBytes: number): RemotePlan {
   const nodes: RemoteNodePlan[] = i.nodes.map((n) => ({
     endpoint: n.endpoint,
     freeBytes: n.freeBytes,
@@ -84,6 +111,7 @@ export function placeRemote(i: PlaceRemoteInput): RemotePlan {
     budgetBytes: Math.max(0, n.freeBytes - i.computeBytes - RPC_NODE_RESERVE_BYTES),
     layers: [],
     headBytes: 0,
+    receiveBytes: 0,
     weightBytes: 0,
     kvBytes: 0,
     computeBytes: i.computeBytes,
@@ -92,7 +120,7 @@ export function placeRemote(i: PlaceRemoteInput): RemotePlan {
   // more than there is, each takes a share in proportion to what it offers (as llama.cpp splits
   // by free memory); else each is filled. The run stops at the first layer that fits no node
   // left, so the offloaded layers stay the last ones.
-  const totalCost = i.layers.reduce((s, l) => s + l.bytes + l.kvBytes, 0) + i.headBytes;
+  const totalCost = i.layers.reduce((s, l) => s + l.bytes + l.kvBytes, 0) + headBytes;
   const totalBudget = nodes.reduce((s, n) => s + n.budgetBytes, 0);
   const scale = totalBudget > 0 ? Math.min(1, totalCost / totalBudget) : 0;
   const share = nodes.map((n) => n.budgetBytes * scale);
@@ -102,11 +130,14 @@ export function placeRemote(i: PlaceRemoteInput): RemotePlan {
     const cost = l.bytes + l.kvBytes;
     const held = (n: RemoteNodePlan) => n.weightBytes + n.kvBytes + n.headBytes;
     // The node that takes the last block takes the head with it.
-    const withHead = j === i.layers.length - 1 ? i.headBytes : 0;
+    const withHead = j === i.layers.length - 1 ? headBytes : 0;
+    const receive = (n: RemoteNodePlan) => Math.max(n.receiveBytes, l.largestTensorBytes, withHead);
     // Move on when this node is full, or (before the first node) has its share: half a layer past it rounds to the next.
-    while (k >= 0 && (held(nodes[k] as RemoteNodePlan) + cost + withHead > (nodes[k] as RemoteNodePlan).budgetBytes || (k > 0 && held(nodes[k] as RemoteNodePlan) + cost / 2 > (share[k] as number)))) k--;
+    const fits = (n: RemoteNodePlan) => held(n) + cost + withHead + receive(n) <= n.budgetBytes;
+    while (k >= 0 && (!fits(nodes[k] as RemoteNodePlan) || (k > 0 && held(nodes[k] as RemoteNodePlan) + cost / 2 > (share[k] as number)))) k--;
     if (k < 0) break;
     const n = nodes[k] as RemoteNodePlan;
+    n.receiveBytes = receive(n);
     n.headBytes += withHead;
     n.layers.unshift(l.index);
     n.weightBytes += l.bytes;
@@ -123,6 +154,7 @@ export function placeRemote(i: PlaceRemoteInput): RemotePlan {
   const fb = formatBytes;
   return {
     nodes,
+    cpuTensors: [],
     layerCount,
     split: nodes.map((n, x) => n.layers.length + (x === last ? 1 : 0)),
     networkBytesPerToken: {

@@ -58,6 +58,7 @@ export function formatPlan(p: MemoryPlan): string {
   }
   if (p.moe) out.push(...expertLines(p));
   if (p.gpu) out.push(...tierLines(p));
+  if (p.remote) out.push(...remoteLines(p));
   out.push('', 'Per token');
   out.push(
     ...rows([
@@ -104,5 +105,21 @@ function tierLines(p: MemoryPlan): string[] {
     `  VRAM     ${formatBytes(dev).padStart(11)} of weights on ${g.device ?? 'the GPU'} (${what}; n_gpu_layers ${g.gpuLayers}), ${formatBytes(Q.vramUsedBytes.value ?? 0)} of ${formatBytes(p.input.vramBytes ?? 0)} used with KV and compute`,
     `  RAM      ${formatBytes(Q.pinnedBytes.value ?? 0).padStart(11)} of layer weights locked`,
     `  storage  ${formatBytes(Q.bytesReadPerToken.value ?? 0).padStart(11)} streamed per token${tok !== null ? ` → ≈ ${tok.toFixed(2)} tok/s predicted` : ''}`,
+  ];
+}
+
+/** Layers on other machines (`--rpc`): what each node holds, and what a token costs on the network. */
+function remoteLines(p: MemoryPlan): string[] {
+  const r = p.remote as NonNullable<MemoryPlan['remote']>;
+  const span = (ls: number[]) => (ls.length === 0 ? 'nothing (too small for a layer)' : `layers ${ls[0]}–${ls[ls.length - 1]}`);
+  return [
+    '',
+    'Other machines (llama.cpp RPC; trusted networks only)',
+    ...r.nodes.map(
+      (n) =>
+        `  ${n.endpoint.padEnd(21)} ${span(n.layers)}${n.headBytes > 0 ? ' + the output head' : ''}: ${formatBytes(n.weightBytes + n.headBytes)} of weights + KV ${formatBytes(n.kvBytes)}` +
+        ` within ${formatBytes(n.budgetBytes)} (offers ${formatBytes(n.freeBytes)} free of ${formatBytes(n.totalBytes)})`,
+    ),
+    `  network  ${formatBytes(r.networkBytesPerToken.value ?? 0)} per token; ${((r.remoteSecondsPerToken.value ?? 0) * 1000).toFixed(1)} ms waited on the nodes per token (${r.remoteSecondsPerToken.formula})`,
   ];
 }

@@ -94,17 +94,18 @@ export const GPU_PLAN_SCHEMA = {
 export const REMOTE_PLAN_SCHEMA = {
   type: 'object',
   additionalProperties: false,
-  required: ['nodes', 'layerCount', 'split', 'networkBytesPerToken', 'remoteSecondsPerToken'],
+  required: ['nodes', 'cpuTensors', 'layerCount', 'split', 'networkBytesPerToken', 'remoteSecondsPerToken'],
   properties: {
     nodes: {
       type: 'array',
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['endpoint', 'freeBytes', 'totalBytes', 'budgetBytes', 'layers', 'weightBytes', 'kvBytes', 'computeBytes'],
-        properties: { endpoint: { type: 'string' }, freeBytes: nint, totalBytes: nint, budgetBytes: nint, layers: { type: 'array', items: nint }, weightBytes: nint, kvBytes: { type: 'number' }, computeBytes: nint },
+        required: ['endpoint', 'freeBytes', 'totalBytes', 'budgetBytes', 'layers', 'headBytes', 'receiveBytes', 'weightBytes', 'kvBytes', 'computeBytes'],
+        properties: { endpoint: { type: 'string' }, freeBytes: nint, totalBytes: nint, budgetBytes: nint, layers: { type: 'array', items: nint }, headBytes: nint, receiveBytes: nint, weightBytes: nint, kvBytes: { type: 'number' }, computeBytes: nint },
       },
     },
+    cpuTensors: { type: 'array', items: { type: 'string' } },
     layerCount: nint,
     split: { type: 'array', items: nint },
     networkBytesPerToken: quantity,

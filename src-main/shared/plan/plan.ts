@@ -147,7 +147,9 @@ function vramTier(view: ModelView, input: PlanInput, f: Fixed) {
 /** Other machines (place-remote.ts): the last layers not on a GPU, on the RPC nodes. */
 function remoteTier(view: ModelView, input: PlanInput, f: Fixed, ramBw: number, tiers: Tier[]): RemotePlan | null {
   if (!input.remote || input.remote.length === 0) return null;
-  const free = view.layers.map((l, i) => ({ index: l.index, bytes: l.bytes, kvBytes: f.kvPerLayer[i]?.value as number, i })).filter((l) => tiers[l.i] !== 'vram');
+  const free = view.layers
+    .map((l, i) => ({ index: l.index, bytes: l.bytes, kvBytes: f.kvPerLayer[i]?.value as number, largestTensorBytes: Math.max(0, ...l.tensors.map((t) => t.nbytes)), i }))
+    .filter((l) => tiers[l.i] !== 'vram');
   const remote = placeRemote({ nodes: input.remote, layers: free, computeBytes: f.computeB, headBytes: headBytes(view).bytes, nEmbd: view.embeddingLength ?? 0, nVocab: view.vocabSize ?? 0, ramBandwidthBytesPerS: ramBw });
   const on = new Set(remote.nodes.flatMap((n) => n.layers));
   view.layers.forEach((l, i) => on.has(l.index) && (tiers[i] = 'remote'));

@@ -65,7 +65,13 @@ export function toLoadParams(i: LoadInput): LoadParams {
   if (remote && remote.layerCount > 0) {
     // The nodes in the plan's order hold the last layers; the local layers keep the schedule.
     // n_gpu_layers counts the output head, which goes with the last block (place-remote.ts).
-    p.offload = { layers: remote.layerCount + 1, devices: remote.nodes.map((n) => `rpc:${n.endpoint}`), split: remote.split, rpcServers: remote.nodes.map((n) => n.endpoint) };
+    p.offload = {
+      layers: remote.layerCount + 1,
+      devices: remote.nodes.map((n) => `rpc:${n.endpoint}`),
+      split: remote.split,
+      rpcServers: remote.nodes.map((n) => n.endpoint),
+      ...(remote.cpuTensors.length > 0 ? { cpuTensors: remote.cpuTensors } : {}),
+    };
   }
   // The VRAM tier: llama.cpp's n_gpu_layers on the plan's device, an MoE's experts kept on the CPU.
   const gpu = i.gpu === undefined ? (i.plan?.gpu ?? null) : i.gpu;
