@@ -17,6 +17,7 @@ export function workerHostFactory(f: WorkerHostFactoryOptions = {}): HostFactory
     const w = await startWorker({
       cap: opts.enforceRam ? { limitBytes: opts.ramBytes as number, timeoutS: null } : undefined,
       ...(opts.coldStart ? { coldStart: opts.coldStart } : {}),
+      ...(opts.gpuEnv ? { env: { ...opts.gpuEnv }, gpu: true } : {}),
       spawnPlain: f.spawnPlain,
       onSample: opts.onSample,
       onCgroupSample: opts.onCgroupSample,

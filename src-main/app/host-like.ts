@@ -23,6 +23,8 @@ export interface HostStartOptions {
   enforceRam?: boolean;
   /** The model's files, dropped from the page cache before the worker starts. */
   coldStart?: string[];
+  /** The GPU's variables (PreparedAppLoad.gpuEnv): the worker starts with that device visible. */
+  gpuEnv?: Record<string, string>;
   onSample: (s: ResidencySample) => void;
   onCgroupSample: (s: UsageSample) => void;
   /** Each weight pass of the batch server (a load with parallel > 1). */

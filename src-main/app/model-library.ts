@@ -19,6 +19,8 @@ export interface ModelLibraryOptions {
   planModel?: (path: string, settings: RunSettings) => Promise<unknown>;
   /** `ramforge prepare-load`'s JSON for a load (a child process by default; tests replace it). */
   prepareModel?: (path: string, settings: RunSettings) => Promise<unknown>;
+  /** `ramforge devices --json` (a child process by default; tests replace it). */
+  listDevices?: () => Promise<unknown>;
   pinnedModels?: () => string[];
   discover?: (args: string[]) => Promise<unknown>;
   cliEntry?: string;
@@ -88,6 +90,11 @@ export class ModelLibrary {
   /** The load of a checked path and settings, prepared out of process exactly as `ramforge run` prepares its own. */
   async prepareLoad(path: string, s: RunSettings): Promise<PreparedAppLoad> {
     return asPrepared(await (this.opts.prepareModel ?? defaultPrepare)(path, s), path);
+  }
+
+  /** The GPUs, probed out of process: a Vulkan driver that crashes takes only the child with it. */
+  devices(): Promise<unknown> {
+    return (this.opts.listDevices ?? (() => runCliJson(['devices', '--json'])))();
   }
 
   plan(path: unknown, settings: unknown): Promise<unknown> {

@@ -39,6 +39,8 @@ export interface AppServiceOptions {
   planModel?: (path: string, settings: RunSettings) => Promise<unknown>;
   /** `ramforge prepare-load`'s JSON for a load (the built CLI by default; tests replace it). */
   prepareModel?: (path: string, settings: RunSettings) => Promise<unknown>;
+  /** `ramforge devices --json` (the built CLI by default; tests replace it). */
+  listDevices?: () => Promise<unknown>;
   /** Paths listed first by listModels (the demo model, a --model given on the command line). */
   pinnedModels?: () => string[];
   /** Builds the schema-v1 report of a finished turn when the worker host does not provide one. */
@@ -150,6 +152,10 @@ export class AppService implements RamforgeHostApi {
     return this.library.discover(ramBytes);
   }
 
+  listDevices(): Promise<unknown> {
+    return this.library.devices();
+  }
+
   setModelFolders(paths: unknown): Promise<string[]> {
     return this.library.setFolders(paths);
   }
@@ -162,9 +168,10 @@ export class AppService implements RamforgeHostApi {
     this.library.cancelPull(url);
   }
 
-  private startHost(s: RunSettings, files: string[]): Promise<HostLike> {
+  private startHost(s: RunSettings, files: string[], gpuEnv?: Record<string, string>): Promise<HostLike> {
     this.samples.newWorker();
     return this.worker.start({
+      ...(gpuEnv ? { gpuEnv } : {}),
       enforceRam: s.enforceRam,
       ...(s.ramBytes !== null ? { ramBytes: s.ramBytes } : {}),
       // As every capped run starts (worker/start-worker.ts): from a cold page cache.
@@ -209,7 +216,7 @@ export class AppService implements RamforgeHostApi {
     const { params, plan } = prepared;
     let h: HostLike;
     try {
-      h = await this.startHost(s, prepared.files);
+      h = await this.startHost(s, prepared.files, prepared.gpuEnv);
     } catch (e) {
       this.setState({ status: 'idle', message: `cannot start the inference worker: ${(e as Error).message}` });
       throw e;

@@ -24,6 +24,9 @@ export function planArgs(modelPath: string, s: RunSettings): string[] {
   if (s.threads !== null) args.push('--threads', String(s.threads));
   if (s.parallel > 1) args.push('--parallel', String(s.parallel));
   if (s.vramBytes !== null) args.push('--vram', String(s.vramBytes));
+  if (s.gpu !== null) args.push('--gpu', s.gpu);
+  // The nodes are asked what they hold, as `run --rpc` asks them (an unreachable one: exit 2).
+  if (s.rpc.length > 0) args.push('--rpc', s.rpc.join(','));
   // The plan budgets the draft beside the model (and refuses one of another vocabulary, exit 2).
   if (s.draft !== null) args.push('--draft', s.draft, '--draft-max', String(s.draftMax), '--draft-min', String(s.draftMin));
   args.push('--', modelPath);
@@ -40,6 +43,8 @@ export interface PreparedAppLoad {
   plan: MemoryPlan | null;
   /** The model's files: what the cold start drops before a capped worker starts. */
   files: string[];
+  /** The GPU the load offloads to: the worker starts with these variables (that device visible). */
+  gpuEnv?: Record<string, string>;
 }
 
 /** `prepare-load`'s JSON from our own CLI, checked for the fields the load needs (the worker checks the rest at its edge). */
@@ -51,5 +56,7 @@ export function asPrepared(v: unknown, modelPath: string): PreparedAppLoad {
     throw new Error('ramforge prepare-load answered without a load for this model');
   }
   const plan = p.plan && typeof p.plan === 'object' && Array.isArray(p.plan.layers) ? p.plan : null;
-  return { params: load, plan, files };
+  const env = p.gpu?.env;
+  const gpuEnv = env && typeof env === 'object' && Object.entries(env).every(([k, v]) => /^GGML_VK_[A-Z0-9_]+$/.test(k) && typeof v === 'string') ? { ...env } : undefined;
+  return { params: load, plan, files, ...(gpuEnv ? { gpuEnv } : {}) };
 }

@@ -81,6 +81,8 @@ export interface RamforgeApi {
   plan(path: string, settings: RunSettings): Promise<unknown>;
   /** GGUF models found where Ollama, LM Studio, Hugging Face, llama.cpp keep them and in added folders (`ramforge models --json` plus `folders`), planned for `ramBytes` (this machine's RAM when null). */
   discoverModels(ramBytes: number | null): Promise<unknown>;
+  /** The GPUs a load can offload to (`ramforge devices --json`: shared/gpu/device-list.ts GpuList). */
+  listDevices(): Promise<unknown>;
   /** Replaces the folders discovery also searches; resolves to the list kept. */
   setModelFolders(paths: string[]): Promise<string[]>;
   /** Downloads a model URL into RAMforge's models folder (`ramforge pull --json`; progress as pull-progress events); resolves when it is complete. */
@@ -137,6 +139,7 @@ export const API_METHODS = [
   'inspectUpload',
   'plan',
   'discoverModels',
+  'listDevices',
   'setModelFolders',
   'pullModel',
   'cancelPull',

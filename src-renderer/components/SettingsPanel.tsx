@@ -5,6 +5,7 @@ import { POLICIES as POLICY_NAMES } from '../../src-main/shared/worker-protocol.
 import { useStore } from '../store/index.js';
 import { IntField } from './IntField.js';
 import { DraftSettings } from './DraftSettings.js';
+import { GpuSettings } from './GpuSettings.js';
 
 const POLICIES: RunSettings['policy'][] = ['auto', ...POLICY_NAMES];
 
@@ -45,8 +46,9 @@ export function SettingsPanel() {
         </label>
         <label className="field">
           <span>VRAM budget</span>
-          <input type="text" data-testid="setting-vram" placeholder="none" value={vramText} onChange={(e) => setSizeText('vram', e.currentTarget.value)} />
+          <input type="text" data-testid="setting-vram" placeholder="auto (the GPU's free memory less a margin)" value={vramText} onChange={(e) => setSizeText('vram', e.currentTarget.value)} />
         </label>
+        <GpuSettings />
         <IntField label="Context" testId="setting-ctx" {...LIMITS.ctx} auto autoHint={hint(shape?.ctx)} value={settings.ctx} onChange={(ctx) => setSettings({ ctx })} title="Empty: the largest context that leaves the cap room for weights" />
         <IntField label="Micro-batch" testId="setting-batch" {...LIMITS.batch} auto autoHint={hint(shape?.batch)} value={settings.batch} onChange={(batch) => setSettings({ batch })} title="Empty: sized to the budget" />
         <label className="field">

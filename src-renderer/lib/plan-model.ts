@@ -4,6 +4,7 @@
 import type { Tier } from '../../src-main/shared/residency-types.js';
 import { arr, field, isObj, num, numLike, obj, str } from './fields.js';
 import { planDraft, type PlanDraft } from './plan-draft.js';
+import { planGpu, type PlanGpu } from './gpu-model.js';
 
 export interface PlanLayer {
   index: number;
@@ -53,6 +54,8 @@ export interface PlanInfo {
   diskBytesPerS: number | null;
   /** The draft model's share of the budget (speculative decoding), when the settings name one. */
   draft: PlanDraft | null;
+  /** The VRAM tier (MemoryPlan.gpu), with a VRAM budget. */
+  gpu: PlanGpu | null;
   formula: string[];
 }
 
@@ -118,6 +121,7 @@ export function normalizePlan(raw: unknown): PlanInfo {
     prefetchDepth: pick('prefetchDepth'),
     diskBytesPerS: pick('diskBytesPerS', 'diskBandwidthBytesPerS', 'diskBw', 'storageBytesPerS'),
     draft: planDraft(field(raw, 'draft')),
+    gpu: planGpu(field(raw, 'gpu')),
     formula: [
       ...(Array.isArray(formula)
         ? formula.map((f) => (typeof f === 'string' ? f : JSON.stringify(f)))

@@ -16,6 +16,7 @@ export function fakeApi(): FakeApi & RamforgeApi {
     inspectUpload: vi.fn(async () => ({})),
     plan: vi.fn(async () => ({ layers: [{ index: 0, bytes: 10, tier: 'pinned' }] })),
     discoverModels: vi.fn(async () => ({ schemaVersion: 1, budget: null, roots: [], models: [], folders: [] })),
+    listDevices: vi.fn(async () => ({ schemaVersion: 1, vulkanBuilt: false, error: null, devices: [] })),
     setModelFolders: vi.fn(async (paths: string[]) => paths),
     pullModel: vi.fn(async () => ({ schemaVersion: 1, files: [] })),
     cancelPull: vi.fn(async () => {}),

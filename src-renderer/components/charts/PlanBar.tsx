@@ -24,7 +24,7 @@ export function PlanBar({ layers }: { layers: PlanLayer[] }) {
   const w = W / layers.length;
   const totals = tierTotals(layers);
   return (
-    <div data-testid="plan-bar" data-layers={String(layers.length)}>
+    <div data-testid="plan-bar" data-layers={String(layers.length)} data-vram-layers={String(layers.filter((l) => l.tier === 'vram').length)}>
       <svg className="plan-bar-svg" viewBox={`0 0 ${W} ${H + 14}`} preserveAspectRatio="none">
         {layers.map((l, i) => {
           const h = Math.max(2, (l.bytes / max) * H);

@@ -65,7 +65,7 @@ export function ResidencyHeatmap({ layers, samples, small = false, maxCols = 480
   const empty = grid.cols === 0 || grid.rows === 0;
   const ticks = grid.rows > 1 ? [0, Math.floor((grid.rows - 1) / 2), grid.rows - 1] : [0];
   return (
-    <div data-testid={testId} data-samples={String(samples.length)}>
+    <div data-testid={testId} data-samples={String(samples.length)} data-vram-layers={String(layers.filter((l) => l.tier === 'vram').length)}>
       {empty ? (
         <Empty text="No residency samples yet — load a model and generate, or open a report." />
       ) : (

@@ -20,6 +20,7 @@ import { ExpertHeatmap } from '../charts/ExpertHeatmap.js';
 import { ExpertHitChart } from '../charts/ExpertHitChart.js';
 import { expertGrid, expertHitSeries, expertTotals } from '../../lib/expert-model.js';
 import { Kpi } from '../Kpi.js';
+import { VramKpi } from '../VramKpi.js';
 import { ServerPanel } from '../server/ServerPanel.js';
 import { SpeculativePanel } from '../speculative/SpeculativePanel.js';
 import { ReportActions, SourceSelect } from '../ReportActions.js';
@@ -62,6 +63,7 @@ export function DashboardView() {
         <Kpi label="limit hits" value={formatCount(f.limitHits.value)} title={`during decode: ${f.limitHits.note ?? 'unknown'}`} testId="kpi-limit-hits" />
         <Kpi label="locked min" value={formatPct(f.pinnedResidentMin.value, 1)} title={`lowest resident share of the locked weights during decode: ${f.pinnedResidentMin.note ?? 'unknown'}`} testId="kpi-pinned-min" />
         <Kpi label="peak RSS" value={formatBytes(peakOf(data.samples, 'rssBytes'))} />
+        {live && <VramKpi />}
         <Kpi label="samples" value={String(data.samples.length)} />
         {expertTotal && <Kpi label="experts cached" value={formatPct(expertTotal.hit, 1)} title="routed experts already in the expert cache (whole run)" testId="kpi-expert-hits" />}
         {expertTotal && <Kpi label="experts predicted" value={formatPct(expertTotal.predicted, 1)} title="routed experts the next-layer prediction read ahead (whole run)" testId="kpi-expert-predicted" />}

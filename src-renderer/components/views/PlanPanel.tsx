@@ -6,6 +6,7 @@ import { PlanBar } from '../charts/PlanBar.js';
 import { Empty } from '../Empty.js';
 import { Kpi } from '../Kpi.js';
 import { PlanDraftSection } from './PlanDraftSection.js';
+import { planGpuText } from '../../lib/gpu-model.js';
 
 // MemoryPlan verdicts: 'fits' | 'out-of-core' | 'cannot-run'.
 function verdictClass(v: string | null): string {
@@ -54,6 +55,11 @@ export function PlanPanel() {
             {plan.minCapBytes !== null && <Kpi label="smallest cap" value={formatBytes(plan.minCapBytes)} />}
           </div>
           <PlanBar layers={plan.layers} />
+          {plan.gpu && (
+            <div className="dim" data-testid="plan-vram">
+              {planGpuText(plan.gpu, formatBytes)}
+            </div>
+          )}
           {plan.verdictText && <div className="dim">{plan.verdictText}</div>}
           {plan.draft && <PlanDraftSection draft={plan.draft} />}
           {plan.formula.length > 0 && (

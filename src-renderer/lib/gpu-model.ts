@@ -1,0 +1,78 @@
+// The GPU as the UI reads it, defensively from unknown JSON: the device list
+// (`api.listDevices()`, shared/gpu/device-list.ts GpuList) and a plan's VRAM tier (MemoryPlan.gpu).
+import { arr, field, isObj, num, numLike, str } from './fields.js';
+
+export interface GpuDeviceRow {
+  index: number;
+  name: string;
+  type: string;
+  software: boolean;
+  memoryFree: number | null;
+  memoryTotal: number | null;
+  defaultVramBytes: number | null;
+  isDefault: boolean;
+}
+
+export interface GpuListInfo {
+  built: boolean;
+  error: string | null;
+  devices: GpuDeviceRow[];
+}
+
+export function asGpuList(raw: unknown): GpuListInfo {
+  const devices = arr(raw, 'devices').flatMap((d): GpuDeviceRow[] => {
+    const index = num(d, 'index');
+    const name = str(d, 'name');
+    if (index === null || name === null) return [];
+    return [
+      {
+        index,
+        name,
+        type: str(d, 'type') ?? 'other',
+        software: field(d, 'software') === true,
+        memoryFree: num(d, 'memoryFree'),
+        memoryTotal: num(d, 'memoryTotal'),
+        defaultVramBytes: num(d, 'defaultVramBytes'),
+        isDefault: field(d, 'default') === true,
+      },
+    ];
+  });
+  return { built: field(raw, 'vulkanBuilt') === true, error: str(raw, 'error'), devices };
+}
+
+/** The plan's VRAM tier (MemoryPlan.gpu). */
+export interface PlanGpu {
+  device: string | null;
+  gpuLayers: number;
+  layers: number;
+  mode: string;
+  cpuTensors: string[];
+  budgetBytes: number | null;
+  usedBytes: number | null;
+  weightBytes: number | null;
+}
+
+export function planGpu(raw: unknown): PlanGpu | null {
+  if (!isObj(raw)) return null;
+  const q = field(raw, 'quantities');
+  const v = (k: string): number | null => numLike(field(q, k));
+  const head = v('headBytes');
+  const layerW = v('layerWeightBytes');
+  return {
+    device: str(raw, 'device'),
+    gpuLayers: num(raw, 'gpuLayers') ?? 0,
+    layers: arr(raw, 'layers').length,
+    mode: str(raw, 'mode') ?? 'none',
+    cpuTensors: arr(raw, 'cpuTensors').filter((x): x is string => typeof x === 'string'),
+    budgetBytes: v('budgetBytes'),
+    usedBytes: v('usedBytes'),
+    weightBytes: head === null && layerW === null ? null : (head ?? 0) + (layerW ?? 0),
+  };
+}
+
+/** One line for the plan view: what the device holds and what it costs there. */
+export function planGpuText(g: PlanGpu, fmt: (n: number | null) => string): string {
+  if (g.gpuLayers === 0) return `VRAM ${fmt(g.budgetBytes)}${g.device ? ` on ${g.device}` : ''}: nothing fits beside the compute buffer and the output head`;
+  const what = g.mode === 'dense-first' ? `the output head and the dense part of ${g.layers} layers (experts stay in RAM)` : `the output head and ${g.layers} layers`;
+  return `VRAM${g.device ? ` on ${g.device}` : ''}: ${what}, ${fmt(g.weightBytes)} of weights; ${fmt(g.usedBytes)} of ${fmt(g.budgetBytes)} with KV and compute (n_gpu_layers ${g.gpuLayers})`;
+}
