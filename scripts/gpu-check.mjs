@@ -1,0 +1,147 @@
+#!/usr/bin/env node
+// `npm run gpu-check`: the VRAM tier on this machine's GPU, against llama.cpp's own placement,
+// in one JSON object on stdout (progress on stderr), in at most 8 minutes.
+//   1. Builds what it needs: llama.cpp with its GPU backend (Vulkan where glslc and the Vulkan
+//      headers exist; scripts/llama-cpp.mjs), our addon and CLI, llama-bench and
+//      llama-fit-params (cached: a second run builds nothing).
+//   2. Picks the device: the first hardware GPU, else a software one (lavapipe), which only
+//      proves the path (its speed is the CPU's, through Vulkan).
+//   3. Writes a synthetic model larger than the VRAM budget (half the model: a real GPU gets a
+//      1B-shaped Llama, a software device a small one).
+//   4. Runs `ramforge bench` with the plan's placement under that budget, then asks llama.cpp's
+//      fit logic (llama-fit-params with the margin that leaves the same budget free) which -ngl
+//      it picks, and runs llama-bench with it.
+// Exit 0 with the JSON line whenever both sides ran; 1 when something failed (the JSON says what).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const t0 = Date.now();
+const MiB = 1024 * 1024;
+const TOKENS = Number(process.env.GPU_CHECK_TOKENS ?? 16);
+const CTX = 512;
+// One micro-batch on both sides: its compute buffer is part of the budget, and the same size in both.
+const UBATCH = 64;
+const log = (m) => process.stderr.write(`[gpu-check ${((Date.now() - t0) / 1000).toFixed(0)}s] ${m}\n`);
+const out = { schema: 'ramforge-gpu-check/1', ok: false, error: null };
+
+function finish(code) {
+  out.seconds = Math.round((Date.now() - t0) / 100) / 10;
+  process.stdout.write(JSON.stringify(out) + '\n');
+  process.exit(code);
+}
+
+function fail(step, e) {
+  out.error = `${step}: ${e instanceof Error ? e.message.split('\n').slice(0, 6).join(' ') : String(e)}`;
+  finish(1);
+}
+
+function hasCommand(cmd) {
+  return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
+}
+
+function cli(args, env = {}) {
+  return execFileSync(process.execPath, [join(root, 'bin', 'ramforge.mjs'), ...args], { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 256 * MiB });
+}
+
+// 1. Build.
+let bdir;
+try {
+  const { buildDir, vulkanToolchain } = await import('./llama-cpp.mjs');
+  const vk = vulkanToolchain();
+  out.build = { vulkan: vk.available, vulkan_missing: vk.missing, cuda: { nvcc: hasCommand('nvcc'), built: false, note: 'the pinned build enables Vulkan only; CUDA (GGML_CUDA) is not built by this check yet' } };
+  if (!vk.available) throw new Error(`the Vulkan toolchain is missing (${vk.missing.join(', ')}): apt-get install glslc libvulkan-dev spirv-headers`);
+  log('building llama.cpp with the GPU backend, the addon and the CLI (cached)');
+  // In child processes whose output goes to stderr: stdout carries the one JSON object.
+  const step = (args) => execFileSync(process.execPath, args, { cwd: root, stdio: ['ignore', 2, 2] });
+  step([join(root, 'scripts', 'build-native.mjs')]);
+  step([join(root, 'scripts', 'llama-cpp.mjs'), 'build', 'llama-bench', 'llama-fit-params']);
+  step([join(root, 'scripts', 'build-cli.mjs')]);
+  bdir = buildDir();
+} catch (e) {
+  fail('build', e);
+}
+
+// 2. The device.
+let device;
+try {
+  const list = JSON.parse(cli(['devices', '--json']));
+  out.devices = list.devices.map((d) => ({ index: d.index, name: d.name, type: d.type, software: d.software, memory_free: d.memoryFree, memory_total: d.memoryTotal }));
+  device = list.devices.find((d) => !d.software) ?? list.devices[0];
+  if (!device) throw new Error(list.error ?? 'no Vulkan device (install the GPU driver, or mesa-vulkan-drivers for lavapipe)');
+  out.device = { index: device.index, name: device.name, type: device.type, software: device.software };
+} catch (e) {
+  fail('devices', e);
+}
+// What the worker gets for this device (shared/gpu/gpu-choice.ts gpuWorkerEnv): llama.cpp's tools get the same.
+const gpuEnv = { GGML_VK_VISIBLE_DEVICES: String(device.index), ...(device.software ? { GGML_VK_DISABLE_F16: '1', GGML_VK_DISABLE_COOPMAT: '1' } : {}) };
+
+// 3. The model and the budget.
+const dir = mkdtempSync(join(tmpdir(), 'ramforge-gpu-check-'));
+process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+const model = join(dir, 'model.gguf');
+let budget;
+try {
+  const shape = device.software ? ['--preset', 'tiny', '--layers', '24', '--embd', '512', '--ff', '1536'] : ['--preset', '1b'];
+  log(`writing a synthetic model (${shape.join(' ')})`);
+  cli(['synth', '--arch', 'llama', ...shape, '--type', 'Q4_0', '-o', model, '-q']);
+  const bytes = statSync(model).size;
+  // 60 % of the model: the head, the compute buffer and some layers fit, the rest stays in RAM.
+  budget = Math.floor(Math.min(bytes * 0.6, device.defaultVramBytes ?? bytes) / MiB) * MiB;
+  out.model = { bytes, shape: shape.join(' ') };
+  out.vram_budget_bytes = budget;
+} catch (e) {
+  fail('synth', e);
+}
+
+// 4a. Ours: the plan's placement under the budget.
+try {
+  log(`ramforge bench under --vram ${budget / MiB} MiB`);
+  const reports = join(dir, 'reports');
+  const ram = Math.floor(totalmem() / 2);
+  const j = JSON.parse(cli(['bench', model, '--ram', String(ram), '--vram', String(budget), '--gpu', String(device.index), '--policies', 'off', '--tokens', String(TOKENS), '--ctx', String(CTX), '--batch', String(UBATCH), '--report-dir', reports, '--json']));
+  const row = j.results[0];
+  const file = readdirSync(reports).find((f) => f.endsWith('.json'));
+  const report = JSON.parse(readFileSync(join(reports, file), 'utf8'));
+  const g = report.gpu ?? null;
+  out.ramforge = {
+    status: row.status,
+    decode_tok_s: row.decode_tok_s,
+    gpu_layers: g?.gpu_layers ?? 0,
+    cpu_tensors: g?.cpu_tensors ?? [],
+    planned_device_bytes: g?.planned_bytes ?? null,
+    measured_device_bytes: g?.measured_bytes ?? null,
+    within_budget: g?.within_budget ?? null,
+  };
+  if (row.status !== 'ok') throw new Error(`bench ended ${row.status}`);
+} catch (e) {
+  fail('ramforge bench', e);
+}
+
+// 4b. llama.cpp: the -ngl its fit logic picks when the device keeps (free − budget) free, then llama-bench.
+try {
+  const free = device.memoryFree ?? device.memory_free;
+  const margin = Math.max(0, Math.floor(free / MiB) - Math.floor(budget / MiB));
+  const env = { ...process.env, ...gpuEnv };
+  log(`llama-fit-params with a margin of ${margin} MiB`);
+  const fit = spawnSync(join(bdir, 'bin', 'llama-fit-params'), ['-m', model, '-fitt', String(margin), '-c', String(CTX), '-b', String(UBATCH), '-ub', String(UBATCH)], { env, encoding: 'utf8' });
+  const m = /-ngl (-?\d+)/.exec(fit.stdout ?? '');
+  if (!m) throw new Error(`llama-fit-params printed no -ngl (exit ${fit.status}): ${(fit.stderr ?? '').trim().split('\n').slice(-3).join(' ')}`);
+  const ngl = Number(m[1]);
+  log(`llama-bench -ngl ${ngl}`);
+  const threads = String(Math.max(1, cpus().length));
+  const b = spawnSync(join(bdir, 'bin', 'llama-bench'), ['-m', model, '-ngl', String(ngl), '-p', '0', '-n', String(TOKENS), '-b', String(UBATCH), '-ub', String(UBATCH), '-r', '1', '-t', threads, '-o', 'json'], { env, encoding: 'utf8', maxBuffer: 64 * MiB });
+  const rows = JSON.parse(b.stdout || 'null');
+  if (!Array.isArray(rows) || rows.length === 0) throw new Error(`llama-bench printed no result (exit ${b.status}): ${(b.stderr ?? '').trim().split('\n').slice(-3).join(' ')}`);
+  out.llama_cpp = { fit_margin_mib: margin, fit_ngl: ngl, decode_tok_s: rows[0].avg_ts ?? null, backend: rows[0].backends ?? null };
+} catch (e) {
+  fail('llama.cpp', e);
+}
+
+out.ratio = out.ramforge.decode_tok_s && out.llama_cpp.decode_tok_s ? out.ramforge.decode_tok_s / out.llama_cpp.decode_tok_s : null;
+out.ok = true;
+if (device.software) out.note = 'software device: the speeds are the CPU through Vulkan and mean nothing; the path (build, placement, budget, measurement) is the one a GPU takes';
+finish(0);
