@@ -144,7 +144,7 @@ Context::Context(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Context>(inf
   bool precharge = opts.Has("precharge") && opts.Get("precharge").ToBoolean().Value();
   std::vector<MapRegion> before = precharge ? MapRegions() : std::vector<MapRegion>();
   LogMark();
-  ctx_ = llama_init_from_model(model_->get(), p);
+  ctx_.reset(llama_init_from_model(model_->get(), p));
   if (ctx_ && precharge) precharged_bytes_ = PrechargeSince(before);
   if (!ctx_) {
     std::string why = LogErrorsSinceMark();
@@ -166,8 +166,7 @@ void Context::Release() {
     server_.reset();
   }
   if (ctx_) {
-    llama_free(ctx_);
-    ctx_ = nullptr;
+    ctx_.reset();
     residency_.reset();
     // Only after llama_free: the context reads the weights until then.
     weights_.reset();
@@ -194,19 +193,19 @@ Napi::Value Context::EvalLogits(const Napi::CallbackInfo& info) {
   std::string err;
   auto toks = TokensFrom(info[0], llama_vocab_n_tokens(model_->vocab()), &err);
   if (err.empty() && toks.empty()) err = "no tokens";
-  if (err.empty() && static_cast<int>(toks.size()) >= static_cast<int>(llama_n_ctx(ctx_))) err = "too many tokens for the context";
+  if (err.empty() && static_cast<int>(toks.size()) >= static_cast<int>(llama_n_ctx(ctx_.get()))) err = "too many tokens for the context";
   if (!err.empty()) {
     ThrowError(env, "BAD_ARGUMENT", err);
     return env.Undefined();
   }
   LogMark();
-  llama_memory_clear(llama_get_memory(ctx_), true);
+  llama_memory_clear(llama_get_memory(ctx_.get()), true);
   cached_.clear();
   if (!DecodeTokens(this, toks.data(), static_cast<int>(toks.size()), n_batch_, &err)) {
     ThrowError(env, "DECODE_FAILED", err);
     return env.Undefined();
   }
-  const float* logits = llama_get_logits_ith(ctx_, -1);
+  const float* logits = llama_get_logits_ith(ctx_.get(), -1);
   int n_vocab = llama_vocab_n_tokens(model_->vocab());
   Napi::Float32Array out = Napi::Float32Array::New(env, static_cast<size_t>(n_vocab));
   std::memcpy(out.Data(), logits, sizeof(float) * static_cast<size_t>(n_vocab));
@@ -252,7 +251,7 @@ Napi::Value Context::Embed(const Napi::CallbackInfo& info) {
   if (err.empty()) toks = TokensFrom(info.Length() > 0 ? info[0] : env.Undefined(), llama_vocab_n_tokens(model_->vocab()), &err);
   if (err.empty() && toks.empty()) err = "no tokens to embed";
   // All of a text in one micro-batch (the pooling sees one micro-batch at a time).
-  const int most = static_cast<int>(std::min(llama_n_ubatch(ctx_), llama_n_ctx(ctx_)));
+  const int most = static_cast<int>(std::min(llama_n_ubatch(ctx_.get()), llama_n_ctx(ctx_.get())));
   if (err.empty() && static_cast<int>(toks.size()) > most)
     err = "input has " + std::to_string(toks.size()) + " tokens; embeddings take at most " + std::to_string(most);
   if (!err.empty()) {
@@ -377,7 +376,7 @@ Napi::Value Context::ServeInfo(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Napi::Object o = Napi::Object::New(env);
   o.Set("open", server_ != nullptr);
-  o.Set("sequences", ctx_ ? static_cast<double>(llama_n_seq_max(ctx_)) : 0.0);
+  o.Set("sequences", ctx_ ? static_cast<double>(llama_n_seq_max(ctx_.get())) : 0.0);
   o.Set("queued", server_ ? server_->queued() : 0);
   o.Set("active", server_ ? server_->active() : 0);
   return o;
@@ -391,7 +390,7 @@ Napi::Value Context::Cancel(const Napi::CallbackInfo& info) {
 Napi::Value Context::ClearMemory(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (!CheckUsable(env)) return env.Undefined();
-  llama_memory_clear(llama_get_memory(ctx_), true);
+  llama_memory_clear(llama_get_memory(ctx_.get()), true);
   cached_.clear();
   return env.Undefined();
 }
@@ -403,9 +402,9 @@ Napi::Value Context::Info(const Napi::CallbackInfo& info) {
     return env.Undefined();
   }
   Napi::Object o = Napi::Object::New(env);
-  o.Set("nCtx", llama_n_ctx(ctx_));
-  o.Set("nBatch", llama_n_batch(ctx_));
-  o.Set("nThreads", llama_n_threads(ctx_));
+  o.Set("nCtx", llama_n_ctx(ctx_.get()));
+  o.Set("nBatch", llama_n_batch(ctx_.get()));
+  o.Set("nThreads", llama_n_threads(ctx_.get()));
   o.Set("cachedTokens", static_cast<double>(cached_.size()));
   o.Set("prechargedBytes", precharged_bytes_);
   return o;

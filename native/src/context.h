@@ -27,7 +27,7 @@ class Context : public Napi::ObjectWrap<Context> {
   explicit Context(const Napi::CallbackInfo& info);
   ~Context() override;
 
-  llama_context* get() const { return ctx_; }
+  llama_context* get() const { return ctx_.get(); }
   Model* model() const { return model_; }
   std::vector<llama_token>& cached() { return cached_; }
   std::atomic<bool>& cancel_flag() { return cancel_; }
@@ -65,7 +65,12 @@ class Context : public Napi::ObjectWrap<Context> {
   bool CheckUsable(Napi::Env env);
   void Release();
 
-  llama_context* ctx_ = nullptr;
+  // The llama context's one owner; Release frees it first, before the residency engine and
+  // the weights it reads.
+  struct ContextFree {
+    void operator()(llama_context* c) const { llama_free(c); }
+  };
+  std::unique_ptr<llama_context, ContextFree> ctx_;
   Model* model_ = nullptr;
   Napi::ObjectReference model_ref_;
   std::shared_ptr<llama_model> weights_;  // this context's share of the model's weights
