@@ -248,39 +248,12 @@ export class ResidencyRuntime {
     let nonWeightBudget: number | null = null;
     let expertCache: { slotsPerLayer: number; cacheBytes: number; stagingBytes: number } | null = null;
     if (cap !== null) {
-      measured = measureNonWeight(this.files);
-      // Charged later: compute buffers on first use (unless charged at creation), the
-      // process's own growth, the page tables of the locked weights.
-      const fileBytes = this.files.reduce((s, f) => s + statSync(f).size, 0);
-      const computeLater = this.ctx.info().prechargedBytes > 0 ? 0 : sp.computeReserveBytes;
-      nonWeightBudget =
-        measured.bytes + computeLater + NON_WEIGHT_GROWTH_BYTES + servingGrowthBytes(this.params.parallel ?? 1, this.nVocab) +
-        draftGrowthBytes(this.params.draft?.max ?? null, this.nVocab) + Math.ceil(PAGE_TABLE_FRACTION * fileBytes);
-      // Direct reads put nothing in the page cache: no kernel read-ahead to leave room for.
-      readahead = directIoWorks(this.files) ? 0 : sp.readaheadBytes;
-      const input = { capBytes: cap, nonWeightBytes: nonWeightBudget, persistentResidentBytes: persistentResident, layers, prefetchDepth: sp.prefetchDepth, readaheadBytes: readahead };
-      let b = budgetStream(input);
-      if (moe && apart.size > 0) {
-        const byLayer = new Map<number, number>();
-        for (const t of inv.tensors) if (apart.has(t.name)) byLayer.set(t.layer, (byLayer.get(t.layer) ?? 0) + t.bytes);
-        const eb = budgetExperts({ ...input, capBytes: cap - STREAM_IO_THREADS * EXPERT_IO_BUFFER_BYTES, denseLayers: layers, expertLayerBytes: [...byLayer.values()], experts: moe.experts, expertsUsed: moe.used });
-        // Every expert fits beside the dense part: nothing to cache, they are locked like any
-        // weight. Too small a cap for the cache's least (a token's routed experts beside the
-        // staging buffer): the experts stream as whole tensors, as for a dense model.
-        if (eb.slotsPerLayer < moe.experts && eb.dense.verdict !== 'cannot-run') {
-          b = eb.dense;
-          expertCache = { slotsPerLayer: eb.slotsPerLayer, cacheBytes: eb.cacheBytes, stagingBytes: eb.stagingBytes };
-        } else {
-          apart.clear();
-          layers = layerWeights();
-          b = budgetStream({ ...input, layers });
-        }
-      }
-      // Below the minimum the run was asked for anyway (--force): stream everything that can.
-      tensors = b.verdict === 'fits' ? [] : b.verdict === 'cannot-run' ? selectStreamed(layers, Infinity).tensors : b.selection.tensors;
+      const b = this.budgetUnderCap(cap, sp, { layers, layerWeights, persistentResident, moe, apart });
+      ({ measured, nonWeightBudget, readahead, expertCache, layers } = b);
+      tensors = b.tensors;
       unitBytes = b.unitBytes;
       windowBytes = b.windowBytes;
-      headroom = b.headroomBytes;
+      headroom = b.headroom;
     }
     const layout = buildStreamLayout(inv, tensors, unitBytes, rowsOnly, [...apart]);
     const experts: NativeExpertConfig | null = expertCache
@@ -320,6 +293,54 @@ export class ResidencyRuntime {
       },
       experts,
     };
+  }
+
+  /**
+   * The stream schedule's budget under a cap: the non-weight memory measured after load and what
+   * is charged later, the dense schedule, and for a mixture of experts the expert cache when it
+   * runs (else the experts stream as whole tensors, `apart` cleared and the layers re-made).
+   */
+  private budgetUnderCap(
+    cap: number,
+    sp: NonNullable<LoadParams['stream']>,
+    w: { layers: WeightLayer[]; layerWeights: () => WeightLayer[]; persistentResident: number; moe: { experts: number; used: number } | null; apart: Set<string> },
+  ) {
+    const { persistentResident, moe, apart } = w;
+    const inv = this.inventory;
+    let layers = w.layers;
+    let expertCache: { slotsPerLayer: number; cacheBytes: number; stagingBytes: number } | null = null;
+    const measured = measureNonWeight(this.files);
+    // Charged later: compute buffers on first use (unless charged at creation), the
+    // process's own growth, the page tables of the locked weights.
+    const fileBytes = this.files.reduce((s, f) => s + statSync(f).size, 0);
+    const computeLater = this.ctx.info().prechargedBytes > 0 ? 0 : sp.computeReserveBytes;
+    const nonWeightBudget =
+      measured.bytes + computeLater + NON_WEIGHT_GROWTH_BYTES + servingGrowthBytes(this.params.parallel ?? 1, this.nVocab) +
+      draftGrowthBytes(this.params.draft?.max ?? null, this.nVocab) + Math.ceil(PAGE_TABLE_FRACTION * fileBytes);
+    // Direct reads put nothing in the page cache: no kernel read-ahead to leave room for.
+    const readahead = directIoWorks(this.files) ? 0 : sp.readaheadBytes;
+    const input = { capBytes: cap, nonWeightBytes: nonWeightBudget, persistentResidentBytes: persistentResident, layers, prefetchDepth: sp.prefetchDepth, readaheadBytes: readahead };
+    let b = budgetStream(input);
+    if (moe && apart.size > 0) {
+      const byLayer = new Map<number, number>();
+      for (const t of inv.tensors) if (apart.has(t.name)) byLayer.set(t.layer, (byLayer.get(t.layer) ?? 0) + t.bytes);
+      const eb = budgetExperts({ ...input, capBytes: cap - STREAM_IO_THREADS * EXPERT_IO_BUFFER_BYTES, denseLayers: layers, expertLayerBytes: [...byLayer.values()], experts: moe.experts, expertsUsed: moe.used });
+      // Every expert fits beside the dense part: nothing to cache, they are locked like any
+      // weight. Too small a cap for the cache's least (a token's routed experts beside the
+      // staging buffer): the experts stream as whole tensors, as for a dense model.
+      if (eb.slotsPerLayer < moe.experts && eb.dense.verdict !== 'cannot-run') {
+        b = eb.dense;
+        expertCache = { slotsPerLayer: eb.slotsPerLayer, cacheBytes: eb.cacheBytes, stagingBytes: eb.stagingBytes };
+      } else {
+        apart.clear();
+        layers = w.layerWeights();
+        b = budgetStream({ ...input, layers });
+      }
+    }
+    // Below the minimum the run was asked for anyway (--force): stream everything that can.
+    const tensors = b.verdict === 'fits' ? [] : b.verdict === 'cannot-run' ? selectStreamed(layers, Infinity).tensors : b.selection.tensors;
+    return { measured, nonWeightBudget, readahead, expertCache, layers, tensors, unitBytes: b.unitBytes, windowBytes: b.windowBytes, headroom: b.headroomBytes };
+  
   }
 
   onSample(fn: (s: ResidencySample) => void): void {
