@@ -14,6 +14,7 @@ import { summarizePlan } from '../../shared/discovery/plan-summary.js';
 import { formatModels } from '../../shared/discovery/format.js';
 import type { DiscoveryReport } from '../../shared/discovery/types.js';
 import { givenDiskBandwidth, planForView } from '../make-plan.js';
+import { flagsNamed } from '../run-flags.js';
 
 /** Read speed assumed for a device nothing was measured on (only tok/s depends on it, not the verdict). */
 const ASSUMED_DISK: DiskBandwidth = { bytesPerS: 1e9, source: 'assumed 1 GB/s (nothing measured on this device yet)' };
@@ -24,8 +25,8 @@ export const command: CommandSpec = {
   positionals: [],
   flags: [
     { name: 'dir', type: 'string', repeatable: true, valueName: 'DIR', description: 'also search this folder (recursively); may be given more than once' },
-    { name: 'ram', type: 'size', description: "RAM budget each model is planned for (default: this machine's RAM)", valueName: 'SIZE' },
-    { name: 'disk-bw', type: 'string', valueName: 'SIZE/s', description: "storage read bandwidth for the predictions (default: each device's cached measurement, else 1 GB/s assumed)" },
+    // Each model is planned for --ram (default: this machine's RAM).
+    ...flagsNamed('ram', 'disk-bw'),
     { name: 'json', type: 'boolean', description: 'print the list as JSON (docs/cli-json.md, "models")' },
   ],
   details: [

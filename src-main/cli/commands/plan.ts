@@ -6,7 +6,6 @@ import { formatPlan } from '../../shared/plan/plan-format.js';
 import { diskBandwidthFor } from '../../node/disk-bw.js';
 import { measureInWorker } from '../disk-probe.js';
 import { openModelOrExit2 } from './inspect.js';
-import { DEFAULT_KV_ELEMENT_BYTES, DEFAULT_PREFETCH_DEPTH, LIMITS } from '../../shared/settings/run-settings.js';
 import { shapeNote } from '../run-config.js';
 import { directIoWorks } from '../../node/direct-io.js';
 import { DEFAULT_READAHEAD_BYTES } from '../../shared/plan/stream-select.js';
@@ -14,7 +13,7 @@ import { givenDiskBandwidth, planFlagsFrom, planForView } from '../make-plan.js'
 import { isModelUrl } from '../../shared/remote/model-url.js';
 import { downloadDiskBandwidth, openRemoteModelOrExit } from '../remote-model.js';
 import { defaultDownloadDir } from '../../node/download-dir.js';
-import { LOAD_FLAGS, MEMORY_FLAGS } from '../run-flags.js';
+import { flagsNamed } from '../run-flags.js';
 import { rpcNodesFromFlags } from '../rpc-nodes.js';
 import { openDraftInput } from '../draft-input.js';
 import { measuredRoutingOf } from '../../node/load-machine.js';
@@ -26,19 +25,8 @@ export const command: CommandSpec = {
   summary: 'plan where every layer lives under a RAM (and VRAM) budget, and predict bytes/token and tok/s',
   positionals: [{ name: 'model', description: 'a .gguf file, any shard of a split set, a directory holding one model, or an http(s) URL (only its header is read)', required: true }],
   flags: [
-    { name: 'ram', type: 'size', description: 'RAM budget (8G, 8GiB, 8192M, 512MiB, 1.5G; KB/MB/GB are decimal)', valueName: 'SIZE' },
-    { name: 'vram', type: 'size', description: "VRAM budget: the output head and the last layers go there, an MoE's dense part first (default with a GPU: its free memory less a margin)", valueName: 'SIZE' },
-    { name: 'gpu', type: 'string', valueName: 'DEVICE|none', description: 'the GPU the budget is on: its index or part of its name (`ramforge devices`), or none (default: the first hardware GPU; a software device only when named)' },
-    { name: 'ctx', short: 'c', type: 'int', range: LIMITS.ctx, description: "context length (default: the model's, at most 4096, shrunk to fit the cap; at least 2048 where the cap allows)" },
-    { name: 'prefetch-depth', type: 'int', range: LIMITS.prefetchDepth, description: 'streamed units read ahead of the one in use, at most (fewer where one layer streams fewer)', default: DEFAULT_PREFETCH_DEPTH },
-    { name: 'batch', short: 'b', type: 'int', range: LIMITS.batch, description: 'micro-batch the run will use (sizes the compute buffer; default: chosen for the cap)' },
-    { name: 'threads', short: 't', type: 'int', range: LIMITS.threads, description: "compute threads (default: the machine's physical cores)" },
-    { name: 'parallel', short: 'np', type: 'int', range: LIMITS.parallel, description: 'requests decoded together, each with a KV cache of --ctx tokens (default 1)' },
-    { name: 'kv-bytes', type: 'number', range: LIMITS.kvElementBytes, description: 'bytes per KV-cache element (f16 = 2, q8_0 ≈ 1.0625)', default: DEFAULT_KV_ELEMENT_BYTES },
-    { name: 'disk-bw', type: 'string', description: 'storage read bandwidth, e.g. 2G or 500MB/s (default: measured once on this device and cached)', valueName: 'SIZE/s' },
-    // The draft flags as `run` declares them: the app plans a load with the run's own settings.
-    ...LOAD_FLAGS.filter((f) => f.name === 'draft' || f.name === 'draft-max' || f.name === 'draft-min'),
-    ...MEMORY_FLAGS.filter((f) => f.name === 'rpc'),
+    // As every command that plans declares them (run-flags.ts): the app plans a load with the run's own settings.
+    ...flagsNamed('ram', 'vram', 'gpu', 'ctx', 'prefetch-depth', 'batch', 'threads', 'parallel', 'kv-bytes', 'disk-bw', 'draft', 'draft-max', 'draft-min', 'rpc'),
     { name: 'json', type: 'boolean', description: 'print the plan as JSON (docs/cli-json.md, "plan")' },
   ],
   details:

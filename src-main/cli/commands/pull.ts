@@ -20,6 +20,7 @@ import { downloadProgress, jsonProgress } from '../download-progress.js';
 import { summarizePlan } from '../../shared/discovery/plan-summary.js';
 import type { PlanSummary } from '../../shared/discovery/types.js';
 import type { MemoryPlan } from '../../shared/plan/plan-types.js';
+import { flagsNamed } from '../run-flags.js';
 
 /** `ramforge pull --json` (docs/cli-json.md, "pull"). */
 export interface PullResult {
@@ -48,8 +49,8 @@ export const command: CommandSpec = {
   flags: [
     { name: 'out', type: 'string', valueName: 'DIR', description: "folder to save into (default: RAMforge's models folder, which `ramforge models` and the app list)" },
     { name: 'sha256', type: 'string', valueName: 'HEX', description: 'the sha256 the file must have (default: the one the server publishes, if any)' },
-    { name: 'ram', type: 'size', description: "RAM budget the plan is made for (default: this machine's RAM)" },
-    { name: 'disk-bw', type: 'string', valueName: 'SIZE/s', description: 'storage read bandwidth for the prediction (default: cached measurement of the target device)' },
+    // The plan before the download is made for --ram (default: this machine's RAM).
+    ...flagsNamed('ram', 'disk-bw'),
     { name: 'force', type: 'boolean', description: 'download even when the plan says the model cannot run under the budget' },
     { name: 'retries', type: 'int', description: 'resume this many times after the connection drops', default: 3 },
     { name: 'json', type: 'boolean', description: 'print the result as JSON, and progress as JSON lines on stderr (docs/cli-json.md, "pull")' },

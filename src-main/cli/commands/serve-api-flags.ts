@@ -7,14 +7,14 @@ import { resolve } from 'node:path';
 import { isLoopbackHost } from '../../api/http-access.js';
 import { DEFAULT_MAX_QUEUE } from '../../api/gate.js';
 import { DEFAULT_API_PORT } from '../../shared/api-server-state.js';
-import { DEFAULT_RUN_SETTINGS, LIMITS, SettingsError, validateRunSettings, type RunSettings } from '../../shared/settings/run-settings.js';
+import { DEFAULT_RUN_SETTINGS, SettingsError, validateRunSettings, type RunSettings } from '../../shared/settings/run-settings.js';
 import { chooseParallel } from '../../shared/settings/parallel-choice.js';
 import { physicalCores } from '../../node/machine.js';
 import type { FlagSpec, FlagValue } from '../args.js';
 import { UsageError } from '../../shared/errors.js';
 import { openModelInput } from '../model-input.js';
 import { openDraftInput } from '../draft-input.js';
-import { LOAD_FLAGS, MEMORY_FLAGS } from '../run-flags.js';
+import { flagsNamed } from '../run-flags.js';
 import { rpcNodesFromFlags } from '../rpc-nodes.js';
 import type { OpenedModel } from '../../node/gguf-file.js';
 import { loadMachine, runDiskBandwidth } from '../../node/load-machine.js';
@@ -28,14 +28,8 @@ export const SERVE_API_FLAGS: FlagSpec[] = [
   { name: 'api-key', type: 'string', valueName: 'KEY', description: 'require Authorization: Bearer KEY on every API request (default: $RAMFORGE_API_KEY, else none)' },
   { name: 'api-queue', type: 'int', default: DEFAULT_MAX_QUEUE, range: { min: 0, max: 10_000 }, description: 'API requests that may wait for a free sequence; more are refused with 429' },
   { name: 'ui', type: 'boolean', default: true, description: '--no-ui: serve the API only, not the browser UI (needs --api)' },
-  { name: 'parallel', short: 'np', type: 'int', range: LIMITS.parallel, description: 'requests decoded together, each with its own context (default 1; under --api the most of 4, 2, 1 whose KV caches fit the plan)' },
-  { name: 'ram', type: 'size', description: 'RAM budget for the model loaded at start, e.g. 8G (the plan is made for it)' },
-  { name: 'enforce-ram', type: 'boolean', description: 'hold the worker to --ram with a kernel memory cgroup' },
-  { name: 'ctx', short: 'c', type: 'int', range: LIMITS.ctx, description: 'context per sequence in tokens (default: chosen to fit, as for run)' },
-  { name: 'policy', type: 'string', valueName: 'NAME', description: 'residency policy (default: stream when the plan says the model does not fit, else off)' },
-  // As `run` declares them; a draft serves one sequence, so the API then decodes one request at a time.
-  ...LOAD_FLAGS.filter((f) => f.name === 'draft' || f.name === 'draft-max' || f.name === 'draft-min'),
-  ...MEMORY_FLAGS.filter((f) => f.name === 'rpc'),
+  // As `run` declares them (run-flags.ts); a draft serves one sequence, so the API then decodes one request at a time.
+  ...flagsNamed('parallel', 'ram', 'enforce-ram', 'ctx', 'policy', 'draft', 'draft-max', 'draft-min', 'rpc'),
 ];
 
 export const SERVE_API_HELP = [
