@@ -3,6 +3,7 @@
 // (recent, discovered, pulled) are the ModelLibrary's.
 // A worker that dies never takes the service with it: the state becomes 'crashed' with the
 // reason, and restart() starts a fresh worker.
+import { lostRpcNodes } from '../node/rpc-node.js';
 import { releasesPages } from '../shared/policy-rules.js';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
@@ -186,7 +187,17 @@ export class AppService implements RamforgeHostApi {
   }
 
   private onExit(exit: WorkerExit): void {
-    const message = describeExit(exit);
+    // Layers on RPC nodes: ggml's client ends the worker when a node goes away, without naming
+    // it; the nodes that no longer answer are named (in milliseconds when refused, 2 s at most).
+    const eps = this.loaded?.params.offload?.rpcServers ?? [];
+    if (eps.length === 0) return this.reportExit(exit, describeExit(exit));
+    void lostRpcNodes(eps).then(
+      (lost) => this.reportExit(exit, [describeExit(exit), ...lost.map((e) => `${e.message}: the layers it held were lost with it.`)].join(' ')),
+      () => this.reportExit(exit, describeExit(exit)),
+    );
+  }
+
+  private reportExit(exit: WorkerExit, message: string): void {
     if (this.activeRequest) {
       this.emit({ type: 'generation-error', requestId: this.activeRequest, message });
       this.activeRequest = null;

@@ -5,6 +5,7 @@ import { POLICIES as POLICY_NAMES } from '../../src-main/shared/worker-protocol.
 import { useStore } from '../store/index.js';
 import { IntField } from './IntField.js';
 import { DraftSettings } from './DraftSettings.js';
+import { RpcSettings } from './RpcSettings.js';
 import { GpuSettings } from './GpuSettings.js';
 
 const POLICIES: RunSettings['policy'][] = ['auto', ...POLICY_NAMES];
@@ -70,6 +71,7 @@ export function SettingsPanel() {
         {triState('repack', 'Repack', 'setting-repack', 'Let ggml repack weights into CPU-friendly layouts (auto: on unless weights stream)')}
         {triState('prefault', 'Prefault', 'setting-prefault', 'Prefault the whole mapping at load (auto: only when the model fits)')}
         <DraftSettings />
+        <RpcSettings />
         {settingsError && <div className="field wide err-text">{settingsError}</div>}
       </div>
       <LoadControls />

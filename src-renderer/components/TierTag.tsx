@@ -5,10 +5,12 @@ export function TierTag({ tier }: { tier: Tier | null }) {
   return <span className={`tier ${tier ?? 'unknown'}`}>{tier ? TIER_LABEL[tier] : 'unknown'}</span>;
 }
 
-export function TierLegend({ totals }: { totals?: Partial<Record<Tier, string>> }) {
+/** The tiers' swatches; other machines only where a layer is there (`--rpc`). */
+export function TierLegend({ totals, remote = false }: { totals?: Partial<Record<Tier, string>>; remote?: boolean }) {
+  const tiers: Tier[] = remote ? ['vram', 'remote', 'pinned', 'streamed'] : ['vram', 'pinned', 'streamed'];
   return (
     <div className="legend">
-      {(['vram', 'pinned', 'streamed'] as const).map((t) => (
+      {tiers.map((t) => (
         <span key={t}>
           <span className={`sw ${t}`} />
           {TIER_LABEL[t]}

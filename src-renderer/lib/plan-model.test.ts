@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { asTier, normalizePlan, tierTotals } from './plan-model.js';
+import { asTier, normalizePlan, remoteLines, tierTotals } from './plan-model.js';
 
 describe('normalizePlan', () => {
   it('reads per-layer tiers and predictions', () => {
@@ -19,7 +19,7 @@ describe('normalizePlan', () => {
     expect(p.bytesPerToken).toBe(10);
     expect(p.tokS).toBe(3.5);
     expect(p.kvBytes).toBe(4);
-    expect(tierTotals(p.layers)).toEqual({ vram: 10, pinned: 10, streamed: 10 });
+    expect(tierTotals(p.layers)).toEqual({ vram: 10, remote: 0, pinned: 10, streamed: 10 });
   });
   it('builds layers from per-tier index lists', () => {
     const p = normalizePlan({ pinned_layers: [0, 1], streamed_layers: [2], layer_bytes: [5, 6, 7] });
@@ -49,7 +49,7 @@ describe('normalizePlan', () => {
         { index: 1, bytes: 100, tier: 'pinned', streamedBytes: 0 },
         { index: 2, bytes: 50, tier: 'streamed', streamedBytes: null },
       ]),
-    ).toEqual({ vram: 0, pinned: 160, streamed: 90 });
+    ).toEqual({ vram: 0, remote: 0, pinned: 160, streamed: 90 });
   });
   it('maps tier synonyms', () => {
     expect(asTier('gpu')).toBe('vram');
@@ -60,5 +60,20 @@ describe('normalizePlan', () => {
     const p = normalizePlan(undefined);
     expect(p.layers).toEqual([]);
     expect(p.bytesPerToken).toBeNull();
+  });
+});
+
+describe('a plan with layers on RPC nodes', () => {
+  it('reads the remote tier and its nodes, and counts their bytes apart from RAM', () => {
+    const p = normalizePlan({
+      layers: [
+        { index: 0, bytes: 10, tier: 'pinned' },
+        { index: 1, bytes: 20, tier: 'remote' },
+      ],
+      remote: { nodes: [{ endpoint: '10.0.0.2:50052', layers: [1], headBytes: 0, weightBytes: 20, kvBytes: 4, budgetBytes: 100, freeBytes: 140 }] },
+    });
+    expect(p.layers.map((l) => l.tier)).toEqual(['pinned', 'remote']);
+    expect(tierTotals(p.layers)).toEqual({ vram: 0, remote: 20, pinned: 10, streamed: 0 });
+    expect(remoteLines(p.remote!, (n) => `${n} B`)).toEqual(['10.0.0.2:50052: layers 1–1, 20 B + KV 4 B within 100 B (offers 140 B)']);
   });
 });

@@ -1,6 +1,7 @@
 // The memory plan, read defensively from `api.plan()` (typed `unknown`; the planner's own
 // type is MemoryPlan in src-main/shared/plan/plan-types.ts, whose `quantities` carry a value
 // and the formula that produced it). Also accepts index lists per tier.
+import type { RemotePlan } from '../../src-main/shared/plan/place-remote.js';
 import type { Tier } from '../../src-main/shared/residency-types.js';
 import { arr, field, isObj, num, numLike, obj, str } from './fields.js';
 import { planDraft, type PlanDraft } from './plan-draft.js';
@@ -56,6 +57,8 @@ export interface PlanInfo {
   draft: PlanDraft | null;
   /** The VRAM tier (MemoryPlan.gpu), with a VRAM budget. */
   gpu: PlanGpu | null;
+  /** Layers on RPC nodes (MemoryPlan.remote), with `rpc` in the settings. */
+  remote: RemotePlan | null;
   formula: string[];
 }
 
@@ -65,6 +68,7 @@ export function asTier(v: unknown): Tier {
   if (typeof v !== 'string') return 'pinned';
   const t = v.toLowerCase();
   if (t === 'gpu' || t === 'vram' || t === 'device') return 'vram';
+  if (t === 'remote') return 'remote';
   if (t === 'stream' || t === 'streamed' || t === 'storage' || t === 'disk') return 'streamed';
   return 'pinned';
 }
@@ -80,6 +84,19 @@ function layersFromLists(raw: unknown, bytesOf: (i: number) => number): PlanLaye
 function planStream(s: unknown): PlanStream | null {
   if (!isObj(s)) return null;
   return { tensors: arr(s, 'tensors').length, unitBytes: num(s, 'unitBytes'), windowBytes: num(s, 'windowBytes'), headroomBytes: num(s, 'headroomBytes') };
+}
+
+/** The plan's nodes as the plan made them (the shape is the one source of truth: place-remote.ts). */
+function planRemote(r: unknown): RemotePlan | null {
+  return isObj(r) && Array.isArray(r.nodes) ? (r as unknown as RemotePlan) : null;
+}
+
+/** One line per node for the plan view: what it holds within what it offers. */
+export function remoteLines(r: RemotePlan, fb: (n: number) => string): string[] {
+  return r.nodes.map((n) => {
+    const what = n.layers.length === 0 ? 'nothing (too small for a layer)' : `layers ${n.layers[0]}–${n.layers[n.layers.length - 1]}${n.headBytes > 0 ? ' + the output head' : ''}`;
+    return `${n.endpoint}: ${what}, ${fb(n.weightBytes + n.headBytes)} + KV ${fb(n.kvBytes)} within ${fb(n.budgetBytes)} (offers ${fb(n.freeBytes)})`;
+  });
 }
 
 export function normalizePlan(raw: unknown): PlanInfo {
@@ -122,6 +139,7 @@ export function normalizePlan(raw: unknown): PlanInfo {
     diskBytesPerS: pick('diskBytesPerS', 'diskBandwidthBytesPerS', 'diskBw', 'storageBytesPerS'),
     draft: planDraft(field(raw, 'draft')),
     gpu: planGpu(field(raw, 'gpu')),
+    remote: planRemote(field(raw, 'remote')),
     formula: [
       ...(Array.isArray(formula)
         ? formula.map((f) => (typeof f === 'string' ? f : JSON.stringify(f)))

@@ -15,10 +15,12 @@ const MiB = 1024 * 1024;
 
 /**
  * What an RPC server holds beyond the buffers it is asked for: the process, ggml's contexts and
- * the graph it keeps between calls. Measured: llama.cpp's rpc-server holding 8 of the small
- * preset's 16 layers charged its cgroup 9.6 MiB beyond its buffers; twice that, rounded up.
+ * the graph it keeps between calls. Measured: llama.cpp's rpc-server under a 256 MiB cap holding
+ * 5 of the 1b preset's 16 layers (163.2 MiB of weights, 20.0 MiB of KV) peaked at 193.7 MiB,
+ * 10.5 MiB beyond those buffers with its compute buffer and the copy of an arriving tensor
+ * included. The plan counts the compute buffer and that copy apart; this is the rest, with room.
  */
-export const RPC_NODE_RESERVE_BYTES = 24 * MiB;
+export const RPC_NODE_RESERVE_BYTES = 16 * MiB;
 /** A round trip to a node and back per token, assumed for gigabit Ethernet (loopback: ~0.05 ms). */
 export const RPC_ROUNDTRIP_S = 0.5e-3;
 /** Gigabit Ethernet's payload rate, for what each token sends to the nodes and back. */
@@ -159,7 +161,9 @@ function placeWith(i: PlaceRemoteInput, headBytes: number): RemotePlan {
     split: nodes.map((n, x) => n.layers.length + (x === last ? 1 : 0)),
     networkBytesPerToken: {
       value: net,
-      formula: `per node: hidden state n_embd ${i.nEmbd} × 4 B in + ${fb(RPC_GRAPH_BYTES_PER_LAYER)} of graph per layer (${layerCount} layers) + out: the hidden state, or the logits n_vocab ${i.nVocab} × 4 B from the node with the head = ${fb(net)}`,
+      formula:
+        `at least, per node: hidden state n_embd ${i.nEmbd} × 4 B in + ${fb(RPC_GRAPH_BYTES_PER_LAYER)} of graph per layer (${layerCount} layers) + out: the hidden state, or the logits n_vocab ${i.nVocab} × 4 B from the node with the head = ${fb(net)} ` +
+        `(ggml also sends each split's other inputs, which grow with the context: the run's report measures the real figure)`,
     },
     remoteSecondsPerToken: {
       value: wait,

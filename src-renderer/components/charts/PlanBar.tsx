@@ -37,7 +37,7 @@ export function PlanBar({ layers }: { layers: PlanLayer[] }) {
           return (
             <g key={l.index} data-tier={l.tier}>
               <title>{title}</title>
-              {h - hs > 0 && <rect x={x} y={H - h + hs} width={width} height={h - hs} fill={TIER_COLOR[l.tier === 'vram' ? 'vram' : 'pinned']} rx={1} />}
+              {h - hs > 0 && <rect x={x} y={H - h + hs} width={width} height={h - hs} fill={TIER_COLOR[l.tier === 'vram' || l.tier === 'remote' ? l.tier : 'pinned']} rx={1} />}
               {hs > 0 && <rect x={x} y={H - h} width={width} height={hs} fill={TIER_COLOR.streamed} rx={1} />}
             </g>
           );
@@ -49,7 +49,7 @@ export function PlanBar({ layers }: { layers: PlanLayer[] }) {
           L{layers[layers.length - 1]!.index}
         </text>
       </svg>
-      <TierLegend totals={{ vram: totals.vram ? formatBytes(totals.vram) : '', pinned: totals.pinned ? formatBytes(totals.pinned) : '', streamed: totals.streamed ? formatBytes(totals.streamed) : '' }} />
+      <TierLegend remote={totals.remote > 0} totals={{ vram: totals.vram ? formatBytes(totals.vram) : '', remote: totals.remote ? formatBytes(totals.remote) : '', pinned: totals.pinned ? formatBytes(totals.pinned) : '', streamed: totals.streamed ? formatBytes(totals.streamed) : '' }} />
     </div>
   );
 }

@@ -88,7 +88,7 @@ export function ResidencyHeatmap({ layers, samples, small = false, maxCols = 480
           </div>
           {!small && (
             <div className="row">
-              <TierLegend />
+              <TierLegend remote={layers.some((l) => l.tier === 'remote')} />
               <span className="grow" />
               <span className="legend">
                 resident 0%<span className="ramp" />100%

@@ -27,6 +27,9 @@ import { ReportActions, SourceSelect } from '../ReportActions.js';
 import { useDashboardData } from '../use-dashboard.js';
 import { ReportSummary } from './ReportSummary.js';
 import { SchedulePanel } from './SchedulePanel.js';
+import { NetworkPanel } from '../NetworkPanel.js';
+import { networkView } from '../../lib/network-model.js';
+import { useStore } from '../../store/index.js';
 
 export function DashboardView() {
   const { data, report } = useDashboardData();
@@ -38,6 +41,8 @@ export function DashboardView() {
   const experts = useMemo(() => expertGrid(data.samples), [data.samples]);
   const expertHits = useMemo(() => expertHitSeries(data.samples), [data.samples]);
   const expertTotal = useMemo(() => expertTotals(data.samples), [data.samples]);
+  const network = useMemo(() => networkView(data.samples), [data.samples]);
+  const remotePlan = useStore((s) => s.plan?.remote ?? null);
   const live = report?.id === 'last' || !report;
   const gen = report?.info.generation ?? null;
   const f = data.figures;
@@ -94,6 +99,7 @@ export function DashboardView() {
         <h4>Prefetch / eviction timeline</h4>
         <EventTimeline events={data.events} />
       </div>
+      {network && <NetworkPanel view={network} plan={live ? remotePlan : null} />}
       {data.schedule && <SchedulePanel schedule={data.schedule} counters={data.counters} />}
       <div className="grid2">
         <div className="panel">

@@ -7,6 +7,7 @@ import { Empty } from '../Empty.js';
 import { Kpi } from '../Kpi.js';
 import { PlanDraftSection } from './PlanDraftSection.js';
 import { planGpuText } from '../../lib/gpu-model.js';
+import { remoteLines } from '../../lib/plan-model.js';
 
 // MemoryPlan verdicts: 'fits' | 'out-of-core' | 'cannot-run'.
 function verdictClass(v: string | null): string {
@@ -58,6 +59,11 @@ export function PlanPanel() {
           {plan.gpu && (
             <div className="dim" data-testid="plan-vram">
               {planGpuText(plan.gpu, formatBytes)}
+            </div>
+          )}
+          {plan.remote && (
+            <div className="dim" data-testid="plan-remote">
+              Other machines (RPC): {remoteLines(plan.remote, formatBytes).join('; ')}
             </div>
           )}
           {plan.verdictText && <div className="dim">{plan.verdictText}</div>}
