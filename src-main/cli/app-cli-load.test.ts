@@ -13,7 +13,8 @@ import { cliBuiltOrSkip, runCli } from './built-cli.test-util.js';
 import { parseArgs } from './args.js';
 import { command as runCommand } from './commands/run.js';
 import { openModelInput } from './model-input.js';
-import { BelowMinimumError, loadParams, prepareRun, settingsFromFlags } from './run-config.js';
+import { BelowMinimumError, loadParams, prepareRun } from './run-config.js';
+import { settingsFromFlags } from './flag-settings.js';
 import type { LoadParams } from '../shared/worker-protocol.js';
 
 let dir = '';

@@ -10,52 +10,32 @@ import { planForShape } from '../shared/settings/prepare-load.js';
 import { totalmem } from 'node:os';
 import type { MemoryPlan } from '../shared/plan/plan-types.js';
 import type { ModelView } from '../shared/gguf/model-view.js';
-import { DEFAULT_KV_ELEMENT_BYTES, DEFAULT_PREFETCH_DEPTH, SettingsError, validateRunSettings } from '../shared/settings/run-settings.js';
+import { DEFAULT_KV_ELEMENT_BYTES, SettingsError } from '../shared/settings/run-settings.js';
 import { chooseRunShape, type RunShape } from '../shared/settings/run-shape.js';
 import { physicalCores } from '../node/machine.js';
 import { parseBandwidth, type DiskBandwidth } from '../node/disk-bw.js';
-import type { FlagValue } from './args.js';
+import type { FlagValue, ParsedArgs } from './args.js';
 import type { GpuProbe } from '../shared/gpu/gpu-choice.js';
-
 import type { RpcNodeInfo } from '../shared/remote/rpc-endpoint.js';
-export interface PlanFlags {
-  readonly ram: number;
-  readonly vram?: number;
-  /** `--gpu`: the device the VRAM budget is on (null/absent: the first hardware GPU), among `gpus`. */
-  readonly gpu?: string;
-  readonly gpus?: GpuProbe | null;
-  readonly ctx?: number;
-  readonly batch?: number;
-  readonly threads?: number;
-  readonly parallel?: number;
-  readonly prefetchDepth?: number;
-  readonly kvBytes?: number;
+import { settingsFromFlags } from './flag-settings.js';
+import { flagValues } from './run-flags.js';
+/** What a plan needs besides the flags: the storage, the kernel's read-ahead, what is known of the model and the machine. */
+export interface PlanContext {
+  readonly disk: DiskBandwidth;
+  readonly readaheadBytes: number;
   /** A draft model's share of the budget, for the context the shape chooses. */
   readonly draft?: (ctx: number) => DraftPlanInput;
   /** A mixture of experts: the routing earlier runs of the file measured. */
   readonly routing?: MeasuredRouting | null;
+  /** The GPUs `--gpu` chooses among (null: none probed). */
+  readonly gpus?: GpuProbe | null;
   /** `--rpc`: the nodes, as each answered (cli/rpc-nodes.ts). */
   readonly rpcNodes?: readonly RpcNodeInfo[];
 }
 
-/** The plan flags as `plan` declares them (a command without one of them leaves it undefined). */
-export function planFlagsFrom(flags: Record<string, FlagValue | undefined>, ram: number): PlanFlags {
-  return {
-    ram,
-    vram: flags.vram as number | undefined,
-    gpu: flags.gpu as string | undefined,
-    ctx: flags.ctx as number | undefined,
-    batch: flags.batch as number | undefined,
-    threads: flags.threads as number | undefined,
-    parallel: flags.parallel as number | undefined,
-    prefetchDepth: flags['prefetch-depth'] as number | undefined,
-    kvBytes: flags['kv-bytes'] as number | undefined,
-  };
-}
-
 /** `--disk-bw` when given (a bad value is a UsageError), else null. */
 export function givenDiskBandwidth(flags: Record<string, FlagValue | undefined>): DiskBandwidth | null {
-  const given = flags['disk-bw'] as string | undefined;
+  const given = flagValues(flags)['disk-bw'];
   if (given === undefined) return null;
   try {
     return { bytesPerS: parseBandwidth(given, parseSize), source: '--disk-bw' };
@@ -64,24 +44,19 @@ export function givenDiskBandwidth(flags: Record<string, FlagValue | undefined>)
   }
 }
 
-/** The plan and the run shape it was made for. Settings or a model the planner refuses are a UsageError. */
-export function planForView(view: ModelView, f: PlanFlags, disk: DiskBandwidth, readaheadBytes: number): { plan: MemoryPlan; shape: RunShape } {
+/**
+ * The plan and the run shape it was made for, from the flags (`--ram` required) through the one
+ * mapping to settings (settingsFromFlags). Settings or a model the planner refuses are a UsageError.
+ */
+export function planForView(view: ModelView, flags: ParsedArgs['flags'], c: PlanContext): { plan: MemoryPlan; shape: RunShape } {
+  const settings = settingsFromFlags(flags);
+  if (settings.ramBytes === null) throw new UsageError('planning needs --ram SIZE (e.g. --ram 8G)');
   try {
-    const settings = validateRunSettings({
-      ramBytes: f.ram,
-      vramBytes: f.vram ?? null,
-      gpu: f.gpu ?? null,
-      ctx: f.ctx ?? null,
-      batch: f.batch ?? null,
-      threads: f.threads ?? null,
-      parallel: f.parallel ?? 1,
-      prefetchDepth: f.prefetchDepth ?? DEFAULT_PREFETCH_DEPTH,
-      rpc: (f.rpcNodes ?? []).map((n) => n.endpoint),
-    });
     // With a draft the shape makes room for it, as it does for `run --draft`.
-    const shape = chooseRunShape({ view, settings, physicalCores: physicalCores(), ...(f.draft ? { draft: f.draft } : {}) });
-    const machine = { physicalCores: physicalCores(), machineBytes: totalmem(), diskBandwidthBytesPerS: disk.bytesPerS, diskBandwidthSource: disk.source, readaheadBytes, kvTypeBytes: f.kvBytes ?? DEFAULT_KV_ELEMENT_BYTES, routing: f.routing ?? null, gpus: f.gpus ?? null, rpcNodes: f.rpcNodes ?? [] };
-    const plan = planForShape(view, settings, shape, machine, f.ram, f.draft);
+    const shape = chooseRunShape({ view, settings, physicalCores: physicalCores(), ...(c.draft ? { draft: c.draft } : {}) });
+    const kv = flagValues(flags)['kv-bytes'] ?? DEFAULT_KV_ELEMENT_BYTES;
+    const machine = { physicalCores: physicalCores(), machineBytes: totalmem(), diskBandwidthBytesPerS: c.disk.bytesPerS, diskBandwidthSource: c.disk.source, readaheadBytes: c.readaheadBytes, kvTypeBytes: kv, routing: c.routing ?? null, gpus: c.gpus ?? null, rpcNodes: c.rpcNodes ?? [] };
+    const plan = planForShape(view, settings, shape, machine, settings.ramBytes, c.draft);
     return { plan, shape };
   } catch (e) {
     if (e instanceof PlanInputError || e instanceof SettingsError) throw new UsageError(e.message);

@@ -8,14 +8,16 @@ import type { OpenedModel } from '../node/gguf-file.js';
 import { PlanInputError } from '../shared/plan/plan.js';
 import { givenDiskBandwidth } from './make-plan.js';
 import { loadMachine, runDiskBandwidth } from '../node/load-machine.js';
-import { DEFAULT_RUN_SETTINGS, SettingsError, checkPolicy, validateRunSettings, validateSampling, type RunSettings } from '../shared/settings/run-settings.js';
+import { SettingsError, checkPolicy, validateSampling } from '../shared/settings/run-settings.js';
 import type { RunShape } from '../shared/settings/run-shape.js';
 import type { RpcNodeInfo } from '../shared/remote/rpc-endpoint.js';
 import { draftPlanInput } from '../shared/draft/draft-budget.js';
 import { resolvePolicy, toLoadParams } from '../shared/settings/load-params.js';
 import { BelowMinimumError as SharedBelowMinimum, ShapeTooLargeError, prepareLoad, type PreparedLoad } from '../shared/settings/prepare-load.js';
 import { formatBytes } from '../shared/size.js';
-import type { GenerateParams, LoadParams, PolicyName } from '../shared/worker-protocol.js';
+import { POLICIES, type GenerateParams, type LoadParams, type PolicyName } from '../shared/worker-protocol.js';
+import { flagValues } from './run-flags.js';
+import { flagOf, settingsFromFlags } from './flag-settings.js';
 
 export function parsePolicy(v: unknown): PolicyName | null {
   if (v === undefined) return null;
@@ -24,42 +26,8 @@ export function parsePolicy(v: unknown): PolicyName | null {
     if (p === 'auto') return null;
     return p;
   } catch {
-    throw new UsageError(`--policy must be auto or one of off, observe, conservative, memory-bound, reuse-aware, stream; got '${String(v)}'`);
+    throw new UsageError(`--policy must be auto or one of ${POLICIES.join(', ')}; got '${String(v)}'`);
   }
-}
-
-/** The run settings the flags describe (flags not given keep the shared defaults). */
-export function settingsFromFlags(f: ParsedArgs['flags']): RunSettings {
-  const opt = <T>(v: unknown): T | null => (v === undefined ? null : (v as T));
-  try {
-    return validateRunSettings({
-      ramBytes: opt<number>(f['ram']),
-      vramBytes: opt<number>(f['vram']),
-      gpu: opt<string>(f['gpu']),
-      enforceRam: Boolean(f['enforce-ram']),
-      ctx: opt<number>(f['ctx']),
-      batch: opt<number>(f['batch']),
-      threads: opt<number>(f['threads']),
-      parallel: (f['parallel'] as number | undefined) ?? 1,
-      policy: (f['policy'] as string | undefined) ?? 'auto',
-      prefetchDepth: f['prefetch-depth'] as number,
-      mmap: f['mmap'] as boolean,
-      repack: opt<boolean>(f['repack']),
-      prefault: opt<boolean>(f['prefetch']),
-      graphTrace: Boolean(f['graph-trace'] || f['graph-trace-detail']),
-      draft: opt<string>(f['draft']),
-      draftMax: (f['draft-max'] as number | undefined) ?? DEFAULT_RUN_SETTINGS.draftMax,
-      draftMin: (f['draft-min'] as number | undefined) ?? DEFAULT_RUN_SETTINGS.draftMin,
-      rpc: f['rpc'] === undefined ? [] : (f['rpc'] as string).split(',').map((x) => x.trim()).filter((x) => x.length > 0),
-    });
-  } catch (e) {
-    if (e instanceof SettingsError) throw new UsageError(`--${flagOf(e.field)} ${e.message.slice(e.field.length + 2)}`);
-    throw e;
-  }
-}
-
-function flagOf(field: string): string {
-  return { enforceRam: 'enforce-ram', ramBytes: 'ram', vramBytes: 'vram', prefetchDepth: 'prefetch-depth', prefault: 'prefetch', draftMax: 'draft-max', draftMin: 'draft-min' }[field] ?? field;
 }
 
 export type PreparedRun = PreparedLoad;
@@ -90,9 +58,10 @@ export function prepareRun(opened: OpenedModel, f: ParsedArgs['flags'], draft: O
 /** Layers named by --release-layer and --inspect-layer exist in this model. */
 function checkLayerFlags(opened: OpenedModel, f: ParsedArgs['flags']): void {
   const n = opened.view.layers.length;
+  const v = flagValues(f);
   const named: [string, number][] = [
-    ...((f['release-layer'] as string[] | undefined) ?? []).map((l): [string, number] => ['release-layer', Number(l)]),
-    ...(f['inspect-layer'] !== undefined ? [['inspect-layer', f['inspect-layer'] as number] as [string, number]] : []),
+    ...(v['release-layer'] ?? []).map((l): [string, number] => ['release-layer', Number(l)]),
+    ...(v['inspect-layer'] !== undefined ? [['inspect-layer', v['inspect-layer']] as [string, number]] : []),
   ];
   for (const [flag, layer] of named) if (!(layer >= 0 && layer < n)) throw new UsageError(`--${flag} ${layer}: the model has layers 0–${n - 1}`);
 }
@@ -128,15 +97,16 @@ export function loadParams(modelPath: string, f: ParsedArgs['flags'], run: Prepa
   if (run.load.offload && !p.offload) p.offload = run.load.offload;
   // Page releases by hand also need file-backed weights.
   if (f['release-layer'] !== undefined || f['release-mapping-pages']) p.repack = false;
-  const target = f['residency-target'] as number | undefined;
-  const reserve = (f['residency-reserve'] as number | undefined) ?? 0;
+  const v = flagValues(f);
+  const target = v['residency-target'];
+  const reserve = v['residency-reserve'] ?? 0;
   if (target !== undefined) p.residencyTargetBytes = Math.max(0, target - reserve);
-  const gpuLayers = f['gpu-layers'] as number | undefined;
+  const gpuLayers = v['gpu-layers'];
   if (gpuLayers) p.gpuLayers = gpuLayers;
-  const releases = (f['release-layer'] as string[] | undefined)?.map(Number);
+  const releases = v['release-layer']?.map(Number);
   if (releases) p.releaseLayers = releases;
   if (f['release-mapping-pages']) p.releaseMappingPages = true;
-  const events = f['graph-trace-events'] as number;
+  const events = v['graph-trace-events'];
   if (f['graph-trace'] || f['graph-trace-detail']) p.graphTrace = { maxEvents: events, detail: Boolean(f['graph-trace-detail']) };
   else if (p.policy === 'reuse-aware') p.graphTrace = { maxEvents: events, detail: false };
   else delete p.graphTrace;
@@ -162,8 +132,9 @@ export function samplingParams(f: ParsedArgs['flags']): GenerateParams['sampling
 
 export function capFrom(f: ParsedArgs['flags']): { limitBytes: number; timeoutS: number | null } | undefined {
   if (!f['enforce-ram']) return undefined;
-  const ram = f['ram'] as number | undefined;
+  const v = flagValues(f);
+  const ram = v.ram;
   if (ram === undefined) throw new UsageError('--enforce-ram needs --ram SIZE');
   // Its range (LIMITS.timeoutS) was checked with the flag.
-  return { limitBytes: ram, timeoutS: f['enforce-timeout'] as number };
+  return { limitBytes: ram, timeoutS: v['enforce-timeout'] };
 }

@@ -61,7 +61,7 @@ export const command: CommandSpec = {
         const files = m.shards.map((s) => s.path);
         const bw = disk ?? cachedDiskBandwidth(files[0] as string) ?? ASSUMED_DISK;
         const readahead = directIoWorks(files) ? 0 : DEFAULT_READAHEAD_BYTES;
-        return summarizePlan(planForView(m.view, { ram }, bw, readahead).plan);
+        return summarizePlan(planForView(m.view, { ram }, { disk: bw, readaheadBytes: readahead }).plan);
       })),
     };
     process.stdout.write(args.flags.json ? JSON.stringify(report, null, 2) + '\n' : formatModels(report));

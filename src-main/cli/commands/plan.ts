@@ -9,11 +9,11 @@ import { openModelOrExit2 } from './inspect.js';
 import { shapeNote } from '../run-config.js';
 import { directIoWorks } from '../../node/direct-io.js';
 import { DEFAULT_READAHEAD_BYTES } from '../../shared/plan/stream-select.js';
-import { givenDiskBandwidth, planFlagsFrom, planForView } from '../make-plan.js';
+import { givenDiskBandwidth, planForView } from '../make-plan.js';
 import { isModelUrl } from '../../shared/remote/model-url.js';
 import { downloadDiskBandwidth, openRemoteModelOrExit } from '../remote-model.js';
 import { defaultDownloadDir } from '../../node/download-dir.js';
-import { flagsNamed } from '../run-flags.js';
+import { flagValues, flagsNamed } from '../run-flags.js';
 import { rpcNodesFromFlags } from '../rpc-nodes.js';
 import { openDraftInput } from '../draft-input.js';
 import { measuredRoutingOf } from '../../node/load-machine.js';
@@ -35,8 +35,8 @@ export const command: CommandSpec = {
     'Exit codes: 0 whenever a plan was made, whatever the verdict (read "verdict" in --json); 2 bad flags, sizes or model file (or nothing at the URL); 1 network failures and servers without range support.',
   async run(args) {
     const input = args.positionals[0] as string;
-    const ram = args.flags.ram as number | undefined;
-    if (ram === undefined) throw new UsageError("'plan' needs --ram SIZE (e.g. --ram 8G)");
+    const f = flagValues(args.flags);
+    if (f.ram === undefined) throw new UsageError("'plan' needs --ram SIZE (e.g. --ram 8G)");
     const remote = isModelUrl(input);
     const m = remote ? await openRemoteModelOrExit(input) : await openModelOrExit2(input);
     const disk =
@@ -47,12 +47,12 @@ export const command: CommandSpec = {
     const readaheadBytes = remote || directIoWorks(m.shards.map((x) => x.path)) ? 0 : DEFAULT_READAHEAD_BYTES;
     // With --draft the plan budgets the draft beside the model, as `run --draft` does.
     const draft = await openDraftInput(m, args.flags);
-    const max = args.flags['draft-max'] as number;
-    if ((args.flags['draft-min'] as number) > max) throw new UsageError(`--draft-min must be at most --draft-max (${max})`);
+    const max = f['draft-max'];
+    if (f['draft-min'] > max) throw new UsageError(`--draft-min must be at most --draft-max (${max})`);
     // What earlier runs of this file measured of its routing (a mixture of experts), if anything.
-    const flags = { ...planFlagsFrom(args.flags, ram), routing: remote ? null : measuredRoutingOf(m.shards[0]?.path as string), gpus: args.flags.gpu === 'none' ? null : probeGpus(), rpcNodes: await rpcNodesFromFlags(args.flags, Boolean(args.flags.json)) };
-    const withDraft = draft ? { ...flags, draft: (ctx: number) => draftPlanInput(m, { path: draft.shards[0]!.path, shards: draft.shards, view: draft.view }, { ctx, max }) } : flags;
-    const { plan, shape } = planForView(m.view, withDraft, disk, readaheadBytes);
+    const context = { disk, readaheadBytes, routing: remote ? null : measuredRoutingOf(m.shards[0]?.path as string), gpus: f.gpu === 'none' ? null : probeGpus(), rpcNodes: await rpcNodesFromFlags(args.flags, Boolean(args.flags.json)) };
+    const withDraft = draft ? { ...context, draft: (ctx: number) => draftPlanInput(m, { path: draft.shards[0]!.path, shards: draft.shards, view: draft.view }, { ctx, max }) } : context;
+    const { plan, shape } = planForView(m.view, args.flags, withDraft);
     if (!args.flags.json) process.stderr.write(shapeNote(shape));
     process.stdout.write(args.flags.json ? JSON.stringify(plan, null, 2) + '\n' : formatPlan(plan));
     return EXIT.ok;

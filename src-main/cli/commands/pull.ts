@@ -105,7 +105,7 @@ export const command: CommandSpec = {
       const ram = (args.flags.ram as number | undefined) ?? totalmem();
       const disk = givenDiskBandwidth(args.flags) ?? downloadDiskBandwidth(outDir);
       // The downloaded file is assumed to sit on a file system that takes direct I/O (see `plan`).
-      const { plan } = planForView(m.view, { ram }, disk, 0);
+      const { plan } = planForView(m.view, { ram }, { disk, readaheadBytes: 0 });
       result.plan = summarizePlan(plan);
       say(planLines(plan, args.flags.ram !== undefined ? '--ram' : "this machine's RAM"));
       if (plan.verdict === 'cannot-run' && !args.flags.force) {

@@ -7,14 +7,15 @@ import { resolve } from 'node:path';
 import { isLoopbackHost } from '../../api/http-access.js';
 import { DEFAULT_MAX_QUEUE } from '../../api/gate.js';
 import { DEFAULT_API_PORT } from '../../shared/api-server-state.js';
-import { DEFAULT_RUN_SETTINGS, SettingsError, validateRunSettings, type RunSettings } from '../../shared/settings/run-settings.js';
+import { DEFAULT_RUN_SETTINGS, SettingsError, type RunSettings } from '../../shared/settings/run-settings.js';
+import { settingsFromFlags } from '../flag-settings.js';
 import { chooseParallel } from '../../shared/settings/parallel-choice.js';
 import { physicalCores } from '../../node/machine.js';
 import type { FlagSpec, FlagValue } from '../args.js';
 import { UsageError } from '../../shared/errors.js';
 import { openModelInput } from '../model-input.js';
 import { openDraftInput } from '../draft-input.js';
-import { flagsNamed } from '../run-flags.js';
+import { flagValues, flagsNamed } from '../run-flags.js';
 import { rpcNodesFromFlags } from '../rpc-nodes.js';
 import type { OpenedModel } from '../../node/gguf-file.js';
 import { loadMachine, runDiskBandwidth } from '../../node/load-machine.js';
@@ -71,10 +72,11 @@ export function serveApiFlags(f: Record<string, FlagValue | undefined>, uiPort: 
 
 /** Settings for the model loaded at start; under --api without --parallel, the plan's choice of sequences. */
 export async function startSettings(model: string, f: Record<string, FlagValue | undefined>, api: boolean, log: (line: string) => void): Promise<RunSettings> {
-  const ram = (f.ram as number | undefined) ?? null;
+  const v = flagValues(f);
+  const ram = v.ram ?? null;
   if (f['enforce-ram'] === true && ram === null) throw new UsageError('--enforce-ram needs --ram SIZE');
-  let parallel = f.parallel as number | undefined;
-  const draft = f.draft === undefined ? null : resolve(f.draft as string);
+  let parallel = v.parallel;
+  const draft = v.draft === undefined ? null : resolve(v.draft);
   // A draft of another vocabulary (or with --parallel above 1) is refused here, exit 2, not
   // after serve has started; the header read for it is the one the choice below uses.
   const opened = draft !== null || (parallel === undefined && api) ? await openModelInput(model) : null;
@@ -82,31 +84,16 @@ export async function startSettings(model: string, f: Record<string, FlagValue |
   if (parallel === undefined && api && opened) {
     const choice = chooseParallel({
       view: opened.view,
-      settings: { ...DEFAULT_RUN_SETTINGS, ctx: (f.ctx as number | undefined) ?? null, draft },
+      settings: { ...DEFAULT_RUN_SETTINGS, ctx: v.ctx ?? null, draft },
       budgetBytes: ram ?? totalmem(),
       physicalCores: physicalCores(),
     });
     parallel = choice.parallel;
     log(choice.reason);
   }
-  let settings: RunSettings;
-  try {
-    settings = validateRunSettings({
-      ...DEFAULT_RUN_SETTINGS,
-      ramBytes: ram,
-      enforceRam: f['enforce-ram'] === true,
-      ctx: (f.ctx as number | undefined) ?? null,
-      parallel: parallel ?? 1,
-      policy: (f.policy as string | undefined) ?? 'auto',
-      draft,
-      draftMax: (f['draft-max'] as number | undefined) ?? DEFAULT_RUN_SETTINGS.draftMax,
-      draftMin: (f['draft-min'] as number | undefined) ?? DEFAULT_RUN_SETTINGS.draftMin,
-      rpc: f.rpc === undefined ? [] : String(f.rpc).split(',').map((x) => x.trim()).filter((x) => x.length > 0),
-    });
-  } catch (e) {
-    if (e instanceof SettingsError) throw new UsageError(e.message);
-    throw e;
-  }
+  // The one mapping from flags to settings, with the draft's resolved path and the sequences
+  // chosen above; serve has no --graph-trace, so its loads keep the app's default.
+  const settings: RunSettings = { ...settingsFromFlags({ ...f, parallel: parallel ?? 1, draft: draft ?? undefined }), graphTrace: DEFAULT_RUN_SETTINGS.graphTrace };
   await refuseUnloadable(model, settings, opened);
   return settings;
 }

@@ -1,0 +1,50 @@
+// Flags → run settings, once: the one mapping every command that runs, plans or serves a model
+// makes (run-config.ts prepares a run from it, make-plan.ts a plan, serve its model at start).
+import type { ParsedArgs } from './args.js';
+import { UsageError } from '../shared/errors.js';
+import { SettingsError, validateRunSettings, type RunSettings } from '../shared/settings/run-settings.js';
+import { flagValues } from './run-flags.js';
+
+/**
+ * The run settings the flags describe: the one mapping from flags to validated settings, which
+ * run, bench, sweep, bench-serve, plan, models, pull and serve all make. A flag not given (or
+ * not declared by the command) keeps the shared default; a value out of bounds is a UsageError
+ * naming the flag.
+ */
+export function settingsFromFlags(flags: ParsedArgs['flags']): RunSettings {
+  const f = flagValues(flags);
+  const given = <T>(v: T | undefined): T | null => (v === undefined ? null : v);
+  const tracing = f['graph-trace'] === true || f['graph-trace-detail'] === true;
+  const asked: Partial<Record<keyof RunSettings, unknown>> = {
+    ramBytes: given(f.ram),
+    vramBytes: given(f.vram),
+    gpu: given(f.gpu),
+    enforceRam: f['enforce-ram'] === true,
+    ctx: given(f.ctx),
+    batch: given(f.batch),
+    threads: given(f.threads),
+    parallel: f.parallel,
+    policy: f.policy,
+    prefetchDepth: f['prefetch-depth'],
+    mmap: f.mmap,
+    repack: given(f.repack),
+    prefault: given(f.prefetch),
+    graphTrace: tracing,
+    draft: given(f.draft),
+    draftMax: f['draft-max'],
+    draftMin: f['draft-min'],
+    rpc: f.rpc === undefined ? [] : f.rpc.split(',').map((x) => x.trim()).filter((x) => x.length > 0),
+  };
+  try {
+    // Fields left undefined take the shared defaults.
+    return validateRunSettings(Object.fromEntries(Object.entries(asked).filter((e) => e[1] !== undefined)));
+  } catch (e) {
+    if (e instanceof SettingsError) throw new UsageError(`--${flagOf(e.field)} ${e.message.slice(e.field.length + 2)}`);
+    throw e;
+  }
+}
+
+/** The flag a settings field is set by. */
+export function flagOf(field: string): string {
+  return { enforceRam: 'enforce-ram', ramBytes: 'ram', vramBytes: 'vram', prefetchDepth: 'prefetch-depth', prefault: 'prefetch', draftMax: 'draft-max', draftMin: 'draft-min' }[field] ?? field;
+}
