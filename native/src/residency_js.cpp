@@ -248,6 +248,12 @@ Napi::Value Context::ResidencySample(const Napi::CallbackInfo& info) {
   o.Set("layerResident", lr);
   double pinned = residency_->PinnedResidentBytes();
   o.Set("pinnedResident", pinned < 0 ? env.Null() : Napi::Number::New(env, pinned));
+  if (RemoteWait* rw = residency_->remote()) {
+    auto ms = rw->WaitMs();
+    Napi::Array wa = Napi::Array::New(env, ms.size());
+    for (size_t i = 0; i < ms.size(); i++) wa.Set(i, ms[i]);
+    o.Set("remoteWaitMs", wa);
+  }
   auto evs = residency_->TakeEvents();
   Napi::Array ea = Napi::Array::New(env, evs.size());
   for (size_t i = 0; i < evs.size(); i++) {

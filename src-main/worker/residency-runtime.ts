@@ -182,7 +182,7 @@ export class ResidencyRuntime {
         ...(experts ? { experts } : {}),
       };
       const streamedLayers = new Set(layout.units.map((u) => u.layer));
-      this.tiers = this.tiers.map((t, i) => (t === 'vram' ? t : streamedLayers.has(i) ? 'streamed' : 'pinned'));
+      this.tiers = this.tiers.map((t, i) => (t === 'vram' || t === 'remote' ? t : streamedLayers.has(i) ? 'streamed' : 'pinned'));
     }
     this.ctx.residencyConfigure({
       policy: this.policy,
@@ -220,7 +220,7 @@ export class ResidencyRuntime {
     const names = new Set(inv.tensors.map((t) => t.name));
     // token_embd beside a separate output head is read a row per token: never locked.
     const rowsOnly = embdReadByRows(names) ? [TOKEN_EMBD] : [];
-    const ram = (t: InventoryTensor) => t.backing === 'file-mapped' && (t.layer < 0 || this.tiers[t.layer] !== 'vram');
+    const ram = (t: InventoryTensor) => t.backing === 'file-mapped' && (t.layer < 0 || (this.tiers[t.layer] !== 'vram' && this.tiers[t.layer] !== 'remote'));
     // A mixture of experts under a cap: the expert tensors are the expert cache's, not the
     // stream schedule's (with no budget they stream as whole tensors, as the plan says).
     const moe = this.params.ramBytes !== undefined ? this.expertShape() : null;
@@ -228,7 +228,7 @@ export class ResidencyRuntime {
     // Each RAM layer's weights the schedule streams or locks (not those `apart` holds).
     const layerWeights = (): WeightLayer[] =>
       inv.layers
-        .filter((l) => this.tiers[l.index] !== 'vram')
+        .filter((l) => this.tiers[l.index] !== 'vram' && this.tiers[l.index] !== 'remote')
         .map((l) => {
           const tensors = inv.tensors.filter((t) => t.layer === l.index && ram(t) && !this.keepResident.has(t.name) && !apart.has(t.name)).map((t) => ({ name: t.name, nbytes: t.bytes }));
           return { bytes: tensors.reduce((s, t) => s + t.nbytes, 0), tensors };

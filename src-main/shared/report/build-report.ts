@@ -233,7 +233,9 @@ function residencySection(i: ReportInput, policy: PolicyName): RunReport['reside
   const network = networkFigures(i.samples, i.plan?.remote);
   // The expert cache's slots are weights in anonymous memory, not non-weight memory.
   const window = (typeof res?.counters?.['windowBytes'] === 'number' ? (res.counters['windowBytes'] as number) : 0) + (experts ? (experts.cache_bytes ?? 0) + (experts.staging_bytes ?? 0) : 0);
-  const dense = decodeFigures(i.samples, { weightsPerToken: i.summary.weightsPerToken, capBytes: i.load.ramBytes ?? null, windowBytes: window });
+  // What this process reads per token: layers (and a head) on a GPU or another machine are read there.
+  const elsewhere = layers.filter((l) => l.tier === 'vram' || l.tier === 'remote').reduce((s, l) => s + l.bytes, 0) + (i.plan?.remote?.nodes.reduce((s, n) => s + n.headBytes, 0) ?? 0);
+  const dense = decodeFigures(i.samples, { weightsPerToken: i.summary.weightsPerToken - elsewhere, capBytes: i.load.ramBytes ?? null, windowBytes: window });
   // A mixture's floor is its own: the routed experts no cache the cap allows could hold (the plan's routing model).
   const moeFloor = i.plan?.moe?.quantities.floorBytesPerToken;
   const fig = moeFloor && moeFloor.value !== null ? { ...dense, floorBytesPerToken: { value: moeFloor.value, note: `the plan's floor for a mixture of experts: ${moeFloor.formula}` } } : dense;

@@ -45,8 +45,7 @@ export function summaryFromInventory(inv: Inventory, m: { name: string; arch: st
     parameterCount: m.nParams,
     layers: inv.layers.map((l) => ({ index: l.index, bytes: l.bytes })),
     persistentBytes: inv.persistentBytes,
-    // What this process reads per token: weights on a GPU or another machine are not read here.
-    weightsPerToken: inv.tensors.filter((t) => t.backing !== 'device').reduce((s, t) => s + t.bytes, 0) - embdRowReadBytes(inv.tensors, (t) => t.bytes),
+    weightsPerToken: tensorBytes - embdRowReadBytes(inv.tensors, (t) => t.bytes),
     source: "the tensors llama.cpp loaded (the worker's inventory)",
   };
 }
