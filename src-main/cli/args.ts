@@ -28,6 +28,27 @@ export interface PositionalSpec {
 
 export type FlagValue = string | number | boolean | string[];
 
+/** A flag's value as the parser gives it for its spec: repeatable and list flags are strings, numbers are numbers. */
+export type FlagValueOf<S> = S extends { readonly repeatable: true }
+  ? string[]
+  : S extends { readonly type: 'boolean' }
+    ? boolean
+    : S extends { readonly type: 'string' }
+      ? string
+      : S extends { readonly type: 'list' }
+        ? string[]
+        : number;
+
+/** Parsed flags typed by their specs: a flag with a default always has a value, others may be undefined. */
+export type TypedFlags<S extends readonly FlagSpec[]> = {
+  readonly [E in S[number] as E['name']]: E extends { readonly default: unknown } ? FlagValueOf<E> : FlagValueOf<E> | undefined;
+};
+
+/** A command's own flags read with their specs' types (the parser checked each value against its spec). */
+export function typedFlags<const S extends readonly FlagSpec[]>(flags: Readonly<Record<string, FlagValue | undefined>>, _specs: S): TypedFlags<S> {
+  return flags as unknown as TypedFlags<S>;
+}
+
 export interface ParsedArgs {
   readonly positionals: string[];
   readonly flags: Record<string, FlagValue | undefined>;

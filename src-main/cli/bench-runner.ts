@@ -2,6 +2,7 @@
 // cache, policies alternating within each repetition so that drift of the machine hits all of
 // them alike. Shared by `bench` and `sweep`.
 import type { ParsedArgs } from './args.js';
+import { flagValues } from './run-flags.js';
 import { UsageError } from '../shared/errors.js';
 import type { OpenedModel } from '../node/gguf-file.js';
 import { loadParams, prepareRun, type PreparedRun } from './run-config.js';
@@ -22,6 +23,7 @@ export interface BenchOptions {
   flags: ParsedArgs['flags'];
   capBytes: number;
   policies: PolicyName[];
+  prompt: string;
   tokens: number;
   reps: number;
   enforced: boolean;
@@ -64,12 +66,12 @@ export async function benchAtCap(o: BenchOptions): Promise<BenchResult> {
     for (const v of variants) {
       o.onRun?.(v.label, rep);
       const load = { ...loadParams(o.modelPath, v.flags, v.run, v.policy), repack: releasesPages(v.policy) ? false : repack };
-      const generate = { prompt: f['prompt'] as string, maxTokens: o.tokens, sampling: GREEDY };
+      const generate = { prompt: o.prompt, maxTokens: o.tokens, sampling: GREEDY };
       const result = await runOnce({
         files: o.opened.shards.map((s) => s.path),
         load,
         generate,
-        cap: o.enforced ? { limitBytes: o.capBytes, timeoutS: f['enforce-timeout'] as number } : undefined,
+        cap: o.enforced ? { limitBytes: o.capBytes, timeoutS: flagValues(f)['enforce-timeout'] } : undefined,
         coldStart: true,
         ...(v.run.gpu ? { gpuEnv: v.run.gpu.env } : {}),
       });

@@ -2,6 +2,7 @@
 // worker) and must speak the target's vocabulary; either failure is a usage error (exit 2)
 // before anything loads.
 import type { ParsedArgs } from './args.js';
+import { flagValues } from './run-flags.js';
 import { UsageError } from '../shared/errors.js';
 import { openModelInput } from './model-input.js';
 import type { OpenedModel } from '../node/gguf-file.js';
@@ -9,10 +10,11 @@ import { vocabMismatch } from '../shared/draft/vocab-match.js';
 import { draftRefusal } from '../shared/settings/run-settings.js';
 
 export async function openDraftInput(target: OpenedModel, f: ParsedArgs['flags']): Promise<OpenedModel | null> {
-  const path = f['draft'] as string | undefined;
+  const v = flagValues(f);
+  const path = v.draft;
   if (path === undefined) return null;
   const draft = await openDraftModel(target, path, '--draft');
-  const refused = draftRefusal(true, (f['parallel'] as number | undefined) ?? 1, true);
+  const refused = draftRefusal(true, v.parallel ?? 1, true);
   if (refused) throw new UsageError(refused);
   return draft;
 }

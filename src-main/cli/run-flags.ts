@@ -2,7 +2,7 @@
 // range and default from the settings module. Commands draw their flags from it (`FLAGS.ram`,
 // or a group below); a new shared flag is one entry here. `flagValues` reads parsed flags with
 // the types the table gives them.
-import type { FlagSpec, FlagValue } from './args.js';
+import type { FlagSpec, FlagValue, FlagValueOf } from './args.js';
 import {
   DEFAULT_CTX,
   DEFAULT_ENFORCE_TIMEOUT_S,
@@ -86,22 +86,11 @@ export const MEMORY_FLAGS: FlagSpec[] = flagsNamed(
   'release-layer', 'release-mapping-pages', 'inspect-layer', 'graph-trace', 'graph-trace-events', 'graph-trace-detail', 'disk-bw',
 );
 
-/** A flag's value as the parser gives it: repeatable and list flags are strings, numbers are numbers. */
-type ValueOf<E> = E extends { readonly repeatable: true }
-  ? string[]
-  : E extends { readonly type: 'boolean' }
-    ? boolean
-    : E extends { readonly type: 'string' }
-      ? string
-      : E extends { readonly type: 'list' }
-        ? string[]
-        : number;
-
 /**
  * The table's flags with their types: a flag with a default always has a value (a command that
  * draws it gets the default), others may be undefined.
  */
-export type FlagValues = { readonly [K in FlagName]: (typeof FLAGS)[K] extends { readonly default: unknown } ? ValueOf<(typeof FLAGS)[K]> : ValueOf<(typeof FLAGS)[K]> | undefined };
+export type FlagValues = { readonly [K in FlagName]: (typeof FLAGS)[K] extends { readonly default: unknown } ? FlagValueOf<(typeof FLAGS)[K]> : FlagValueOf<(typeof FLAGS)[K]> | undefined };
 
 /** Parsed flags read with the table's types (the parser checked each against its spec). */
 export function flagValues(flags: Readonly<Record<string, FlagValue | undefined>>): FlagValues {

@@ -1,43 +1,50 @@
 // `ramforge bench MODEL --ram SIZE --policies off,stream`: each policy in its own worker, from
 // a cold page cache for the model file, under the same cap, same prompt — side by side.
 import { rpcNodesFromFlags } from '../rpc-nodes.js';
-import type { CommandSpec, ParsedArgs } from '../args.js';
+import { typedFlags, type CommandSpec, type FlagSpec, type ParsedArgs } from '../args.js';
 import { UsageError } from '../../shared/errors.js';
 import { openModelInput } from '../model-input.js';
 import { openDraftInput } from '../draft-input.js';
 import { parsePolicy, shapeNote } from '../run-config.js';
 import { benchTable, benchJson } from '../bench-output.js';
 import { benchAtCap } from '../bench-runner.js';
-import { LOAD_FLAGS, MEMORY_FLAGS } from '../run-flags.js';
+import { LOAD_FLAGS, MEMORY_FLAGS, flagValues } from '../run-flags.js';
 import { detectCgroup } from '../../supervisor/index.js';
 import { POLICIES, type PolicyName } from '../../shared/worker-protocol.js';
 import { LIMITS } from '../../shared/settings/run-settings.js';
+
+/** bench's own flags (the shared ones come from the table in run-flags.ts). */
+const BENCH_FLAGS = [
+  { name: 'policies', type: 'list', default: 'off,stream', valueName: 'LIST', description: `comma-separated, from ${POLICIES.join('|')}` },
+  { name: 'tokens', type: 'int', default: 24, range: LIMITS.maxTokens, description: 'tokens to decode per run (greedy)' },
+  { name: 'prompt', short: 'p', type: 'string', default: 'Once upon a time', description: 'the prompt' },
+  { name: 'reps', type: 'int', default: 1, range: LIMITS.reps, description: 'repetitions, policies alternating; the table shows the run with the median decode tok/s' },
+  { name: 'json', type: 'boolean', description: 'print one JSON object instead of the table' },
+  { name: 'report-dir', type: 'string', valueName: 'DIR', description: 'also write each run’s full report (schema v1) into DIR' },
+] as const satisfies readonly FlagSpec[];
+const BENCH_CAP_FLAGS = [{ name: 'advisory', type: 'boolean', description: 'do not enforce the cap even where a memory cgroup is available' }] as const satisfies readonly FlagSpec[];
 
 export const command: CommandSpec = {
   name: 'bench',
   summary: 'Compare residency policies side by side: each in its own worker, cold page cache, same cap and prompt.',
   positionals: [{ name: 'model', description: 'GGUF file, split shard, or directory', required: true }],
   flags: [
-    { name: 'policies', type: 'list', default: 'off,stream', valueName: 'LIST', description: `comma-separated, from ${POLICIES.join('|')}` },
-    { name: 'tokens', type: 'int', default: 24, range: LIMITS.maxTokens, description: 'tokens to decode per run (greedy)' },
-    { name: 'prompt', short: 'p', type: 'string', default: 'Once upon a time', description: 'the prompt' },
-    { name: 'reps', type: 'int', default: 1, range: LIMITS.reps, description: 'repetitions, policies alternating; the table shows the run with the median decode tok/s' },
-    { name: 'json', type: 'boolean', description: 'print one JSON object instead of the table' },
-    { name: 'report-dir', type: 'string', valueName: 'DIR', description: 'also write each run’s full report (schema v1) into DIR' },
+    ...BENCH_FLAGS,
     ...LOAD_FLAGS,
     ...MEMORY_FLAGS.filter((f) => f.name !== 'policy' && f.name !== 'enforce-ram'),
-    { name: 'advisory', type: 'boolean', description: 'do not enforce the cap even where a memory cgroup is available' },
+    ...BENCH_CAP_FLAGS,
   ],
   details: 'Examples:\n  ramforge bench model-1b.gguf --ram 400M --policies off,stream --tokens 24\n  ramforge bench model-1b.gguf --ram 400M --policies stream --rpc 127.0.0.1:50052,127.0.0.1:50053 --reps 3   # this machine alone vs with the nodes',
   async run(args: ParsedArgs): Promise<number> {
     const f = args.flags;
+    const own = typedFlags(f, [...BENCH_FLAGS, ...BENCH_CAP_FLAGS]);
     const modelPath = args.positionals[0] as string;
-    const ram = f['ram'] as number | undefined;
+    const ram = flagValues(f).ram;
     if (ram === undefined) throw new UsageError('--ram SIZE is required (the budget every policy runs under)');
     const raw = f['policies'];
     const policies = (Array.isArray(raw) ? raw : String(raw).split(',')).map((p) => parsePolicy(p) as PolicyName);
     if (policies.length === 0) throw new UsageError('--policies needs at least one policy');
-    const tokens = f['tokens'] as number;
+    const tokens = own.tokens;
     const opened = await openModelInput(modelPath);
     const draft = await openDraftInput(opened, f);
     const detection = detectCgroup();
@@ -49,7 +56,7 @@ export const command: CommandSpec = {
           : `ramforge bench: the cap is ADVISORY (${f['advisory'] ? '--advisory' : detection.usable ? '' : detection.reason}); numbers show the schedule, not a hard limit\n`,
       );
     }
-    const reps = f['reps'] as number;
+    const reps = own.reps;
     const { prepared, rows } = await benchAtCap({
       modelPath,
       opened,
@@ -59,7 +66,8 @@ export const command: CommandSpec = {
       tokens,
       reps,
       enforced,
-      reportDir: f['report-dir'] as string | undefined,
+      prompt: own.prompt,
+      ...(own['report-dir'] !== undefined ? { reportDir: own['report-dir'] } : {}),
       draft,
       rpcNodes: await rpcNodesFromFlags(f, Boolean(f['json'])),
       onRun: (policy, rep) => {

@@ -1,10 +1,10 @@
 // `ramforge run MODEL --prompt P`: text to stdout as it is generated, diagnostics to stderr.
-import type { CommandSpec, ParsedArgs } from '../args.js';
+import { typedFlags, type CommandSpec, type FlagSpec, type ParsedArgs } from '../args.js';
 import { EXIT, UsageError } from '../../shared/errors.js';
 import { openModelInput } from '../model-input.js';
 import { openDraftInput } from '../draft-input.js';
 import { lostNodeLines, rpcNodesFromFlags } from '../rpc-nodes.js';
-import { LOAD_FLAGS, MEMORY_FLAGS, SAMPLING_FLAGS } from '../run-flags.js';
+import { LOAD_FLAGS, MEMORY_FLAGS, SAMPLING_FLAGS, flagValues } from '../run-flags.js';
 import { capFrom, loadParams, parsePolicy, prepareRun, samplingParams, shapeNote } from '../run-config.js';
 import { runOnce } from '../../worker/run-once.js';
 import { runExitCode, runFailureMessage, type RunOnceResult } from '../../shared/run-result.js';
@@ -18,23 +18,25 @@ import { formatResidencyReport } from '../../shared/report/residency-text.js';
 import { gpuMemoryLine, gpuPlanLine } from '../gpu-output.js';
 import type { ChatMessage } from '../../shared/worker-protocol.js';
 
+/** run's own flags (the shared ones come from the table in run-flags.ts). */
+const RUN_INPUT_FLAGS = [
+  { name: 'prompt', short: 'p', type: 'string', description: 'the prompt (or the user message with --chat)' },
+  { name: 'chat', type: 'boolean', description: "render the prompt with the model's chat template" },
+  { name: 'system', type: 'string', description: 'system message for --chat' },
+] as const satisfies readonly FlagSpec[];
+const RUN_OUTPUT_FLAGS = [
+  { name: 'tokens-json', type: 'string', valueName: 'PATH', description: 'write prompt and generated token ids plus timings as JSON' },
+  { name: 'profile', type: 'boolean', description: 'print load time, TTFT, prompt and decode tok/s, per-token latency percentiles' },
+  { name: 'residency-report', type: 'boolean', description: 'print per-layer residency, engine counters and the ledger on stderr' },
+  { name: 'report-json', type: 'string', valueName: 'PATH', description: 'write the run report (schema_version 1, resources/report.schema.json)' },
+  { name: 'quiet', short: 'q', type: 'boolean', description: 'no progress bar or notes on stderr' },
+] as const satisfies readonly FlagSpec[];
+
 export const command: CommandSpec = {
   name: 'run',
   summary: 'Generate text from a GGUF model. MODEL is a file, a shard of a split set, or a directory holding one model.',
   positionals: [{ name: 'model', description: 'GGUF file, split shard, or directory', required: true }],
-  flags: [
-    { name: 'prompt', short: 'p', type: 'string', description: 'the prompt (or the user message with --chat)' },
-    { name: 'chat', type: 'boolean', description: "render the prompt with the model's chat template" },
-    { name: 'system', type: 'string', description: 'system message for --chat' },
-    ...SAMPLING_FLAGS,
-    ...LOAD_FLAGS,
-    ...MEMORY_FLAGS,
-    { name: 'tokens-json', type: 'string', valueName: 'PATH', description: 'write prompt and generated token ids plus timings as JSON' },
-    { name: 'profile', type: 'boolean', description: 'print load time, TTFT, prompt and decode tok/s, per-token latency percentiles' },
-    { name: 'residency-report', type: 'boolean', description: 'print per-layer residency, engine counters and the ledger on stderr' },
-    { name: 'report-json', type: 'string', valueName: 'PATH', description: 'write the run report (schema_version 1, resources/report.schema.json)' },
-    { name: 'quiet', short: 'q', type: 'boolean', description: 'no progress bar or notes on stderr' },
-  ],
+  flags: [...RUN_INPUT_FLAGS, ...SAMPLING_FLAGS, ...LOAD_FLAGS, ...MEMORY_FLAGS, ...RUN_OUTPUT_FLAGS],
   details: [
     'Examples:',
     '  ramforge run model.gguf -p "Once upon a time" -n 64 --temperature 0',
@@ -43,14 +45,19 @@ export const command: CommandSpec = {
   ].join('\n'),
   async run(args: ParsedArgs): Promise<number> {
     const f = args.flags;
+    const own = typedFlags(f, [...RUN_INPUT_FLAGS, ...RUN_OUTPUT_FLAGS]);
+    const shared = flagValues(f);
     const modelPath = args.positionals[0] as string;
-    const prompt = f['prompt'] as string | undefined;
+    const prompt = own.prompt;
     if (prompt === undefined) throw new UsageError('--prompt is required');
-    const maxTokens = f['max-tokens'] as number;
-    parsePolicy(f['policy']);
+    const maxTokens = shared['max-tokens'];
+    parsePolicy(shared.policy);
     const cap = capFrom(f);
-    for (const flag of ['tokens-json', 'report-json']) if (f[flag] !== undefined) await checkOutputPath(flag, f[flag] as string);
-    const quiet = Boolean(f['quiet']);
+    for (const flag of ['tokens-json', 'report-json'] as const) {
+      const path = own[flag];
+      if (path !== undefined) await checkOutputPath(flag, path);
+    }
+    const quiet = own.quiet === true;
     const opened = await openModelInput(modelPath);
     const draft = await openDraftInput(opened, f);
     const prepared = prepareRun(opened, f, draft, await rpcNodesFromFlags(f, quiet));
@@ -58,8 +65,8 @@ export const command: CommandSpec = {
     const load = loadParams(modelPath, f, prepared);
     const policy = load.policy;
     if (!quiet) process.stderr.write(shapeNote(prepared.shape));
-    const messages: ChatMessage[] | undefined = f['chat']
-      ? [...(f['system'] ? [{ role: 'system' as const, content: f['system'] as string }] : []), { role: 'user' as const, content: prompt }]
+    const messages: ChatMessage[] | undefined = own.chat
+      ? [...(own.system ? [{ role: 'system' as const, content: own.system }] : []), { role: 'user' as const, content: prompt }]
       : undefined;
     if (!quiet && plan) {
       process.stderr.write(`ramforge: plan for ${plan.input.ramBytes} bytes of RAM: ${plan.verdict}; policy ${policy}; ${plan.stream ? `${plan.stream.tensors.length} tensors streamed, the rest locked in RAM` : 'nothing streamed'}\n`);
@@ -95,18 +102,19 @@ export const command: CommandSpec = {
     if (first) bar?.done();
     if (result.generation) process.stdout.write('\n');
 
-    if (f['profile'] && result.generation && result.model) process.stderr.write(profileText(result));
+    if (own.profile && result.generation && result.model) process.stderr.write(profileText(result));
     else if (result.generation?.draft) process.stderr.write(`ramforge: draft: ${draftSummary(result.generation.draft, result.generation.tokens.length)}\n`);
     const report = buildRunReport({ modelPath, opened, plan, load, generate, result });
     // A later plan of this file predicts its expert cache from the routing this run saw.
     await recordRunRouting(opened.shards[0]!.path, result.samples, result.model?.schedule?.expertCache);
-    if (f['residency-report']) process.stderr.write(formatResidencyReport(report));
-    if (f['inspect-layer'] !== undefined) process.stderr.write(inspectLayerText(result, f['inspect-layer'] as number));
-    if (f['memory-report'] && result.capped) process.stderr.write(formatMemoryReport(result.capped));
+    if (own['residency-report']) process.stderr.write(formatResidencyReport(report));
+    const inspect = shared['inspect-layer'];
+    if (inspect !== undefined) process.stderr.write(inspectLayerText(result, inspect));
+    if (shared['memory-report'] && result.capped) process.stderr.write(formatMemoryReport(result.capped));
     // The text is already on stdout: an output that cannot be written costs only itself.
     const unwritten = await writeOutputs([
-      ...(f['tokens-json'] && result.generation ? [{ flag: 'tokens-json', path: f['tokens-json'] as string, value: () => tokensJson(result) }] : []),
-      ...(f['report-json'] ? [{ flag: 'report-json', path: f['report-json'] as string, value: () => report }] : []),
+      ...(own['tokens-json'] && result.generation ? [{ flag: 'tokens-json', path: own['tokens-json'], value: () => tokensJson(result) }] : []),
+      ...(own['report-json'] ? [{ flag: 'report-json', path: own['report-json'], value: () => report }] : []),
     ]);
     for (const line of unwritten) process.stderr.write(`ramforge run: ${line}\n`);
     const why = runFailureMessage(result);

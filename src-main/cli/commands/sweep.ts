@@ -2,7 +2,7 @@
 // JSON document and an SVG plot (decode tok/s and bytes read per token against the cap).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CommandSpec, ParsedArgs } from '../args.js';
+import { typedFlags, type CommandSpec, type FlagSpec, type ParsedArgs } from '../args.js';
 import { UsageError } from '../../shared/errors.js';
 import { openModelInput } from '../model-input.js';
 import { BelowMinimumError, parsePolicy } from '../run-config.js';
@@ -15,23 +15,29 @@ import { sweepMarkdown, sweepSvg, type SweepPoint } from '../../shared/report/sw
 import type { PolicyName } from '../../shared/worker-protocol.js';
 import { LIMITS } from '../../shared/settings/run-settings.js';
 
+/** sweep's own flags (the shared ones come from the table in run-flags.ts). */
+const SWEEP_FLAGS = [
+  { name: 'caps', type: 'list', default: '40%,50%,60%,75%,90%,100%,120%', valueName: 'LIST', description: 'caps: a percentage of the model file or a size (8G)' },
+  { name: 'policies', type: 'list', default: 'off,stream', valueName: 'LIST', description: 'policies compared at each cap' },
+  { name: 'tokens', type: 'int', default: 16, range: LIMITS.maxTokens, description: 'tokens to decode per run (greedy)' },
+  { name: 'prompt', short: 'p', type: 'string', default: 'Once upon a time', description: 'the prompt' },
+  { name: 'reps', type: 'int', default: 3, range: LIMITS.reps, description: 'repetitions per cap, policies alternating; the median run is kept' },
+  { name: 'out', type: 'string', default: 'sweep', valueName: 'DIR', description: 'writes DIR/sweep.md, DIR/sweep.json and DIR/sweep.svg' },
+] as const satisfies readonly FlagSpec[];
+
 export const command: CommandSpec = {
   name: 'sweep',
   summary: 'bench at a series of caps; writes a table (Markdown), the numbers (JSON) and a plot (SVG)',
   positionals: [{ name: 'model', description: 'GGUF file, split shard, or directory', required: true }],
   flags: [
-    { name: 'caps', type: 'list', default: '40%,50%,60%,75%,90%,100%,120%', valueName: 'LIST', description: 'caps: a percentage of the model file or a size (8G)' },
-    { name: 'policies', type: 'list', default: 'off,stream', valueName: 'LIST', description: 'policies compared at each cap' },
-    { name: 'tokens', type: 'int', default: 16, range: LIMITS.maxTokens, description: 'tokens to decode per run (greedy)' },
-    { name: 'prompt', short: 'p', type: 'string', default: 'Once upon a time', description: 'the prompt' },
-    { name: 'reps', type: 'int', default: 3, range: LIMITS.reps, description: 'repetitions per cap, policies alternating; the median run is kept' },
-    { name: 'out', type: 'string', default: 'sweep', valueName: 'DIR', description: 'writes DIR/sweep.md, DIR/sweep.json and DIR/sweep.svg' },
+    ...SWEEP_FLAGS,
     ...LOAD_FLAGS,
     ...MEMORY_FLAGS.filter((f) => !['policy', 'enforce-ram', 'ram'].includes(f.name)),
   ],
   details: 'Example:\n  ramforge sweep model-1b.gguf --caps 40%,50%,75%,100% --reps 3 --out docs/bench',
   async run(args: ParsedArgs): Promise<number> {
     const f = args.flags;
+    const own = typedFlags(f, SWEEP_FLAGS);
     const modelPath = args.positionals[0] as string;
     const opened = await openModelInput(modelPath);
     const fileBytes = opened.view.fileBytes;
@@ -51,7 +57,7 @@ export const command: CommandSpec = {
       process.stderr.write(`ramforge sweep: cap ${cap} bytes (${Math.round((100 * cap) / fileBytes)} % of the file)\n`);
       let result: Awaited<ReturnType<typeof benchAtCap>>;
       try {
-        result = await benchAtCap({ modelPath, opened, flags: f, capBytes: cap, policies, tokens: f['tokens'] as number, reps: f['reps'] as number, enforced: true });
+        result = await benchAtCap({ modelPath, opened, flags: f, capBytes: cap, policies, prompt: own.prompt, tokens: own.tokens, reps: own.reps, enforced: true });
       } catch (e) {
         // A cap below the model's minimum working set is a point of the sweep, not its end:
         // the row says it cannot run and the next cap is measured.
@@ -78,7 +84,7 @@ export const command: CommandSpec = {
         })),
       });
     }
-    const out = f['out'] as string;
+    const out = own.out;
     mkdirSync(out, { recursive: true });
     const md = sweepMarkdown(points);
     writeFileSync(join(out, 'sweep.md'), md);
