@@ -20,6 +20,7 @@ import { WorkerError } from './worker-error.js';
 import { DRAFT_CONTEXT_BATCH } from '../shared/draft/draft-budget.js';
 import { DEFAULT_CTX, DEFAULT_GRAPH_TRACE_EVENTS, MAX_UBATCH, draftRefusal } from '../shared/settings/run-settings.js';
 import { ResidencyRuntime } from './residency-runtime.js';
+import { offloadsToGpu, warmGpuContext } from './gpu-warmup.js';
 import { basename } from 'node:path';
 import { collectGarbage } from './collect-garbage.js';
 import { Embedder } from './embedder.js';
@@ -139,6 +140,7 @@ export class Engine {
     // the cap's split against it.
     const measuredSchedule = policy === 'stream' && params.ramBytes !== undefined;
     const ctx = this.createContext(model, params, measuredSchedule);
+    if (offloadsToGpu(params)) warmGpuContext(ctx, Math.max(0, model.info().bos));
     const draft = params.draft ? await attachDraft(addon, opened, model, ctx, params) : null;
     const ni = model.info();
     this.model = model;
