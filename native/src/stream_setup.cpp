@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "ggml-backend.h"
 #include "ggml.h"
 #include "pages.h"
 
@@ -37,6 +38,13 @@ constexpr size_t kHuge = 2u << 20;
 // Pinned ranges are locked in steps of this size, the page cache swept between steps.
 constexpr size_t kPinStep = 32u << 20;
 
+// In this process's RAM: no buffer yet, or a buffer of a CPU device (plain or repacked).
+bool OnThisMachine(const ggml_tensor* t) {
+  if (!t->buffer) return true;
+  ggml_backend_dev_t dev = ggml_backend_buft_get_device(ggml_backend_buffer_get_type(t->buffer));
+  return dev == nullptr || ggml_backend_dev_type(dev) == GGML_BACKEND_DEVICE_TYPE_CPU;
+}
+
 }  // namespace
 
 std::string StreamSchedule::Configure(StreamConfig cfg, const std::vector<std::string>& files,
@@ -47,7 +55,11 @@ std::string StreamSchedule::Configure(StreamConfig cfg, const std::vector<std::s
   std::string err = OpenFiles(files, !cfg.units.empty() && cfg.direct_io, &sizes);
   if (!err.empty()) return err;
   block_ = std::max<size_t>(PageSize(), 4096);
-  for (const auto& kv : tensors) weights_.insert(kv.second);
+  // A weight held on another device (a GPU, an RPC node) is no split point: splitting there
+  // would compute that device's part one node at a time (over RPC, each with its whole graph
+  // resent: 11 MB a token instead of 0.2 MB, measured).
+  for (const auto& kv : tensors)
+    if (OnThisMachine(kv.second)) weights_.insert(kv.second);
   size_t largest = 0;
   err = BuildUnits(cfg, sizes, tensors, &largest);
   if (!err.empty()) return err;
