@@ -6,7 +6,7 @@ import type { CommandSpec, ParsedArgs } from '../args.js';
 import { UsageError } from '../../shared/errors.js';
 import { openModelInput } from '../model-input.js';
 import { loadParams, prepareRun, shapeNote } from '../run-config.js';
-import { LOAD_FLAGS, MEMORY_FLAGS } from '../run-flags.js';
+import { LOAD_FLAGS, MEMORY_FLAGS, flagValues } from '../run-flags.js';
 import { detectCgroup } from '../../supervisor/index.js';
 import { startWorker } from '../../worker/start-worker.js';
 import { GREEDY, LIMITS } from '../../shared/settings/run-settings.js';
@@ -58,7 +58,7 @@ export const command: CommandSpec = {
   async run(args: ParsedArgs): Promise<number> {
     const f = args.flags;
     const modelPath = args.positionals[0] as string;
-    const ram = f['ram'] as number | undefined;
+    const ram = flagValues(f).ram;
     if (ram === undefined) throw new UsageError('--ram SIZE is required (the cap every run is held to)');
     const clients = (Array.isArray(f['clients']) ? (f['clients'] as string[]) : String(f['clients']).split(',')).map((c) => {
       const n = Number(c);
@@ -108,7 +108,7 @@ async function runServed(cx: ServedContext, n: number, prompts: string[]): Promi
   if (!cx.flags['json']) process.stderr.write(`ramforge bench-serve: ${n} sequence${n > 1 ? 's' : ''} — ${shapeNote(prepared.shape).slice('ramforge: '.length)}`);
   const load = loadParams(cx.modelPath, flags, prepared);
   const steps: ServeStep[] = [];
-  const w = await startWorker({ cap: { limitBytes: cx.ram, timeoutS: cx.flags['enforce-timeout'] as number }, coldStart: cx.files, onServeStep: (s) => steps.push(s), ...(prepared.gpu ? { env: { ...prepared.gpu.env }, gpu: true } : {}) });
+  const w = await startWorker({ cap: { limitBytes: cx.ram, timeoutS: flagValues(cx.flags)['enforce-timeout'] }, coldStart: cx.files, onServeStep: (s) => steps.push(s), ...(prepared.gpu ? { env: { ...prepared.gpu.env }, gpu: true } : {}) });
   try {
     await w.host.load(load);
     const hitsBefore = w.cgroup()?.max_events ?? null;

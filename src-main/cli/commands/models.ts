@@ -14,7 +14,7 @@ import { summarizePlan } from '../../shared/discovery/plan-summary.js';
 import { formatModels } from '../../shared/discovery/format.js';
 import type { DiscoveryReport } from '../../shared/discovery/types.js';
 import { givenDiskBandwidth, planForView } from '../make-plan.js';
-import { flagsNamed } from '../run-flags.js';
+import { flagValues, flagsNamed } from '../run-flags.js';
 
 /** Read speed assumed for a device nothing was measured on (only tok/s depends on it, not the verdict). */
 const ASSUMED_DISK: DiskBandwidth = { bytesPerS: 1e9, source: 'assumed 1 GB/s (nothing measured on this device yet)' };
@@ -47,7 +47,7 @@ export const command: CommandSpec = {
       );
       if (!ok) throw new UsageError(`--dir ${d}: not a folder`);
     }
-    const given = args.flags.ram as number | undefined;
+    const given = flagValues(args.flags).ram;
     const ram = given ?? totalmem();
     const disk = givenDiskBandwidth(args.flags);
     const report: DiscoveryReport = {

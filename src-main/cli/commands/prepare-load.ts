@@ -5,7 +5,7 @@
 // never in the app's main process. What cannot run (a bad file, settings out of bounds, a shape
 // larger than the machine, an enforced cap below the minimum) is exit 2 with the reason, before
 // any worker starts.
-import type { CommandSpec } from '../args.js';
+import { typedFlags, type CommandSpec, type FlagSpec } from '../args.js';
 import { EXIT, UsageError } from '../../shared/errors.js';
 import { openModelInput } from '../model-input.js';
 import { loadMachine, runDiskBandwidth } from '../../node/load-machine.js';
@@ -18,19 +18,21 @@ import { formatBytes } from '../../shared/size.js';
 import { probeRpcNodes, RpcNodeError } from '../../node/rpc-node.js';
 import type { RpcNodeInfo } from '../../shared/remote/rpc-endpoint.js';
 
+const PREPARE_FLAGS = [
+  { name: 'settings', type: 'string', valueName: 'JSON', description: 'run settings (src-main/shared/settings/run-settings.ts; fields left out keep their defaults)' },
+  { name: 'json', type: 'boolean', description: 'print JSON (the only output; accepted for symmetry with plan)' },
+] as const satisfies readonly FlagSpec[];
+
 export const command: CommandSpec = {
   name: 'prepare-load',
   summary: "prepare a load from run settings as the app does (the shape, the plan, the load parameters) and print it as JSON",
   positionals: [{ name: 'model', description: 'GGUF file, split shard, or directory', required: true }],
-  flags: [
-    { name: 'settings', type: 'string', valueName: 'JSON', description: 'run settings (src-main/shared/settings/run-settings.ts; fields left out keep their defaults)' },
-    { name: 'json', type: 'boolean', description: 'print JSON (the only output; accepted for symmetry with plan)' },
-  ],
+  flags: PREPARE_FLAGS,
   details:
     'Exit codes: 0 with the prepared load on stdout; 2 bad settings, a bad model, a context larger than the machine, or an enforced cap below the smallest one that runs (the message names it).',
   async run(args) {
     const modelPath = args.positionals[0] as string;
-    const settings = parseSettings(args.flags.settings as string | undefined);
+    const settings = parseSettings(typedFlags(args.flags, PREPARE_FLAGS).settings);
     const opened = await openModelInput(modelPath);
     const files = opened.shards.map((s) => s.path);
     const draft = settings.draft === null ? null : await openDraftModel(opened, settings.draft, 'draft');

@@ -20,7 +20,7 @@ import { downloadProgress, jsonProgress } from '../download-progress.js';
 import { summarizePlan } from '../../shared/discovery/plan-summary.js';
 import type { PlanSummary } from '../../shared/discovery/types.js';
 import type { MemoryPlan } from '../../shared/plan/plan-types.js';
-import { flagsNamed } from '../run-flags.js';
+import { flagValues, flagsNamed } from '../run-flags.js';
 
 /** `ramforge pull --json` (docs/cli-json.md, "pull"). */
 export interface PullResult {
@@ -102,7 +102,7 @@ export const command: CommandSpec = {
     });
     const sizes: (number | null)[] = m ? m.view.shards.map((s) => s.fileBytes) : urls.map(() => null);
     if (m) {
-      const ram = (args.flags.ram as number | undefined) ?? totalmem();
+      const ram = flagValues(args.flags).ram ?? totalmem();
       const disk = givenDiskBandwidth(args.flags) ?? downloadDiskBandwidth(outDir);
       // The downloaded file is assumed to sit on a file system that takes direct I/O (see `plan`).
       const { plan } = planForView(m.view, { ram }, { disk, readaheadBytes: 0 });

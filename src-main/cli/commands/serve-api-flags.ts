@@ -11,7 +11,7 @@ import { DEFAULT_RUN_SETTINGS, SettingsError, type RunSettings } from '../../sha
 import { settingsFromFlags } from '../flag-settings.js';
 import { chooseParallel } from '../../shared/settings/parallel-choice.js';
 import { physicalCores } from '../../node/machine.js';
-import type { FlagSpec, FlagValue } from '../args.js';
+import { typedFlags, type FlagSpec, type FlagValue } from '../args.js';
 import { UsageError } from '../../shared/errors.js';
 import { openModelInput } from '../model-input.js';
 import { openDraftInput } from '../draft-input.js';
@@ -22,13 +22,18 @@ import { loadMachine, runDiskBandwidth } from '../../node/load-machine.js';
 import { prepareLoad } from '../../shared/settings/prepare-load.js';
 import { PlanInputError } from '../../shared/plan/plan.js';
 
-export const SERVE_API_FLAGS: FlagSpec[] = [
+/** The API's own flags. */
+const API_FLAGS = [
   { name: 'api', type: 'boolean', description: 'also serve an OpenAI-compatible API (/v1/chat/completions, /v1/completions, /v1/models)' },
   { name: 'api-port', type: 'int', default: DEFAULT_API_PORT, range: { min: 0, max: 65535 }, description: "the API's port (llama-server's default; 0 = any free port)" },
   { name: 'api-host', type: 'string', valueName: 'ADDRESS', default: '127.0.0.1', description: 'address the API listens on; anything but loopback makes it reachable from other machines' },
   { name: 'api-key', type: 'string', valueName: 'KEY', description: 'require Authorization: Bearer KEY on every API request (default: $RAMFORGE_API_KEY, else none)' },
   { name: 'api-queue', type: 'int', default: DEFAULT_MAX_QUEUE, range: { min: 0, max: 10_000 }, description: 'API requests that may wait for a free sequence; more are refused with 429' },
   { name: 'ui', type: 'boolean', default: true, description: '--no-ui: serve the API only, not the browser UI (needs --api)' },
+] as const satisfies readonly FlagSpec[];
+
+export const SERVE_API_FLAGS: FlagSpec[] = [
+  ...API_FLAGS,
   // As `run` declares them (run-flags.ts); a draft serves one sequence, so the API then decodes one request at a time.
   ...flagsNamed('parallel', 'ram', 'enforce-ram', 'ctx', 'policy', 'draft', 'draft-max', 'draft-min', 'rpc'),
 ];
@@ -59,14 +64,15 @@ export function serveApiFlags(f: Record<string, FlagValue | undefined>, uiPort: 
     if (f['api-key'] !== undefined) throw new UsageError('--api-key needs --api');
     return null;
   }
-  const port = f['api-port'] as number;
+  const api = typedFlags(f, API_FLAGS);
+  const port = api['api-port'];
   if (port !== 0 && port === uiPort) throw new UsageError(`--api-port ${port} is also the UI's --port: give them different ports`);
   const host = String(f['api-host']);
   if (!/^[A-Za-z0-9.:-]{1,255}$/.test(host)) throw new UsageError(`--api-host must be an address or a host name, got '${host}'`);
   // An empty RAMFORGE_API_KEY is no key, as if it were not set.
-  const key = (f['api-key'] as string | undefined) ?? (process.env.RAMFORGE_API_KEY || null);
+  const key = api['api-key'] ?? (process.env.RAMFORGE_API_KEY || null);
   if (key !== null && !/^[\x21-\x7e]{1,256}$/.test(key)) throw new UsageError('the API key must be 1 to 256 printable characters without spaces');
-  const queue = f['api-queue'] as number;
+  const queue = api['api-queue'];
   return { host, port, loopback: isLoopbackHost(host), apiKey: key, queue, ui: f.ui !== false };
 }
 
