@@ -156,6 +156,19 @@ function remoteTier(view: ModelView, input: PlanInput, f: Fixed, ramBw: number, 
   return remote;
 }
 
+/** Each tier's layers and bytes; the VRAM tier's are what the device holds of the layers (an MoE's dense part too). */
+function tierSummaries(layers: LayerPlan[], placed: ReturnType<typeof vramTier>['placed'], remote: boolean) {
+  const pick = (t: Tier) => {
+    const ls = layers.filter((l) => l.tier === t);
+    return { layers: ls.map((l) => l.index), bytes: sum(ls.map((l) => l.bytes)) };
+  };
+  const deviceLayers = placed ? { layers: placed.gpu.layers, bytes: placed.gpu.quantities.layerWeightBytes.value as number } : pick('vram');
+  const tierSets = { vram: deviceLayers, pinned: pick('pinned'), streamed: pick('streamed'), ...(remote ? { remote: pick('remote') } : {}) };
+  // Weights a token reads from the device: its layers' and the output head.
+  const deviceWeights = placed ? deviceLayers.bytes + (placed.gpu.quantities.headBytes.value as number) : tierSets.vram.bytes;
+  return { tierSets, deviceWeights };
+}
+
 export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
   const sh = planShape(view, input);
   const { tiers, placed, vramUsed, vramFormula } = vramTier(view, input, fixedCosts(view, input, sh));
@@ -201,14 +214,7 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
     tier: tiers[i] as Tier,
     streamedBytes: streamedByLayer.get(i) ?? 0,
   }));
-  const pick = (t: Tier) => {
-    const ls = layers.filter((l) => l.tier === t);
-    return { layers: ls.map((l) => l.index), bytes: sum(ls.map((l) => l.bytes)) };
-  };
-  // The VRAM tier's bytes are what the device holds of the layers (an MoE's dense part too).
-  const deviceLayers = placed ? { layers: placed.gpu.layers, bytes: placed.gpu.quantities.layerWeightBytes.value as number } : pick('vram');
-  const tierSets = { vram: deviceLayers, pinned: pick('pinned'), streamed: pick('streamed'), ...(remote ? { remote: pick('remote') } : {}) };
-  const deviceWeights = placed ? deviceLayers.bytes + (placed.gpu.quantities.headBytes.value as number) : tierSets.vram.bytes;
+  const { tierSets, deviceWeights } = tierSummaries(layers, placed, remote !== null);
   const streamedBytes = selection.bytes;
   const residentLayerBytes = allRamLayers - streamedBytes;
 
