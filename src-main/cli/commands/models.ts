@@ -4,7 +4,7 @@
 import { homedir, totalmem } from 'node:os';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { CommandSpec } from '../args.js';
+import { typedFlags, type CommandSpec, type FlagSpec } from '../args.js';
 import { EXIT, UsageError } from '../../shared/errors.js';
 import { discoverModels } from '../../node/discovery/discover.js';
 import { cachedDiskBandwidth, type DiskBandwidth } from '../../node/disk-bw.js';
@@ -19,12 +19,16 @@ import { flagValues, flagsNamed } from '../run-flags.js';
 /** Read speed assumed for a device nothing was measured on (only tok/s depends on it, not the verdict). */
 const ASSUMED_DISK: DiskBandwidth = { bytesPerS: 1e9, source: 'assumed 1 GB/s (nothing measured on this device yet)' };
 
+const MODELS_FLAGS = [
+  { name: 'dir', type: 'string', repeatable: true, valueName: 'DIR', description: 'also search this folder (recursively); may be given more than once' },
+] as const satisfies readonly FlagSpec[];
+
 export const command: CommandSpec = {
   name: 'models',
   summary: 'list the GGUF models already on this machine (Ollama, LM Studio, Hugging Face cache, llama.cpp cache, added folders) with their plan verdict',
   positionals: [],
   flags: [
-    { name: 'dir', type: 'string', repeatable: true, valueName: 'DIR', description: 'also search this folder (recursively); may be given more than once' },
+    ...MODELS_FLAGS,
     // Each model is planned for --ram (default: this machine's RAM).
     ...flagsNamed('ram', 'disk-bw'),
     { name: 'json', type: 'boolean', description: 'print the list as JSON (docs/cli-json.md, "models")' },
@@ -39,7 +43,7 @@ export const command: CommandSpec = {
     'Exit codes: 0 ok (whatever was found); 2 bad flags or a --dir that is not a folder.',
   ].join('\n'),
   async run(args) {
-    const dirs = ((args.flags.dir as string[] | undefined) ?? []).map((d) => resolve(d));
+    const dirs = (typedFlags(args.flags, MODELS_FLAGS).dir ?? []).map((d) => resolve(d));
     for (const d of dirs) {
       const ok = await stat(d).then(
         (s) => s.isDirectory(),

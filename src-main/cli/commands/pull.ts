@@ -6,7 +6,7 @@
 import { mkdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { totalmem } from 'node:os';
-import type { CommandSpec } from '../args.js';
+import { typedFlags, type CommandSpec, type FlagSpec } from '../args.js';
 import { ExitError, EXIT, UsageError } from '../../shared/errors.js';
 import { downloadFileName, isModelUrl, parseModelUrl, splitSetUrls } from '../../shared/remote/model-url.js';
 import { isSha256 } from '../../shared/remote/http-headers.js';
@@ -42,17 +42,21 @@ function planLines(p: MemoryPlan, ramSource: string): string {
   return lines.join('\n') + '\n';
 }
 
+const PULL_FLAGS = [
+  { name: 'out', type: 'string', valueName: 'DIR', description: "folder to save into (default: RAMforge's models folder, which `ramforge models` and the app list)" },
+  { name: 'retries', type: 'int', description: 'resume this many times after the connection drops', default: 3 },
+] as const satisfies readonly FlagSpec[];
+
 export const command: CommandSpec = {
   name: 'pull',
   summary: 'download a GGUF model (resumable, verified) after showing whether it fits',
   positionals: [{ name: 'url', description: 'an http(s) URL of a .gguf file, or of any shard of a split set (all shards are downloaded)', required: true }],
   flags: [
-    { name: 'out', type: 'string', valueName: 'DIR', description: "folder to save into (default: RAMforge's models folder, which `ramforge models` and the app list)" },
+    ...PULL_FLAGS,
     { name: 'sha256', type: 'string', valueName: 'HEX', description: 'the sha256 the file must have (default: the one the server publishes, if any)' },
     // The plan before the download is made for --ram (default: this machine's RAM).
     ...flagsNamed('ram', 'disk-bw'),
     { name: 'force', type: 'boolean', description: 'download even when the plan says the model cannot run under the budget' },
-    { name: 'retries', type: 'int', description: 'resume this many times after the connection drops', default: 3 },
     { name: 'json', type: 'boolean', description: 'print the result as JSON, and progress as JSON lines on stderr (docs/cli-json.md, "pull")' },
   ],
   details: [
@@ -80,7 +84,7 @@ export const command: CommandSpec = {
     const given = args.flags.sha256 as string | undefined;
     if (given !== undefined && !isSha256(given.toLowerCase())) throw new UsageError(`--sha256 must be 64 hex digits, got '${given}'`);
     if (given !== undefined && urls.length > 1) throw new UsageError(`--sha256 names one file, but ${url} is a ${urls.length}-file split set`);
-    const outDir = resolve((args.flags.out as string | undefined) ?? defaultDownloadDir());
+    const outDir = resolve(typedFlags(args.flags, PULL_FLAGS).out ?? defaultDownloadDir());
     result.dir = outDir;
     await mkdir(outDir, { recursive: true });
     const names = urls.map((u) => {
@@ -133,7 +137,7 @@ export const command: CommandSpec = {
       expected ??= (await siblingSha256(u)).sha;
       const bar = json ? jsonProgress(process.stderr, name) : downloadProgress(process.stderr, name);
       try {
-        const r = await download({ url: u, dest, sha256: expected, retries: args.flags.retries as number, onProgress: (p) => bar.update(p) });
+        const r = await download({ url: u, dest, sha256: expected, retries: typedFlags(args.flags, PULL_FLAGS).retries, onProgress: (p) => bar.update(p) });
         bar.done();
         const check = r.verifiedAgainst ? `sha256 ${r.sha256} verified against ${r.verifiedAgainst.from}` : `sha256 ${r.sha256} (not verified: the server publishes no checksum)`;
         const resumed = r.resumedFrom > 0 ? `, resumed at ${formatBytes(r.resumedFrom)}` : '';

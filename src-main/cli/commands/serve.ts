@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join, resolve } from 'node:path';
-import type { CommandSpec } from '../args.js';
+import { typedFlags, type CommandSpec, type FlagSpec } from '../args.js';
 import { EXIT, UsageError } from '../../shared/errors.js';
 import { AppService } from '../../app/service.js';
 import { workerHostFactory } from '../../app/host-factory.js';
@@ -34,18 +34,23 @@ function openBrowser(url: string): void {
   }
 }
 
+/** serve's own flags (the API's are in serve-api-flags.ts, the shared ones in run-flags.ts). */
+const SERVE_FLAGS = [
+  { name: 'port', type: 'int', description: 'port on 127.0.0.1 (0 = any free port)', default: 0 },
+  { name: 'model', type: 'string', valueName: 'PATH', description: 'a GGUF model to list first and load at start' },
+  { name: 'demo', type: 'boolean', description: 'use the built-in demo model (synthesized on first use) when --model is not given' },
+  { name: 'open', type: 'boolean', description: 'open the URL in the default browser' },
+  { name: 'renderer', type: 'string', valueName: 'DIR', description: 'folder of the built renderer (default: out/renderer in the package)' },
+  { name: 'max-upload', type: 'size', description: 'largest model file accepted by drag and drop (default 64G)' },
+  { name: 'upload-quota', type: 'size', description: 'most bytes all dropped files together may hold in the uploads folder (default 256G)' },
+] as const satisfies readonly FlagSpec[];
+
 export const command: CommandSpec = {
   name: 'serve',
   summary: 'serve the app UI in a browser on 127.0.0.1 (browser mode), and with --api an OpenAI-compatible API',
   positionals: [{ name: 'MODEL', description: 'a GGUF model to load at start (as --model)' }],
   flags: [
-    { name: 'port', type: 'int', description: 'port on 127.0.0.1 (0 = any free port)', default: 0 },
-    { name: 'model', type: 'string', valueName: 'PATH', description: 'a GGUF model to list first and load at start' },
-    { name: 'demo', type: 'boolean', description: 'use the built-in demo model (synthesized on first use) when --model is not given' },
-    { name: 'open', type: 'boolean', description: 'open the URL in the default browser' },
-    { name: 'renderer', type: 'string', valueName: 'DIR', description: 'folder of the built renderer (default: out/renderer in the package)' },
-    { name: 'max-upload', type: 'size', description: 'largest model file accepted by drag and drop (default 64G)' },
-    { name: 'upload-quota', type: 'size', description: 'most bytes all dropped files together may hold in the uploads folder (default 256G)' },
+    ...SERVE_FLAGS,
     ...SERVE_API_FLAGS,
   ],
   details: [
@@ -60,12 +65,13 @@ export const command: CommandSpec = {
     SERVE_API_HELP,
   ].join('\n'),
   async run(args) {
-    const port = args.flags.port as number;
+    const own = typedFlags(args.flags, SERVE_FLAGS);
+    const port = own.port;
     if (port < 0 || port > 65535) throw new UsageError(`--port must be between 0 and 65535, got ${port}`);
-    const maxUpload = args.flags['max-upload'] as number | undefined;
-    const quota = args.flags['upload-quota'] as number | undefined;
+    const maxUpload = own['max-upload'];
+    const quota = own['upload-quota'];
     const api: ServeApiFlags | null = serveApiFlags(args.flags, port);
-    const rendererDir = resolve((args.flags.renderer as string | undefined) ?? join(packageRoot(), 'out', 'renderer'));
+    const rendererDir = resolve(own.renderer ?? join(packageRoot(), 'out', 'renderer'));
     if (api?.ui !== false && !existsSync(join(rendererDir, 'index.html'))) {
       process.stderr.write(`ramforge serve: warning: ${rendererDir} has no index.html (build it with: npm run build:app)\n`);
     }
@@ -73,7 +79,7 @@ export const command: CommandSpec = {
     if (args.flags.draft !== undefined && args.positionals.length === 0 && args.flags.model === undefined && args.flags.demo !== true) throw new UsageError('--draft is for the model serve loads at start: give a MODEL');
     // Without the UI nothing else could ever load a model.
     if (api?.ui === false && args.positionals.length === 0 && args.flags.model === undefined && args.flags.demo !== true) throw new UsageError('--no-ui needs a MODEL to serve (or --demo)');
-    let model = (args.positionals[0] as string | undefined) ?? (args.flags.model as string | undefined);
+    let model = (args.positionals[0] as string | undefined) ?? own.model;
     if (model !== undefined) {
       model = resolve(model);
       if (!existsSync(model)) throw new UsageError(`no such model file: ${model}`);
