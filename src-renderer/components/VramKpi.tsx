@@ -8,8 +8,10 @@ export function VramKpi() {
   const dm = useStore((s) => s.engine.model?.deviceMemory ?? null);
   const budget = useStore((s) => s.plan?.gpu?.budgetBytes ?? null);
   const gpuLayers = useStore((s) => s.plan?.gpu?.gpuLayers ?? null);
-  if (!dm || dm.length === 0) return null;
-  const d = dm[0]!;
+  // llama.cpp's ledger lists RPC nodes as devices too ("RPC0"…): their memory is the nodes' RAM, not VRAM.
+  const gpus = (dm ?? []).filter((x) => !x.device.startsWith('RPC'));
+  if (gpus.length === 0) return null;
+  const d = gpus[0]!;
   const title = `${d.device}: weights ${formatBytes(d.modelBytes)}, KV ${formatBytes(d.contextBytes)}, compute ${formatBytes(d.computeBytes)} (llama.cpp's ledger after load)${gpuLayers !== null ? `; n_gpu_layers ${gpuLayers}` : ''}`;
   return <Kpi label={`VRAM (${d.device})`} value={`${formatBytes(d.totalBytes)}${budget !== null ? ` / ${formatBytes(budget)}` : ''}`} title={title} testId="kpi-vram" />;
 }
