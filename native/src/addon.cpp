@@ -154,6 +154,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("loadModel", Napi::Function::New(env, LoadModel));
   exports.Set("listDevices", Napi::Function::New(env, ListDevices));
   exports.Set("socketStats", Napi::Function::New(env, SocketStats));
+  exports.Set("keepRpcAlive", Napi::Function::New(env, KeepRpcAlive));
   exports.Set("residentBytes", Napi::Function::New(env, ResidentBytes));
   exports.Set("fileResident", Napi::Function::New(env, FileResident));
   exports.Set("measureRead", Napi::Function::New(env, MeasureRead));

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <algorithm>
 #include <fcntl.h>
 #include <mutex>
 #include <map>
@@ -229,6 +230,46 @@ Napi::Value SocketStats(const Napi::CallbackInfo& info) {
   }
   closedir(dir);
   return out;
+}
+
+Napi::Value KeepRpcAlive(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 2 || !info[0].IsArray() || !info[1].IsNumber()) {
+    ThrowError(env, "BAD_ARGUMENT", "keepRpcAlive(endpoints: string[], timeoutMs: number)");
+    return env.Undefined();
+  }
+  std::vector<std::string> ports;
+  Napi::Array a = info[0].As<Napi::Array>();
+  for (uint32_t i = 0; i < a.Length(); i++) {
+    if (!a.Get(i).IsString()) continue;
+    std::string ep = a.Get(i).As<Napi::String>().Utf8Value();
+    ports.push_back(ep.substr(ep.rfind(':') + 1));
+  }
+  const int timeout_ms = std::max(1000, a.Length() ? info[1].As<Napi::Number>().Int32Value() : 10000);
+  int armed = 0;
+  DIR* dir = opendir("/proc/self/fd");
+  if (!dir) return Napi::Number::New(env, 0);
+  while (dirent* e = readdir(dir)) {
+    int fd = atoi(e->d_name);
+    if (fd <= 2 || fd == dirfd(dir)) continue;
+    int type = 0;
+    socklen_t tl = sizeof(type);
+    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 || type != SOCK_STREAM) continue;
+    std::string peer = PeerOf(fd);
+    if (peer.empty()) continue;
+    std::string port = peer.substr(peer.rfind(':') + 1);
+    bool ours = false;
+    for (const auto& p : ports) ours = ours || p == port;
+    if (!ours) continue;
+    int on = 1, idle = 1, intvl = 1, cnt = std::max(1, timeout_ms / 1000);
+    unsigned int user_timeout = static_cast<unsigned int>(timeout_ms);
+    if (setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on)) == 0 && setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle)) == 0 &&
+        setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl)) == 0 && setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt)) == 0 &&
+        setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_timeout, sizeof(user_timeout)) == 0)
+      armed++;
+  }
+  closedir(dir);
+  return Napi::Number::New(env, armed);
 }
 
 }  // namespace rf

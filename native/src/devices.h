@@ -23,4 +23,11 @@ Napi::Value ListDevices(const Napi::CallbackInfo& info);
 // process holds (the RPC backend's among them), from the kernel's own counters.
 Napi::Value SocketStats(const Napi::CallbackInfo& info);
 
+// keepRpcAlive(endpoints: string[], timeoutMs): this process's TCP connections to those nodes
+// declare the peer dead after `timeoutMs` without an answer (TCP_USER_TIMEOUT, with keepalive
+// probes while a reply is awaited). A node whose machine vanishes (power, cable, partition)
+// then ends the run like a node that died, instead of the decode waiting for ever. Returns the
+// connections armed.
+Napi::Value KeepRpcAlive(const Napi::CallbackInfo& info);
+
 }  // namespace rf

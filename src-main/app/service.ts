@@ -188,7 +188,7 @@ export class AppService implements RamforgeHostApi {
 
   private onExit(exit: WorkerExit): void {
     // Layers on RPC nodes: ggml's client ends the worker when a node goes away, without naming
-    // it; the nodes that no longer answer are named (in milliseconds when refused, 2 s at most).
+    // it; the nodes that no longer answer are named (in milliseconds when refused, 1.5 s at most).
     const eps = this.loaded?.params.offload?.rpcServers ?? [];
     if (eps.length === 0) return this.reportExit(exit, describeExit(exit));
     void lostRpcNodes(eps).then(

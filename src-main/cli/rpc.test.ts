@@ -4,7 +4,7 @@
 // run's; every cap must hold; a node lost mid-run ends the run at once, naming the node; a
 // node that is not there, or speaks another protocol, is refused before anything loads.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -231,3 +231,80 @@ function serverPids(endpoint: string): number[] {
   }
   return out;
 }
+
+/**
+ * A network namespace joined to this one by a veth pair: a second host on this machine, whose
+ * link can be cut as a cable is pulled (nothing is closed, packets just stop arriving).
+ */
+function makeHost(): { ns: string; ip: string; cut(): void; remove(): void } | string {
+  const id = `${process.pid % 10000}${Math.floor(Math.random() * 90 + 10)}`;
+  const ns = `rfnode${id}`;
+  const [h, n] = [`rfh${id}`, `rfn${id}`];
+  const octet = 10 + (Number(id) % 200);
+  const steps = [
+    ['netns', 'add', ns],
+    ['link', 'add', h, 'type', 'veth', 'peer', 'name', n],
+    ['link', 'set', n, 'netns', ns],
+    ['addr', 'add', `10.231.${octet}.1/24`, 'dev', h],
+    ['link', 'set', h, 'up'],
+    ['-n', ns, 'addr', 'add', `10.231.${octet}.2/24`, 'dev', n],
+    ['-n', ns, 'link', 'set', n, 'up'],
+    ['-n', ns, 'link', 'set', 'lo', 'up'],
+  ];
+  const remove = () => {
+    spawnSync('ip', ['netns', 'del', ns]);
+    spawnSync('ip', ['link', 'del', h]);
+  };
+  for (const a of steps) {
+    const r = spawnSync('ip', a, { encoding: 'utf8' });
+    if (r.status !== 0) {
+      remove();
+      return `ip ${a.join(' ')}: ${r.error?.message ?? r.stderr.trim()}`;
+    }
+  }
+  return { ns, ip: `10.231.${octet}.2`, cut: () => void spawnSync('ip', ['-n', ns, 'link', 'set', n, 'down']), remove };
+}
+
+const probeHost = built ? makeHost() : 'the CLI is not built';
+if (typeof probeHost === 'object') probeHost.remove();
+else if (process.env.CI !== 'true') console.warn(`skipping the network-partition RPC test: ${probeHost}`);
+describe.skipIf(!built || (typeof probeHost === 'string' && process.env.CI !== 'true'))('a node on another host', () => {
+  it('a node whose link is cut mid-run (nothing closed: a pulled cable) ends the run within 10 s, naming it', async () => {
+    const host = makeHost();
+    if (typeof host === 'string') throw new Error(`CI=true but no second host can be made: ${host}`);
+    const port = 50300 + (process.pid % 500);
+    const endpoint = `${host.ip}:${port}`;
+    // `ip netns exec` mounts its own /sys, without the memory cgroups: this node runs uncapped.
+    const server = spawn('ip', ['netns', 'exec', host.ns, process.execPath, cliPath(), 'rpc-server', '--host', host.ip, '--allow-remote', '--port', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let serverErr = '';
+    server.stderr?.on('data', (b: Buffer) => (serverErr += b.toString('utf8')));
+    try {
+      for (let i = 0; ; i++) {
+        try {
+          await probeRpcNode(endpoint, 1000);
+          break;
+        } catch (e) {
+          if (i > 100) throw new Error(`rpc-server on ${endpoint} did not start: ${(e as Error).message}\n${serverErr}`);
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      }
+      let cutAt = 0;
+      const run = startCli(['run', model, '-p', 'Once upon a time', '-n', '100000', '-c', '1024', '--rpc', endpoint], (o) => {
+        if (cutAt === 0 && o.stdout.length > 20) {
+          cutAt = Date.now();
+          host.cut();
+        }
+      });
+      const r = await run.done;
+      expect(cutAt, r.stderr).toBeGreaterThan(0);
+      expect(Date.now() - cutAt).toBeLessThan(10_000);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`RPC node ${endpoint}`);
+      expect(r.stderr).toMatch(/the layers it held were lost with it, so the run ended/);
+    } finally {
+      server.kill('SIGTERM');
+      spawnSync('pkill', ['-f', `rpc-server --host ${host.ip}`]);
+      host.remove();
+    }
+  }, 120_000);
+});

@@ -284,6 +284,8 @@ export interface NativeAddon {
   listDevices(rpcServers?: string[]): NativeDevice[];
   /** This process's TCP connections (the RPC backend's among them). */
   socketStats(): NativeSocketStat[];
+  /** The connections to these nodes' ports declare the peer dead after timeoutMs unanswered; returns how many were armed. */
+  keepRpcAlive(endpoints: string[], timeoutMs: number): number;
   /** mincore over each layer's [addr, len, ...] ranges; null where a range is not mapped. */
   residentBytes(layers: number[][][]): (number | null)[];
   /** Page-cache residency of [offset, len] file ranges through a fresh view of the file. */

@@ -127,7 +127,7 @@ export async function probeRpcNodes(endpoints: readonly string[]): Promise<RpcNo
  * After a run that offloaded to these nodes failed: the nodes that no longer answer, each with
  * why (ggml's client aborts the worker when a node goes away, without naming it).
  */
-export async function lostRpcNodes(endpoints: readonly string[], timeoutMs = 2000): Promise<RpcNodeError[]> {
+export async function lostRpcNodes(endpoints: readonly string[], timeoutMs = 1500): Promise<RpcNodeError[]> {
   const lost: RpcNodeError[] = [];
   for (const ep of endpoints) {
     try {

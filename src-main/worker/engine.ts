@@ -18,7 +18,7 @@ import type { OpenedModel } from '../node/gguf-file.js';
 import { loadDraft, type LoadedDraft } from './draft-loader.js';
 import { WorkerError } from './worker-error.js';
 import { DRAFT_CONTEXT_BATCH } from '../shared/draft/draft-budget.js';
-import { DEFAULT_CTX, DEFAULT_GRAPH_TRACE_EVENTS, MAX_UBATCH, draftRefusal } from '../shared/settings/run-settings.js';
+import { DEFAULT_CTX, DEFAULT_GRAPH_TRACE_EVENTS, MAX_UBATCH, RPC_DEAD_PEER_MS, draftRefusal } from '../shared/settings/run-settings.js';
 import { ResidencyRuntime } from './residency-runtime.js';
 import { offloadsToGpu, warmGpuContext } from './gpu-warmup.js';
 import { basename } from 'node:path';
@@ -148,6 +148,8 @@ export class Engine {
     this.draft = draft;
     this.info = modelInfoOf(files[0] as string, ni, ctx, draft, t0);
     if (params.offload) this.info.deviceMemory = deviceMemoryOf(addon, ctx);
+    // A node's machine that vanishes (power, cable) is declared dead by TCP, not waited on for ever.
+    if (params.offload?.rpcServers.length) addon.keepRpcAlive(params.offload.rpcServers, RPC_DEAD_PEER_MS);
     // Every policy is observed (mincore, /proc counters); only policies other than `off`
     // install the engine that acts on pages.
     // The loader's freed temporaries stay charged in the allocator's arenas until handed back,

@@ -108,6 +108,13 @@ export const EXPERT_EVICTION: 'lru' | 'lfu' = 'lfu';
 export const EXPERT_IO_BUFFER_BYTES = 512 * 1024 + 4096;
 export const STREAM_IO_REQUEST_BYTES = 4 * 1024 * 1024;
 
+/**
+ * How long an RPC node may leave this process without an answer (TCP_USER_TIMEOUT with
+ * keepalive probes each second) before its connection is declared dead and the run ends: a node
+ * lost mid-run ends the run within 10 s even when its machine vanishes without closing anything.
+ */
+export const RPC_DEAD_PEER_MS = 6000;
+
 /** llama.cpp's default context when the model's own is larger; a load that names no context gets it too. */
 export const DEFAULT_CTX = 4096;
 /** The largest micro-batch a run gets (llama.cpp's default n_ubatch); a load that names none gets it. */
