@@ -47,6 +47,8 @@ export interface PlanGpu {
   layers: number;
   mode: string;
   cpuTensors: string[];
+  /** 'dense-first': layers whose experts are on the device too. */
+  expertLayers: number;
   budgetBytes: number | null;
   usedBytes: number | null;
   weightBytes: number | null;
@@ -64,6 +66,7 @@ export function planGpu(raw: unknown): PlanGpu | null {
     layers: arr(raw, 'layers').length,
     mode: str(raw, 'mode') ?? 'none',
     cpuTensors: arr(raw, 'cpuTensors').filter((x): x is string => typeof x === 'string'),
+    expertLayers: arr(raw, 'expertLayers').length,
     budgetBytes: v('budgetBytes'),
     usedBytes: v('usedBytes'),
     weightBytes: head === null && layerW === null ? null : (head ?? 0) + (layerW ?? 0),
@@ -73,6 +76,7 @@ export function planGpu(raw: unknown): PlanGpu | null {
 /** One line for the plan view: what the device holds and what it costs there. */
 export function planGpuText(g: PlanGpu, fmt: (n: number | null) => string): string {
   if (g.gpuLayers === 0) return `VRAM ${fmt(g.budgetBytes)}${g.device ? ` on ${g.device}` : ''}: nothing fits beside the compute buffer and the output head`;
-  const what = g.mode === 'dense-first' ? `the output head and the dense part of ${g.layers} layers (experts stay in RAM)` : `the output head and ${g.layers} layers`;
+  const experts = g.expertLayers > 0 ? `the experts of the last ${g.expertLayers} too, the others stay in RAM` : 'experts stay in RAM';
+  const what = g.mode === 'dense-first' ? `the output head and the dense part of ${g.layers} layers (${experts})` : `the output head and ${g.layers} layers`;
   return `VRAM${g.device ? ` on ${g.device}` : ''}: ${what}, ${fmt(g.weightBytes)} of weights; ${fmt(g.usedBytes)} of ${fmt(g.budgetBytes)} with KV and compute (n_gpu_layers ${g.gpuLayers})`;
 }

@@ -92,6 +92,13 @@ describe.skipIf(vk.skip)('the VRAM tier in plan and run', () => {
     const r = JSON.parse(readFileSync(out, 'utf8')) as RunReport;
     expect(r.gpu).toMatchObject({ gpu_layers: 5, cpu_tensors: [EXPERT_TENSOR_PATTERN], within_budget: true });
     expect(r.gpu!.measured_bytes!).toBeLessThanOrEqual(12 * MiB);
+    // With room beyond the dense part, the experts of the last layers go too; the rest stay on the CPU.
+    const out2 = join(dir, 'moe20.json');
+    expect((await runCommand(run, [moe, '--ram', '1G', '--vram', '20M', '--gpu', gpu(), ...shape, '-p', 'Once upon a time', '-n', '4', '--temperature', '0', '-q', '--report-json', out2])).code).toBe(0);
+    const r2 = JSON.parse(readFileSync(out2, 'utf8')) as RunReport;
+    expect(r2.plan?.gpu?.expertLayers).toEqual([2, 3]);
+    expect(r2.gpu).toMatchObject({ cpu_tensors: ['^blk\\.(0|1)' + EXPERT_TENSOR_PATTERN], within_budget: true });
+    expect(r2.gpu!.measured_bytes!).toBeLessThanOrEqual(20 * MiB);
   });
 
   it('refused before load: a budget larger than the device has free, a device that does not exist', async () => {

@@ -88,7 +88,7 @@ describe('the VRAM tier', () => {
     const budget = compute(v) + head(v) + denseLayers + kv + 8 * MiB;
     expect(budget).toBeLessThan(experts);
     const p = valid(planMemory(v, { ...base, ramBytes: 64 * GiB, vramBytes: budget }));
-    expect(p.gpu).toMatchObject({ mode: 'dense-first', gpuLayers: 17, cpuTensors: [EXPERT_TENSOR_PATTERN] });
+    expect(p.gpu).toMatchObject({ mode: 'dense-first', gpuLayers: 17, cpuTensors: [EXPERT_TENSOR_PATTERN], expertLayers: [] });
     expect(p.gpu!.layers).toEqual(v.layers.map((l) => l.index));
     expect(p.gpu!.quantities.layerWeightBytes.value).toBe(denseLayers);
     // Experts are RAM's (locked here: the cap holds them), so no layer is wholly in VRAM.
@@ -98,6 +98,25 @@ describe('the VRAM tier', () => {
     // The pattern names exactly the expert tensors.
     const re = new RegExp(EXPERT_TENSOR_PATTERN);
     expect(v.tensors.filter((t) => re.test(t.name)).map((t) => t.name)).toEqual(v.moe!.layers.flatMap((l) => l.expertTensors));
+  });
+
+  it('a mixture of experts with room beyond its dense part: the experts of the last layers go too, whole layers', () => {
+    const v = mixtral();
+    const experts = v.moe!.expertBytes;
+    const denseLayers = v.layers.reduce((s, l) => s + l.bytes, 0) - experts;
+    const kv = planMemory(v, { ...base, ramBytes: 64 * GiB }).quantities.kvBytesTotal.value as number;
+    const perLayer = v.moe!.layers[0]!.expertBytes;
+    const budget = compute(v) + head(v) + denseLayers + kv + 3 * perLayer + MiB;
+    const p = valid(planMemory(v, { ...base, ramBytes: 64 * GiB, vramBytes: budget }));
+    expect(p.gpu).toMatchObject({ mode: 'dense-first', gpuLayers: 17, expertLayers: [13, 14, 15] });
+    expect(p.tiers.vram.layers.length).toBe(16);
+    expect(p.layers.filter((l) => l.tier === 'vram').map((l) => l.index)).toEqual([13, 14, 15]);
+    // The CPU keeps the experts of layers 0–12 and only those.
+    const re = new RegExp(p.gpu!.cpuTensors[0]!);
+    expect(v.tensors.filter((t) => re.test(t.name)).map((t) => t.layer)).toEqual(v.moe!.layers.filter((l) => l.index < 13).flatMap((l) => l.expertTensors.map(() => l.index)));
+    // The expert cache is RAM's: the 13 layers whose experts stay there.
+    expect(p.moe!.layers).toEqual([...Array(13).keys()]);
+    expect(p.quantities.vramUsedBytes.value).toBeLessThanOrEqual(budget);
   });
 
   it('a mixture of experts that fits whole goes whole', () => {

@@ -4,9 +4,11 @@
 // each block with its KV cache; a tensor-name override (`cpuTensors`, what -ot / --cpu-moe do)
 // keeps named tensors on the CPU whatever their layer. Per byte, the head and dense weights
 // gain most: each is read every token, while an expert is read only when routed. So a mixture
-// of experts that does not fit whole puts the dense part of the layers on the device first and
-// keeps every expert in RAM (locked or streamed by the expert cache), where a dense model puts
-// whole layers. What the device holds is taken out of the RAM view the rest of the plan sees.
+// of experts that does not fit whole puts the dense part of the layers on the device first,
+// then, with the room left, the experts of the last layers (every expert of a layer on the
+// device: no routing decides what a token finds there), and keeps the other experts in RAM
+// (locked or streamed by the expert cache), where a dense model puts whole layers. What the
+// device holds is taken out of the RAM view the rest of the plan sees.
 import { formatBytes } from '../size.js';
 import type { LayerView, ModelView, ViewTensor } from '../gguf/model-view.js';
 import { isExpertTensor } from '../gguf/moe-view.js';
@@ -81,10 +83,15 @@ export function placeVram(view: ModelView, input: VramInput): VramPlacement {
   const onHead = room >= 0;
   const gpuLayers = onHead ? blocks + 1 : 0;
   const offloaded = new Set(layers.slice(L - blocks).map((l) => l.index));
-  const cpuTensors = denseFirst ? [EXPERT_TENSOR_PATTERN] : [];
-  const onDevice = (t: ViewTensor): boolean => (t.layer === null ? onHead && isHead(t.name) : offloaded.has(t.layer) && !(denseFirst && isExpertTensor(t.name)));
+  // With every dense part on the device, the experts of the last layers in the room left.
+  const expertRoom = denseFirst && dense.n === L ? lastThatFit(layers, (i) => expertBytes(layers[i] as LayerView), room - dense.bytes) : { n: 0, bytes: 0 };
+  const expertsOn = new Set(layers.slice(L - expertRoom.n).filter((l) => expertBytes(l) > 0).map((l) => l.index));
+  const cpuTensors = denseFirst ? [expertPattern(layers.filter((l) => !expertsOn.has(l.index) && expertBytes(l) > 0).map((l) => l.index), expertsOn.size > 0)] : [];
+  const onDevice = (t: ViewTensor): boolean =>
+    t.layer === null ? onHead && isHead(t.name) : offloaded.has(t.layer) && !(denseFirst && isExpertTensor(t.name) && !expertsOn.has(t.layer));
 
   const deviceLayerBytes = sum(layers.flatMap((l) => l.tensors.filter(onDevice).map((t) => t.nbytes)));
+  const wholeLayers = new Set(layers.filter((l) => offloaded.has(l.index) && l.tensors.every(onDevice)).map((l) => l.index));
   const kvBytes = sum(layers.filter((l) => offloaded.has(l.index)).map((l) => kv(layers.indexOf(l))));
   const weightBytes = deviceLayerBytes + (onHead ? head.bytes : 0);
   const compute = gpuLayers > 0 ? input.computeBytes : 0;
@@ -93,7 +100,7 @@ export function placeVram(view: ModelView, input: VramInput): VramPlacement {
   const what = !onHead
     ? `nothing: the budget ${fb(input.vramBytes)} is below compute ${fb(input.computeBytes)} + output head ${fb(head.bytes)}`
     : denseFirst
-      ? `the output head and the dense part (attention, norms, router) of the last ${blocks} of ${L} layers; every expert stays in RAM (${EXPERT_TENSOR_PATTERN} kept on the CPU)`
+      ? `the output head and the dense part (attention, norms, router) of the last ${blocks} of ${L} layers${expertsOn.size > 0 ? `, and every expert of the last ${expertsOn.size}` : ''}; the other experts stay in RAM (${cpuTensors[0]} kept on the CPU)`
       : `the output head and the last ${blocks} of ${L} layers, whole`;
   const gpu: GpuPlan = {
     device: input.device ?? null,
@@ -102,16 +109,22 @@ export function placeVram(view: ModelView, input: VramInput): VramPlacement {
     outputOnDevice: onHead,
     mode: gpuLayers === 0 ? 'none' : denseFirst ? 'dense-first' : 'layers',
     cpuTensors,
+    expertLayers: [...expertsOn].sort((a, b) => a - b),
     quantities: {
       budgetBytes: q(input.vramBytes, `--vram ${fb(input.vramBytes)}`),
       headBytes: q(onHead ? head.bytes : 0, onHead ? `output head${head.tied ? ' (tied: a copy of token_embd)' : ''} = ${fb(head.bytes)}` : 'not on the device: 0'),
-      layerWeightBytes: q(deviceLayerBytes, `weights of the ${blocks} offloaded layers${denseFirst ? ' without their experts' : ''} = ${fb(deviceLayerBytes)}`),
+      layerWeightBytes: q(deviceLayerBytes, `weights of the ${blocks} offloaded layers${denseFirst ? ` without their experts${expertsOn.size > 0 ? ` (but ${expertsOn.size} layers' experts, ${fb(expertRoom.bytes)})` : ''}` : ''} = ${fb(deviceLayerBytes)}`),
       kvBytes: q(kvBytes, `KV of the ${blocks} offloaded layers = ${fb(kvBytes)}`),
       computeBytes: q(compute, gpuLayers > 0 ? `the device's compute buffer, sized as the CPU's = ${fb(compute)}` : 'nothing offloaded: 0'),
       usedBytes: q(used, `head ${fb(onHead ? head.bytes : 0)} + layer weights ${fb(deviceLayerBytes)} + KV ${fb(kvBytes)} + compute ${fb(compute)} = ${fb(used)} of ${fb(input.vramBytes)}${where}: ${what}`),
     },
   };
-  return { gpu, ramView: ramViewOf(view, onDevice, onHead && head.tied), wholeLayers: new Set(denseFirst ? [] : offloaded), kvOnDevice: offloaded };
+  return { gpu, ramView: ramViewOf(view, onDevice, onHead && head.tied), wholeLayers, kvOnDevice: offloaded };
+}
+
+/** The expert tensors kept on the CPU: all of them, or those of the layers listed. */
+function expertPattern(cpuLayers: number[], some: boolean): string {
+  return some ? `^blk\\.(${cpuLayers.join('|')})${EXPERT_TENSOR_PATTERN}` : EXPERT_TENSOR_PATTERN;
 }
 
 /**
@@ -129,7 +142,10 @@ function ramViewOf(view: ModelView, onDevice: (t: ViewTensor) => boolean, tiedHe
     return { ...l, tensors, bytes: sum(tensors.map((t) => t.nbytes)) };
   });
   const tensors = view.tensors.filter((t) => !onDevice(t));
-  return { ...view, layers, persistent: { tensors: persistentTensors, bytes: sum(persistentTensors.map((t) => t.nbytes)) }, tensors, tensorBytes: sum(tensors.map((t) => t.nbytes)) };
+  // The experts left for RAM's expert cache: the layers whose experts stay on the CPU.
+  const moeLayers = view.moe?.layers.filter((l) => l.expertTensors.every((n) => tensors.some((t) => t.name === n))) ?? [];
+  const moe = view.moe && moeLayers.length > 0 ? { ...view.moe, layers: moeLayers, expertBytes: sum(moeLayers.map((l) => l.expertBytes)), activeBytesPerToken: moeLayers.length === view.moe.layers.length ? view.moe.activeBytesPerToken : null } : null;
+  return { ...view, layers, persistent: { tensors: persistentTensors, bytes: sum(persistentTensors.map((t) => t.nbytes)) }, tensors, tensorBytes: sum(tensors.map((t) => t.nbytes)), moe };
 }
 
 function sum(xs: readonly number[]): number {

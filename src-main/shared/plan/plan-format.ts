@@ -98,7 +98,7 @@ function tierLines(p: MemoryPlan): string[] {
   const Q = p.quantities;
   const tok = Q.predictedDecodeTokS.value;
   const dev = (g.quantities.headBytes.value ?? 0) + (g.quantities.layerWeightBytes.value ?? 0);
-  const what = g.mode === 'none' ? 'nothing offloaded' : g.mode === 'dense-first' ? `head + dense part of ${g.layers.length} layers (experts in RAM)` : `head + ${g.layers.length} layers`;
+  const what = g.mode === 'none' ? 'nothing offloaded' : g.mode === 'dense-first' ? `head + dense part of ${g.layers.length} layers (${g.expertLayers.length > 0 ? `and the experts of ${g.expertLayers.length}; the other experts in RAM` : 'experts in RAM'})` : `head + ${g.layers.length} layers`;
   return [
     '',
     'Tiers',

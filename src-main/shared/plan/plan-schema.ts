@@ -78,7 +78,7 @@ const GPU_QUANTITIES = ['budgetBytes', 'headBytes', 'layerWeightBytes', 'kvBytes
 export const GPU_PLAN_SCHEMA = {
   type: 'object',
   additionalProperties: false,
-  required: ['device', 'gpuLayers', 'layers', 'outputOnDevice', 'mode', 'cpuTensors', 'quantities'],
+  required: ['device', 'gpuLayers', 'layers', 'outputOnDevice', 'mode', 'cpuTensors', 'expertLayers', 'quantities'],
   properties: {
     device: { type: ['string', 'null'] },
     gpuLayers: nint,
@@ -86,6 +86,7 @@ export const GPU_PLAN_SCHEMA = {
     outputOnDevice: { type: 'boolean' },
     mode: { enum: ['none', 'layers', 'dense-first'] },
     cpuTensors: { type: 'array', items: { type: 'string' } },
+    expertLayers: { type: 'array', items: nint },
     quantities: { type: 'object', additionalProperties: false, required: [...GPU_QUANTITIES], properties: Object.fromEntries(GPU_QUANTITIES.map((k) => [k, quantity])) },
   },
 } as const;

@@ -210,6 +210,8 @@ export interface GpuPlan {
   readonly mode: 'none' | 'layers' | 'dense-first';
   /** Tensor-name patterns (regular expressions) kept in CPU RAM (llama.cpp's -ot …=CPU). */
   readonly cpuTensors: string[];
+  /** 'dense-first': layers whose experts are on the device too (the last ones, in the room the dense part left). */
+  readonly expertLayers: number[];
   readonly quantities: {
     readonly budgetBytes: Quantity;
     readonly headBytes: Quantity;

@@ -261,9 +261,8 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
     notes,
   };
   // A mixture of experts: the same budget, with an expert cache beside the locked dense part.
-  // (Not when the device holds experts: then every layer is there, whole.)
-  const expertsOnDevice = placed !== null && placed.gpu.mode === 'layers' && placed.gpu.layers.length > 0;
-  return view.moe && !expertsOnDevice ? withExpertCache(plan, view, { fixedBytes: fixed, persistentResidentBytes: f.persistentResident, headroomBytes: budget.headroomBytes, readaheadBytes: budget.readaheadBytes, ...(input.routing ? { routing: input.routing } : {}) }) : plan;
+  // (The RAM view's experts: those the device does not hold.)
+  return view.moe && view.moe.layers.length > 0 ? withExpertCache(plan, view, { fixedBytes: fixed, persistentResidentBytes: f.persistentResident, headroomBytes: budget.headroomBytes, readaheadBytes: budget.readaheadBytes, ...(input.routing ? { routing: input.routing } : {}) }) : plan;
 }
 
 /** Each figure of the plan with the formula that gives it. */
