@@ -35,7 +35,9 @@ export const command: CommandSpec = {
     const ours: number[] = [];
     const theirs: number[] = [];
     for (let i = 0; i < reps; i++) {
-      const out = execFileSync(bin, ['-m', modelPath, '-p', '0', '-n', String(tokens), '-t', String(threads), '-r', '1', '-o', 'json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+      // -ngl 0: our run is CPU-only here, and llama-bench would offload every layer to a GPU a
+      // Vulkan build finds (its default is all of them).
+      const out = execFileSync(bin, ['-m', modelPath, '-p', '0', '-n', String(tokens), '-t', String(threads), '-ngl', '0', '-r', '1', '-o', 'json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
       const rows = JSON.parse(out) as { avg_ts: number }[];
       theirs.push(rows[0]?.avg_ts ?? NaN);
       const r = await runOnce({
