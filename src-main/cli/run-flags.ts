@@ -43,7 +43,7 @@ export const FLAGS = named({
   mmap: { type: 'boolean', default: true, description: 'memory-map the model (--no-mmap reads it into RAM)' },
   repack: { type: 'boolean', description: 'repack weights for faster CPU kernels (default on, off under residency policies that release pages)' },
   prefetch: { type: 'boolean', description: 'prefault the whole file at load; --no-prefetch faults in on demand (default: prefault unless the plan says the model does not fit)' },
-  'gpu-layers': { type: 'int', default: 0, range: L.gpuLayers, description: 'layers to offload to a GPU backend (none is built here)' },
+  'gpu-layers': { type: 'int', default: 0, range: L.gpuLayers, description: 'unused: the plan puts layers on the GPU (--gpu, --vram); kept so scripts that pass 0 still run' },
   draft: { short: 'md', type: 'string', valueName: 'MODEL', description: 'speculative decoding: a small model with the same vocabulary proposes tokens, the model verifies them in one pass (weights it shares byte for byte are not loaded twice)' },
   'draft-max': { type: 'int', default: D.draftMax, range: { min: 1, max: L.draftTokens.max }, description: 'most tokens drafted per pass (the engine adapts k to the measured acceptance)' },
   'draft-min': { type: 'int', default: D.draftMin, range: L.draftTokens, description: 'tokens drafted per pass even when the draft is unsure' },
