@@ -1,7 +1,7 @@
 // One complete engine run — start the worker (capped or not), cold-start the file cache, load,
 // generate, collect samples, close — with every way it can end captured as data, never thrown.
 // `ramforge run`, `ramforge bench` and the report builder share it.
-import type { UsageSample } from '../supervisor/index.js';
+import type { SupervisedOutcome, UsageSample } from '../supervisor/index.js';
 import { startWorker } from './start-worker.js';
 import type { RunOnceResult } from '../shared/run-result.js';
 
@@ -46,7 +46,9 @@ export async function runOnce(o: RunOnceOptions): Promise<RunOnceResult> {
     wallMs: 0,
     startToFirstTokenMs: null,
   };
-  const proc = await startWorker({
+  let proc: Awaited<ReturnType<typeof startWorker>>;
+  try {
+    proc = await startWorker({
     cap: o.cap,
     ...(o.gpuEnv ? { env: { ...o.gpuEnv }, gpu: true } : {}),
     ...(o.coldStart ? { coldStart: o.files } : {}),
@@ -58,7 +60,15 @@ export async function runOnce(o: RunOnceOptions): Promise<RunOnceResult> {
       cgroupSamples.push(s);
       o.onCgroupSample?.(s);
     },
-  });
+    });
+  } catch (e) {
+    // Ended before it was ready: under a cap the supervisor's verdict decides the exit code.
+    const err = e as { code?: string; message?: string; capped?: SupervisedOutcome | null };
+    result.error = { code: err.code ?? 'ERROR', message: err.message ?? String(e) };
+    result.capped = err.capped ?? null;
+    result.wallMs = performance.now() - t0;
+    return result;
+  }
   result.coldStart = proc.coldStart;
   o.onStarted?.({ cancel: () => proc.host.cancel(), kill: (r) => proc.kill(r) });
   try {

@@ -62,7 +62,7 @@ export async function startWorker(given: StartWorkerOptions): Promise<StartedWor
   let done: Promise<SupervisedOutcome> | null = null;
   let killRun: (reason: string) => void = () => {};
   let snapshot: () => CgroupReport | null = () => null;
-  const host = await WorkerHost.start({
+  const starting = WorkerHost.start({
     onSample: opts.onSample,
     onServeStep: opts.onServeStep,
     env: opts.env,
@@ -87,5 +87,14 @@ export async function startWorker(given: StartWorkerOptions): Promise<StartedWor
       return { ...wrapChild(run.child), exited: run.done.then(exitOf), kill: () => run.kill('killed on request') };
     },
   });
+  let host: WorkerHost;
+  try {
+    host = await starting;
+  } catch (e) {
+    // The cap's verdict when it ended the worker before it was ready (a timeout, an OOM kill):
+    // the caller reports that, with its exit code, not a failure to start.
+    const outcome = await (done as Promise<SupervisedOutcome> | null);
+    throw Object.assign(e as Error, { capped: outcome ?? null });
+  }
   return { host, coldStart, capped: done, kill: (reason) => killRun(reason), cgroup: () => snapshot() };
 }
