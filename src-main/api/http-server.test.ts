@@ -1,7 +1,7 @@
 // The HTTP server in this process, over real sockets, with a fake backend: routes, access,
 // limits, answers and streams in OpenAI's shapes, stop strings, the queue, failures before and
 // during a stream, and a client that leaves mid-stream.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { startApiServer, type RunningApiServer } from './http-server.js';
@@ -222,10 +222,11 @@ describe('API server: answers', () => {
 
 describe('API server: concurrency and failures', () => {
   it('two run at once, two wait, the next is refused 429; all that were accepted complete', async () => {
-    backend.tokenMs = 20;
+    // Slow enough that none of the four ends before the fifth arrives, on a loaded machine too;
+    // the test waits for the four to be in (no fixed delay).
+    backend.tokenMs = 200;
     const accepted = Array.from({ length: 4 }, () => post('/v1/completions', text({ max_tokens: 3 })));
-    await new Promise((r) => setTimeout(r, 30));
-    expect(backend.gate.counts()).toMatchObject({ active: 2, queued: 2 });
+    await vi.waitFor(() => expect(backend.gate.counts()).toMatchObject({ active: 2, queued: 2 }), { timeout: 10_000, interval: 5 });
     const refused = await post('/v1/completions', text());
     expect(refused.status).toBe(429);
     expect(await refused.json()).toMatchObject({ error: { type: 'rate_limit_error', code: 'queue_full' } });
