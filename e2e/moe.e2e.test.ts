@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { CHROMIUM, IS_CI, chromiumAvailable } from './support/env.js';
 import { screenshot } from './support/browser.js';
+import { chatOnce, loadAndWait } from './support/ui.js';
 import { servedApp } from './support/app.js';
 import { startServe } from './support/serve.js';
 import { synthMoeModel } from './support/models.js';
@@ -30,17 +31,9 @@ describe.runIf(canRun)('a mixture of experts under an enforced cap, in the app',
     // 345 MiB of weights, 320 MiB enforced: the experts are served by the expert cache.
     await byId('setting-ram').fill('320M');
     await byId('setting-enforce').check();
-    await byId('load-model').click();
-    await app.page.waitForSelector('[data-testid="engine-status"][data-status="ready"], [data-testid="engine-status"][data-status="crashed"], [data-testid="load-error"]', { timeout: 240_000 });
-    const why = [...(await byId('engine-message').allTextContents()), ...(await byId('load-error').allTextContents())].join(' ');
-    expect(await byId('engine-status').getAttribute('data-status'), why).toBe('ready');
+    await loadAndWait(app.page);
 
-    await byId('new-conversation').click();
-    await byId('nav-chat').click();
-    await byId('chat-max-tokens').fill('12');
-    await byId('chat-input').fill('Once upon a time');
-    await byId('chat-send').click();
-    await app.page.waitForSelector('[data-testid="assistant-message"][data-streaming="false"]', { timeout: 240_000 });
+    await chatOnce(app.page, 12);
 
     await byId('nav-dashboard').click();
     const heat = byId('expert-heatmap');

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, IS_CI, chromiumAvailable } from './support/env.js';
 import { screenshot } from './support/browser.js';
+import { chatOnce, loadAndWait } from './support/ui.js';
 import { servedApp } from './support/app.js';
 import { startServe } from './support/serve.js';
 import { synthModel } from './support/models.js';
@@ -48,17 +49,9 @@ describe.runIf(canRun)('a model split across RPC nodes, through the UI', () => {
     for (const n of nodes) expect(planText).toContain(`${n.endpoint}: layers`);
     await screenshot(app.page, 'rpc-plan');
 
-    await byId('load-model').click();
-    await app.page.waitForSelector('[data-testid="engine-status"][data-status="ready"], [data-testid="engine-status"][data-status="crashed"], [data-testid="load-error"]', { timeout: 240_000 });
-    const why = [...(await byId('engine-message').allTextContents()), ...(await byId('load-error').allTextContents())].join(' ');
-    expect(await byId('engine-status').getAttribute('data-status'), why).toBe('ready');
+    await loadAndWait(app.page);
 
-    await byId('new-conversation').click();
-    await byId('nav-chat').click();
-    await byId('chat-max-tokens').fill('16');
-    await byId('chat-input').fill('Once upon a time');
-    await byId('chat-send').click();
-    await app.page.waitForSelector('[data-testid="assistant-message"][data-streaming="false"]', { timeout: 240_000 });
+    await chatOnce(app.page, 16);
     expect(((await byId('assistant-message').last().textContent()) ?? '').trim().length).toBeGreaterThan(0);
 
     await byId('nav-dashboard').click();

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { CHROMIUM, IS_CI, chromiumAvailable } from './support/env.js';
 import { screenshot } from './support/browser.js';
+import { chatOnce, loadAndWait } from './support/ui.js';
 import { servedApp } from './support/app.js';
 import { startServe } from './support/serve.js';
 import { synthModel } from './support/models.js';
@@ -38,16 +39,8 @@ describe.runIf(canRun)('the VRAM tier in the app', () => {
     expect(await byId('plan-bar').getAttribute('data-vram-layers')).toBe('2');
     await screenshot(app.page, 'vram-plan');
 
-    await byId('load-model').click();
-    await app.page.waitForSelector('[data-testid="engine-status"][data-status="ready"], [data-testid="engine-status"][data-status="crashed"], [data-testid="load-error"]', { timeout: 240_000 });
-    const why = [...(await byId('engine-message').allTextContents()), ...(await byId('load-error').allTextContents())].join(' ');
-    expect(await byId('engine-status').getAttribute('data-status'), why).toBe('ready');
-    await byId('new-conversation').click();
-    await byId('nav-chat').click();
-    await byId('chat-max-tokens').fill('6');
-    await byId('chat-input').fill('Once upon a time');
-    await byId('chat-send').click();
-    await app.page.waitForSelector('[data-testid="assistant-message"][data-streaming="false"]', { timeout: 240_000 });
+    await loadAndWait(app.page);
+    await chatOnce(app.page, 6);
 
     await byId('nav-dashboard').click();
     await byId('dashboard-view').waitFor();

@@ -30,19 +30,7 @@ Napi::Value SystemInfo(const Napi::CallbackInfo& info) {
   o.Set("mlockSupported", llama_supports_mlock());
   o.Set("gpuOffload", llama_supports_gpu_offload());
   Napi::Array devs = Napi::Array::New(env);
-  for (size_t i = 0; i < ggml_backend_dev_count(); i++) {
-    ggml_backend_dev_t d = ggml_backend_dev_get(i);
-    size_t free_b = 0, total_b = 0;
-    ggml_backend_dev_memory(d, &free_b, &total_b);
-    Napi::Object dv = Napi::Object::New(env);
-    dv.Set("name", ggml_backend_dev_name(d));
-    dv.Set("description", ggml_backend_dev_description(d));
-    auto t = ggml_backend_dev_type(d);
-    dv.Set("type", t == GGML_BACKEND_DEVICE_TYPE_CPU ? "cpu" : t == GGML_BACKEND_DEVICE_TYPE_GPU ? "gpu" : t == GGML_BACKEND_DEVICE_TYPE_IGPU ? "igpu" : "accel");
-    dv.Set("memoryFree", static_cast<double>(free_b));
-    dv.Set("memoryTotal", static_cast<double>(total_b));
-    devs.Set(devs.Length(), dv);
-  }
+  for (size_t i = 0; i < ggml_backend_dev_count(); i++) devs.Set(devs.Length(), DeviceObject(env, ggml_backend_dev_get(i)));
   o.Set("devices", devs);
   return o;
 }

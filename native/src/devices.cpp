@@ -151,6 +151,23 @@ std::string PeerOf(int fd) {
   return std::string(host) + ":" + std::to_string(port);
 }
 
+// Calls fn(fd, "host:port") for each TCP connection this process holds.
+template <typename Fn>
+void ForEachTcpPeer(Fn fn) {
+  DIR* dir = opendir("/proc/self/fd");
+  if (!dir) return;
+  while (dirent* e = readdir(dir)) {
+    int fd = atoi(e->d_name);
+    if (fd <= 2 || fd == dirfd(dir)) continue;
+    int type = 0;
+    socklen_t tl = sizeof(type);
+    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 || type != SOCK_STREAM) continue;
+    std::string peer = PeerOf(fd);
+    if (!peer.empty()) fn(fd, peer);
+  }
+  closedir(dir);
+}
+
 }  // namespace
 
 ggml_backend_reg_t RegisterRpcServer(const std::string& endpoint, std::string* err) {
@@ -172,6 +189,20 @@ ggml_backend_reg_t RegisterRpcServer(const std::string& endpoint, std::string* e
   return reg;
 }
 
+Napi::Object DeviceObject(Napi::Env env, ggml_backend_dev_t d) {
+  size_t free_b = 0, total_b = 0;
+  ggml_backend_dev_memory(d, &free_b, &total_b);
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("name", ggml_backend_dev_name(d));
+  o.Set("description", ggml_backend_dev_description(d));
+  o.Set("type", TypeName(ggml_backend_dev_type(d)));
+  ggml_backend_reg_t reg = ggml_backend_dev_backend_reg(d);
+  o.Set("backend", reg ? ggml_backend_reg_name(reg) : "");
+  o.Set("memoryFree", static_cast<double>(free_b));
+  o.Set("memoryTotal", static_cast<double>(total_b));
+  return o;
+}
+
 Napi::Value ListDevices(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() > 0 && info[0].IsArray()) {
@@ -189,46 +220,23 @@ Napi::Value ListDevices(const Napi::CallbackInfo& info) {
     }
   }
   Napi::Array out = Napi::Array::New(env);
-  for (size_t i = 0; i < ggml_backend_dev_count(); i++) {
-    ggml_backend_dev_t d = ggml_backend_dev_get(i);
-    size_t free_b = 0, total_b = 0;
-    ggml_backend_dev_memory(d, &free_b, &total_b);
-    Napi::Object o = Napi::Object::New(env);
-    o.Set("name", ggml_backend_dev_name(d));
-    o.Set("description", ggml_backend_dev_description(d));
-    o.Set("type", TypeName(ggml_backend_dev_type(d)));
-    ggml_backend_reg_t reg = ggml_backend_dev_backend_reg(d);
-    o.Set("backend", reg ? ggml_backend_reg_name(reg) : "");
-    o.Set("memoryFree", static_cast<double>(free_b));
-    o.Set("memoryTotal", static_cast<double>(total_b));
-    out.Set(out.Length(), o);
-  }
+  for (size_t i = 0; i < ggml_backend_dev_count(); i++) out.Set(out.Length(), DeviceObject(env, ggml_backend_dev_get(i)));
   return out;
 }
 
 Napi::Value SocketStats(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Napi::Array out = Napi::Array::New(env);
-  DIR* dir = opendir("/proc/self/fd");
-  if (!dir) return out;
-  while (dirent* e = readdir(dir)) {
-    int fd = atoi(e->d_name);
-    if (fd <= 2 || fd == dirfd(dir)) continue;
-    int type = 0;
-    socklen_t tl = sizeof(type);
-    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 || type != SOCK_STREAM) continue;
+  ForEachTcpPeer([&](int fd, const std::string& peer) {
     tcp_info ti{};
     socklen_t il = sizeof(ti);
-    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &il) != 0) continue;
-    std::string peer = PeerOf(fd);
-    if (peer.empty()) continue;
+    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &il) != 0) return;
     Napi::Object o = Napi::Object::New(env);
     o.Set("peer", peer);
     o.Set("bytesSent", static_cast<double>(ti.tcpi_bytes_acked));
     o.Set("bytesReceived", static_cast<double>(ti.tcpi_bytes_received));
     out.Set(out.Length(), o);
-  }
-  closedir(dir);
+  });
   return out;
 }
 
@@ -247,28 +255,18 @@ Napi::Value KeepRpcAlive(const Napi::CallbackInfo& info) {
   }
   const int timeout_ms = std::max(1000, a.Length() ? info[1].As<Napi::Number>().Int32Value() : 10000);
   int armed = 0;
-  DIR* dir = opendir("/proc/self/fd");
-  if (!dir) return Napi::Number::New(env, 0);
-  while (dirent* e = readdir(dir)) {
-    int fd = atoi(e->d_name);
-    if (fd <= 2 || fd == dirfd(dir)) continue;
-    int type = 0;
-    socklen_t tl = sizeof(type);
-    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 || type != SOCK_STREAM) continue;
-    std::string peer = PeerOf(fd);
-    if (peer.empty()) continue;
+  ForEachTcpPeer([&](int fd, const std::string& peer) {
     std::string port = peer.substr(peer.rfind(':') + 1);
     bool ours = false;
     for (const auto& p : ports) ours = ours || p == port;
-    if (!ours) continue;
+    if (!ours) return;
     int on = 1, idle = 1, intvl = 1, cnt = std::max(1, timeout_ms / 1000);
     unsigned int user_timeout = static_cast<unsigned int>(timeout_ms);
     if (setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on)) == 0 && setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle)) == 0 &&
         setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl)) == 0 && setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt)) == 0 &&
         setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_timeout, sizeof(user_timeout)) == 0)
       armed++;
-  }
-  closedir(dir);
+  });
   return Napi::Number::New(env, armed);
 }
 

@@ -16,6 +16,9 @@ namespace rf {
 // callers find them by endpoint ("rpc:host:port" in loadModel's devices). nullptr on error.
 ggml_backend_reg_t RegisterRpcServer(const std::string& endpoint, std::string* err);
 
+// One device as JS sees it: { name, description, type, backend, memoryFree, memoryTotal }.
+Napi::Object DeviceObject(Napi::Env env, ggml_backend_dev_t d);
+
 // listDevices(rpcServers?: string[]) -> [{ name, description, type, backend, memoryFree, memoryTotal }]
 Napi::Value ListDevices(const Napi::CallbackInfo& info);
 

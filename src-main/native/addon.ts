@@ -277,7 +277,7 @@ export interface NativeAddon {
     mmapSupported: boolean;
     mlockSupported: boolean;
     gpuOffload: boolean;
-    devices: { name: string; description: string; type: string; memoryFree: number; memoryTotal: number }[];
+    devices: NativeDevice[];
   };
   loadModel(paths: string[], opts?: NativeModelOptions, onProgress?: (fraction: number) => void): Promise<NativeModel>;
   /** Every device ggml has, after registering these RPC servers (each answered our handshake). */

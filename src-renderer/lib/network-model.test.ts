@@ -1,25 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { networkView } from './network-model.js';
 import type { ResidencySample } from '../../src-main/shared/residency-types.js';
+import { sample as base } from './sample.test-util.js';
 
-const sample = (phase: ResidencySample['phase'], token: number, nodes: [number, number, number][]): ResidencySample => ({
-  tMs: token * 100,
-  token,
-  phase,
-  layerResident: [],
-  persistentResident: null,
-  rssBytes: null,
-  cgroupBytes: null,
-  cgroupLimitBytes: null,
-  limitHits: null,
-  pinnedResident: null,
-  pinnedBytes: null,
-  readBytes: null,
-  majorFaults: null,
-  decodeTokS: null,
-  events: [],
-  network: { nodes: nodes.map(([bytesSent, bytesReceived, waitMs], i) => ({ endpoint: `10.0.0.${i + 1}:50052`, bytesSent, bytesReceived, waitMs })) },
-});
+const sample = (phase: ResidencySample['phase'], token: number, nodes: [number, number, number][]): ResidencySample =>
+  base({ tMs: token * 100, token, phase, network: { nodes: nodes.map(([bytesSent, bytesReceived, waitMs], i) => ({ endpoint: `10.0.0.${i + 1}:50052`, bytesSent, bytesReceived, waitMs })) } });
 
 describe('networkView', () => {
   it('per decoded token, from the first decode sample to the newest; the load does not count', () => {
