@@ -116,7 +116,8 @@ export function parseArgs(argv: readonly string[], cmd: Pick<CommandSpec, 'name'
   const byShort = new Map(cmd.flags.filter((f) => f.short).map((f) => [f.short as string, f]));
   const flags: Record<string, FlagValue | undefined> = {};
   const positionals: string[] = [];
-  for (const f of cmd.flags) if (f.default !== undefined) flags[f.name] = f.default;
+  // A list's default is written as its text; it is parsed like a given value, so a list flag is always a list.
+  for (const f of cmd.flags) if (f.default !== undefined) flags[f.name] = f.type === 'list' && typeof f.default === 'string' ? convert(f, f.default) : f.default;
 
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] as string;

@@ -1,7 +1,7 @@
 // `ramforge bench-binding MODEL`: our decode speed against llama.cpp's own llama-bench built
 // from the same pinned source (built on demand), same model and thread count, alternating runs.
 import { execFileSync } from 'node:child_process';
-import type { CommandSpec, ParsedArgs } from '../args.js';
+import { typedFlags, type CommandSpec, type ParsedArgs, type FlagSpec } from '../args.js';
 import { ExitError, UsageError } from '../../shared/errors.js';
 import { openModelInput } from '../model-input.js';
 import { runOnce } from '../../worker/run-once.js';
@@ -13,23 +13,25 @@ function llamaBench(): string {
   return llamaTool('llama-bench', (line) => process.stderr.write(`bench-binding: ${line}\n`));
 }
 
+const BINDING_FLAGS = [
+  { name: 'tokens', type: 'int', default: 64, range: LIMITS.maxTokens, description: 'tokens decoded per run' },
+  { name: 'threads', short: 't', type: 'int', default: 2, range: LIMITS.threads, description: 'CPU threads for both' },
+  { name: 'reps', type: 'int', default: 5, range: LIMITS.reps, description: 'runs of each, alternating; medians are compared' },
+  { name: 'json', type: 'boolean', description: 'print JSON' },
+] as const satisfies readonly FlagSpec[];
+
 export const command: CommandSpec = {
   name: 'bench-binding',
   summary: "Compare `ramforge run` decode tok/s with llama.cpp's llama-bench on the same model and threads.",
   positionals: [{ name: 'model', description: 'GGUF file', required: true }],
-  flags: [
-    { name: 'tokens', type: 'int', default: 64, range: LIMITS.maxTokens, description: 'tokens decoded per run' },
-    { name: 'threads', short: 't', type: 'int', default: 2, range: LIMITS.threads, description: 'CPU threads for both' },
-    { name: 'reps', type: 'int', default: 5, range: LIMITS.reps, description: 'runs of each, alternating; medians are compared' },
-    { name: 'json', type: 'boolean', description: 'print JSON' },
-  ],
+  flags: BINDING_FLAGS,
   async run(args: ParsedArgs): Promise<number> {
-    const f = args.flags;
+    const f = typedFlags(args.flags, BINDING_FLAGS);
     const modelPath = args.positionals[0] as string;
     const opened = await openModelInput(modelPath);
-    const threads = f['threads'] as number;
-    const tokens = f['tokens'] as number;
-    const reps = f['reps'] as number;
+    const threads = f.threads;
+    const tokens = f.tokens;
+    const reps = f.reps;
     if (reps < 1 || tokens < 2) throw new UsageError('--reps ≥ 1 and --tokens ≥ 2');
     const bin = llamaBench();
     const ours: number[] = [];

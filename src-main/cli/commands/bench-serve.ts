@@ -2,7 +2,7 @@
 // together. For each client count, a fresh worker under the cap is loaded with that many
 // sequences, and that many clients each send one request at once; aggregate and per-request
 // decode tok/s, tokens per weight pass, and whether each client's tokens equal its solo run.
-import type { CommandSpec, ParsedArgs } from '../args.js';
+import { typedFlags, type CommandSpec, type FlagSpec, type ParsedArgs } from '../args.js';
 import { UsageError } from '../../shared/errors.js';
 import { openModelInput } from '../model-input.js';
 import { loadParams, prepareRun, shapeNote } from '../run-config.js';
@@ -43,14 +43,18 @@ interface Row {
   results: GenerationResult[];
 }
 
+const BENCH_SERVE_FLAGS = [
+  { name: 'clients', type: 'list', default: '1,2,4,8', valueName: 'LIST', description: 'client counts; each sends one request at once' },
+  { name: 'tokens', type: 'int', default: 16, range: LIMITS.maxTokens, description: 'tokens each request decodes (greedy)' },
+  { name: 'json', type: 'boolean', description: 'print one JSON object instead of the table' },
+] as const satisfies readonly FlagSpec[];
+
 export const command: CommandSpec = {
   name: 'bench-serve',
   summary: 'concurrent requests decoded together under a cap: aggregate and per-request tok/s per client count',
   positionals: [{ name: 'model', description: 'GGUF file, split shard, or directory', required: true }],
   flags: [
-    { name: 'clients', type: 'list', default: '1,2,4,8', valueName: 'LIST', description: 'client counts; each sends one request at once' },
-    { name: 'tokens', type: 'int', default: 16, range: LIMITS.maxTokens, description: 'tokens each request decodes (greedy)' },
-    { name: 'json', type: 'boolean', description: 'print one JSON object instead of the table' },
+    ...BENCH_SERVE_FLAGS,
     ...LOAD_FLAGS.filter((f) => !['parallel', 'draft', 'draft-max', 'draft-min'].includes(f.name)),
     ...MEMORY_FLAGS.filter((f) => !['enforce-ram'].includes(f.name)),
   ],
@@ -60,12 +64,13 @@ export const command: CommandSpec = {
     const modelPath = args.positionals[0] as string;
     const ram = flagValues(f).ram;
     if (ram === undefined) throw new UsageError('--ram SIZE is required (the cap every run is held to)');
-    const clients = (Array.isArray(f['clients']) ? (f['clients'] as string[]) : String(f['clients']).split(',')).map((c) => {
+    const own = typedFlags(f, BENCH_SERVE_FLAGS);
+    const clients = own.clients.map((c) => {
       const n = Number(c);
       if (!Number.isInteger(n) || n < 1 || n > PROMPTS.length) throw new UsageError(`--clients: each count must be 1..${PROMPTS.length} (got '${c}')`);
       return n;
     });
-    const tokens = f['tokens'] as number;
+    const tokens = own.tokens;
     if (!(tokens >= 2)) throw new UsageError('--tokens must be at least 2');
     const detection = detectCgroup();
     if (!detection.usable) throw new UsageError(`bench-serve holds every run to the cap: ${detection.reason}`);
