@@ -1,6 +1,7 @@
 // `--rpc host:port,…`: every node is asked what it is and what it holds before anything loads;
 // one that does not answer as llama.cpp's RPC server of our protocol ends the command (exit 2).
 import type { ParsedArgs } from './args.js';
+import { flagValues } from './run-flags.js';
 import { UsageError } from '../shared/errors.js';
 import { RpcEndpointError, parseRpcList, type RpcNodeInfo } from '../shared/remote/rpc-endpoint.js';
 import { lostRpcNodes, probeRpcNodes, RpcNodeError } from '../node/rpc-node.js';
@@ -8,7 +9,7 @@ import type { LoadParams } from '../shared/worker-protocol.js';
 import { formatBytes } from '../shared/size.js';
 
 export async function rpcNodesFromFlags(f: ParsedArgs['flags'], quiet = false): Promise<RpcNodeInfo[]> {
-  const given = f['rpc'] as string | undefined;
+  const given = flagValues(f).rpc;
   if (given === undefined) return [];
   let endpoints: string[];
   try {

@@ -4,7 +4,7 @@
 // which place layers within it. It binds loopback unless told otherwise: the protocol has no
 // authentication, so anyone who reaches the port can allocate memory and run graphs here.
 import { spawn } from 'node:child_process';
-import type { CommandSpec, ParsedArgs } from '../args.js';
+import { typedFlags, type CommandSpec, type FlagSpec, type ParsedArgs } from '../args.js';
 import { EXIT, UsageError } from '../../shared/errors.js';
 import { LIMITS } from '../../shared/settings/run-settings.js';
 import { RPC_DEFAULT_PORT } from '../../shared/remote/rpc-endpoint.js';
@@ -24,11 +24,8 @@ export function remoteBindRefusal(host: string): string {
   );
 }
 
-export const command: CommandSpec = {
-  name: 'rpc-server',
-  summary: "Serve this machine's RAM to other machines' `--rpc` (llama.cpp's RPC server, optionally under a hard cap).",
-  positionals: [],
-  flags: [
+/** rpc-server's flags (its --ram and --enforce-ram are its own: the cap a node offers, not a run's budget). */
+const RPC_SERVER_FLAGS = [
     { name: 'host', short: 'H', type: 'string', default: '127.0.0.1', description: 'address to bind (another than loopback needs --allow-remote)' },
     { name: 'port', short: 'p', type: 'int', default: RPC_DEFAULT_PORT, range: { min: 1, max: 65535 }, description: 'port to listen on' },
     { name: 'allow-remote', type: 'boolean', description: 'allow --host to name an address other machines reach (trusted networks only: no authentication)' },
@@ -38,7 +35,13 @@ export const command: CommandSpec = {
     { name: 'memory-report', type: 'boolean', description: 'print the cgroup figures (limit, peak, limit hits, OOM kills) on stderr when it stops' },
     { name: 'cache', short: 'c', type: 'boolean', description: "keep received tensors in llama.cpp's local file cache, so a client's next load does not send them again" },
     { name: 'threads', short: 't', type: 'int', range: LIMITS.threads, description: 'CPU threads for the graphs it computes (default: llama.cpp’s)' },
-  ],
+] as const satisfies readonly FlagSpec[];
+
+export const command: CommandSpec = {
+  name: 'rpc-server',
+  summary: "Serve this machine's RAM to other machines' `--rpc` (llama.cpp's RPC server, optionally under a hard cap).",
+  positionals: [],
+  flags: [...RPC_SERVER_FLAGS],
   details: [
     'Examples:',
     '  ramforge rpc-server --ram 8G --enforce-ram            # on each machine that lends its RAM',
@@ -48,20 +51,20 @@ export const command: CommandSpec = {
     'Exit codes as for run: 137 when the cap killed it, 124 after --enforce-timeout, 2 for bad flags.',
   ].join('\n'),
   async run(args: ParsedArgs): Promise<number> {
-    const f = args.flags;
-    const host = f['host'] as string;
+    const f = typedFlags(args.flags, RPC_SERVER_FLAGS);
+    const host = f.host;
     if (!LOOPBACK.has(host) && !f['allow-remote']) throw new UsageError(remoteBindRefusal(host));
-    const ram = f['ram'] as number | undefined;
+    const ram = f.ram;
     if (ram !== undefined && !f['enforce-ram']) throw new UsageError('--ram on an RPC server is the cap it offers: add --enforce-ram (without a cap it offers the whole machine, as llama.cpp does)');
     if (f['enforce-ram'] && ram === undefined) throw new UsageError('--enforce-ram needs --ram SIZE');
     if (f['enforce-timeout'] !== undefined && !f['enforce-ram']) throw new UsageError('--enforce-timeout needs --enforce-ram');
     const bin = llamaTool('ggml-rpc-server', (line) => process.stderr.write(`ramforge rpc-server: ${line}\n`));
-    const argv = ['-H', host, '-p', String(f['port']), ...(f['cache'] ? ['-c'] : []), ...(f['threads'] !== undefined ? ['-t', String(f['threads'])] : [])];
+    const argv = ['-H', host, '-p', String(f.port), ...(f.cache ? ['-c'] : []), ...(f.threads !== undefined ? ['-t', String(f.threads)] : [])];
     // The server computes on its CPU: no GPU drivers in its memory.
     const env = { ...process.env, ...gpuDriverEnv(false) };
     if (ram === undefined) return runPlain(bin, argv, env);
     // A server runs until stopped: SIGINT/SIGTERM stop it here, so the group's figures are still printed.
-    const run = startCapped({ limitBytes: ram, timeoutS: (f['enforce-timeout'] as number | undefined) ?? null, command: bin, args: argv, env, stdio: ['ignore', 'inherit', 'inherit'], handleSignals: false });
+    const run = startCapped({ limitBytes: ram, timeoutS: f['enforce-timeout'] ?? null, command: bin, args: argv, env, stdio: ['ignore', 'inherit', 'inherit'], handleSignals: false });
     let stopped: string | null = null;
     for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
       process.once(sig, () => {
