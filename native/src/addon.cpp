@@ -131,7 +131,6 @@ Napi::Value TrimHeap(const Napi::CallbackInfo& info) {
 Napi::Value MeasureRead(const Napi::CallbackInfo& info);
 Napi::Value SameBytes(const Napi::CallbackInfo& info);
 Napi::Value ShareWeightsJs(const Napi::CallbackInfo& info);
-Napi::Value DraftLengthRun(const Napi::CallbackInfo& info);
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   InstallLogCapture();
@@ -149,7 +148,6 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("trimHeap", Napi::Function::New(env, TrimHeap));
   exports.Set("sameBytes", Napi::Function::New(env, SameBytes));
   exports.Set("shareWeights", Napi::Function::New(env, ShareWeightsJs));
-  exports.Set("draftLengthRun", Napi::Function::New(env, DraftLengthRun));
   RegisterGpu(env, exports);
   return exports;
 }

@@ -163,47 +163,4 @@ Napi::Value ShareWeightsJs(const Napi::CallbackInfo& info) {
   return Napi::Number::New(env, bytes);
 }
 
-// draftLengthRun(min, max, passes, pass(k, i) -> {drafted, accepted, draftMs, verifyMs}) ->
-// the k chosen for each pass. The chooser's logic on passes a caller describes, so that what it
-// does with a given history (a slow pass, a draft never accepted) is checked without timing.
-Napi::Value DraftLengthRun(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  if (info.Length() < 4 || !info[0].IsNumber() || !info[1].IsNumber() || !info[2].IsNumber() || !info[3].IsFunction()) {
-    ThrowError(env, "BAD_ARGUMENT", "draftLengthRun(min, max, passes, pass: (k, i) => {drafted, accepted, draftMs, verifyMs})");
-    return env.Undefined();
-  }
-  const int min = info[0].As<Napi::Number>().Int32Value(), max = info[1].As<Napi::Number>().Int32Value();
-  const int n = info[2].As<Napi::Number>().Int32Value();
-  if (min < 0 || max < min || max > 64 || n < 0 || n > 100000) {
-    ThrowError(env, "BAD_ARGUMENT", "draftLengthRun: 0 <= min <= max <= 64, 0 <= passes <= 100000");
-    return env.Undefined();
-  }
-  Napi::Function fn = info[3].As<Napi::Function>();
-  DraftLength chooser(min, max);
-  Napi::Array ks = Napi::Array::New(env, static_cast<size_t>(n));
-  for (int i = 0; i < n; i++) {
-    const int k = chooser.next();
-    ks.Set(static_cast<uint32_t>(i), Napi::Number::New(env, k));
-    Napi::Value r = fn.Call({Napi::Number::New(env, k), Napi::Number::New(env, i)});
-    if (env.IsExceptionPending()) return env.Undefined();
-    if (!r.IsObject()) {
-      ThrowError(env, "BAD_ARGUMENT", "draftLengthRun: pass() returns {drafted, accepted, draftMs, verifyMs}");
-      return env.Undefined();
-    }
-    Napi::Object o = r.As<Napi::Object>();
-    SpecPass p;
-    p.drafted = o.Get("drafted").ToNumber().Int32Value();
-    p.accepted = o.Get("accepted").ToNumber().Int32Value();
-    p.draft_ms = o.Get("draftMs").ToNumber().DoubleValue();
-    p.verify_ms = o.Get("verifyMs").ToNumber().DoubleValue();
-    if (env.IsExceptionPending()) return env.Undefined();
-    if (p.drafted < 0 || p.drafted > k || p.accepted < 0 || p.accepted > p.drafted || !(p.draft_ms >= 0) || !(p.verify_ms >= 0)) {
-      ThrowError(env, "BAD_ARGUMENT", "draftLengthRun: a pass drafts 0..k, accepts 0..drafted, and takes a time >= 0");
-      return env.Undefined();
-    }
-    chooser.observe(p);
-  }
-  return ks;
-}
-
 }  // namespace rf

@@ -298,8 +298,6 @@ export interface NativeAddon {
   sameBytes(pairs: { a: string; aOffset: number; b: string; bOffset: number; length: number }[]): Promise<boolean[]>;
   /** Points the draft's tensors `names` at the target's copy; before the draft has a context. Returns the bytes shared. */
   shareWeights(draft: NativeModel, target: NativeModel, names: string[]): number;
-  /** The speculative decoder's choice of k on passes the caller describes: the k chosen before each pass. */
-  draftLengthRun(min: number, max: number, passes: number, pass: (k: number, i: number) => NativeDraftPass): number[];
   /** The Vulkan physical devices as the loader lists them, without starting ggml (native/src/gpu_js.cpp). */
   vulkanDevices(): { built: boolean; error: string | null; devices: NativeVulkanDevice[] };
   /** Bytes llama.cpp holds for the context's model, KV cache and compute buffers, per buffer type. */

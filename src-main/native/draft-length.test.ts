@@ -1,12 +1,14 @@
 // How the speculative decoder chooses how many tokens to draft, on pass histories described
-// here (the native chooser itself, through draftLengthRun): no clock, so each case is exact.
+// here (the native chooser itself, through the test-only addon's draftLengthRun): no clock, so
+// each case is exact.
 // A draft that is never accepted is turned down to the probes, also when the machine was busy
 // while some batch sizes were measured; one that is always accepted drafts all it may; a
 // streamed pass (the same cost at any size) makes even a so-so draft pay.
 import { describe, expect, it } from 'vitest';
-import { loadAddon, type NativeDraftPass } from './addon.js';
+import type { NativeDraftPass } from './addon.js';
+import { loadTestSeams } from './test-seams.test-util.js';
 
-const addon = loadAddon();
+const addon = loadTestSeams();
 
 interface World {
   /** Verify time of a pass of n tokens on a quiet machine. */
