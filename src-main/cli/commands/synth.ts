@@ -1,6 +1,6 @@
 // `ramforge synth`: write a synthetic GGUF of a real architecture with a real tokenizer and
 // random weights (see src-main/synth/).
-import type { CommandSpec, ParsedArgs } from '../args.js';
+import { typedFlags, type CommandSpec, type FlagSpec, type ParsedArgs } from '../args.js';
 import { UsageError } from '../../shared/errors.js';
 import { formatBytes } from '../../shared/size.js';
 import { synthesize } from '../../synth/synthesize.js';
@@ -51,11 +51,7 @@ async function writeDraft(args: ParsedArgs, target: string, out: string): Promis
   }
 }
 
-export const command: CommandSpec = {
-  name: 'synth',
-  summary: 'write a synthetic GGUF model (real architecture and tokenizer, random weights)',
-  positionals: [],
-  flags: [
+const SYNTH_FLAGS = [
     { name: 'arch', type: 'string', valueName: 'ARCH', description: `architecture: ${ARCHS.join(', ')}`, default: 'llama' },
     { name: 'preset', type: 'string', valueName: 'NAME', description: `size: ${PRESETS.join(', ')}`, default: 'tiny' },
     { name: 'type', type: 'string', valueName: 'TYPE', description: `weight type of the matrices: ${WEIGHT_TYPES.join(', ')} (norms stay F32)`, default: 'Q4_0' },
@@ -79,7 +75,13 @@ export const command: CommandSpec = {
     { name: 'tool-template', type: 'boolean', description: 'write a Hermes/Qwen2.5-style ChatML template that renders tools and tool calls (<tool_call> blocks), for tool calling through serve --api' },
     { name: 'draft-of', type: 'string', valueName: 'TARGET', description: "write a draft for speculative decoding: TARGET's embeddings, output head and first --layers N layers, byte for byte" },
     { name: 'quiet', short: 'q', type: 'boolean', description: 'no progress bar' },
-  ],
+] as const satisfies readonly FlagSpec[];
+
+export const command: CommandSpec = {
+  name: 'synth',
+  summary: 'write a synthetic GGUF model (real architecture and tokenizer, random weights)',
+  positionals: [],
+  flags: [...SYNTH_FLAGS],
   details: [
     'Presets (sizes at Q4_0): tiny 10-50 MiB (2 layers), small 130-270 MiB, 1b 0.75-0.95 GiB,',
     '3b 1.5-1.9 GiB, 8b ~4.2 GiB (llama: the Llama-3-8B shape). Widths are multiples of 256 so Q4_K',
@@ -102,10 +104,11 @@ export const command: CommandSpec = {
     '  ramforge synth --arch qwen3moe --preset 30b-a3b --type Q4_0 --out qwen3-30b-a3b-shape.gguf',
   ].join('\n'),
   async run(args) {
-    const out = args.flags.out;
+    const f = typedFlags(args.flags, SYNTH_FLAGS);
+    const out = f.out;
     if (typeof out !== 'string' || out.length === 0) throw new UsageError("'synth' needs --out PATH (see 'ramforge synth --help')");
-    const draftOf = args.flags['draft-of'];
-    if (draftOf !== undefined) return writeDraft(args, String(draftOf), out);
+    const draftOf = f['draft-of'];
+    if (draftOf !== undefined) return writeDraft(args, draftOf, out);
     const overrides: ShapeOverrides = {
       nLayer: intFlag(args, 'layers'),
       nEmbd: intFlag(args, 'embd'),
@@ -113,29 +116,29 @@ export const command: CommandSpec = {
       nHead: intFlag(args, 'heads'),
       nHeadKv: intFlag(args, 'kv-heads'),
       nCtxTrain: intFlag(args, 'ctx-train'),
-      tieEmbeddings: args.flags['tie-embeddings'] as boolean | undefined,
+      tieEmbeddings: f['tie-embeddings'],
       nExpert: intFlag(args, 'experts'),
       nExpertUsed: intFlag(args, 'experts-used'),
       nFfExp: intFlag(args, 'expert-ff'),
       nFfShexp: intFlag(args, 'shared-ff'),
       routerSkew: numberFlag(args, 'router-skew'),
     };
-    const seed = args.flags.seed as number;
+    const seed = f.seed;
     if (!Number.isSafeInteger(seed) || seed < 0) throw new UsageError('--seed must be a non-negative integer');
-    const bar = args.flags.quiet ? undefined : progressBar(process.stderr, 'synth');
+    const bar = f.quiet ? undefined : progressBar(process.stderr, 'synth');
     try {
       const r = await synthesize(
         {
-          arch: String(args.flags.arch),
-          preset: String(args.flags.preset),
-          type: String(args.flags.type),
+          arch: f.arch,
+          preset: f.preset,
+          type: f.type,
           seed,
           out,
           overrides,
-          vocab: args.flags.vocab as string | undefined,
-          name: args.flags.name as string | undefined,
-          chatTemplate: args.flags['chat-template'] as boolean | undefined,
-          toolTemplate: args.flags['tool-template'] as boolean | undefined,
+          vocab: f.vocab,
+          name: f.name,
+          chatTemplate: f['chat-template'],
+          toolTemplate: f['tool-template'],
         },
         bar ? (w, t) => bar.update(w, t) : undefined,
       );
@@ -146,7 +149,7 @@ export const command: CommandSpec = {
           (r.shape.nExpert > 0
             ? `experts ${r.shape.nExpertUsed}/${r.shape.nExpert}${r.arch === 'llama' ? '' : ` n_ff_exp=${r.shape.nFfExp}`}${r.shape.nFfShexp > 0 ? ` n_ff_shexp=${r.shape.nFfShexp}` : ''} router skew ${r.shape.routerSkew}, `
             : '') +
-          `${String(args.flags.type).toUpperCase()}, seed ${seed}, ${r.seconds.toFixed(1)} s\n`,
+          `${f.type.toUpperCase()}, seed ${seed}, ${r.seconds.toFixed(1)} s\n`,
       );
       return 0;
     } catch (e) {
