@@ -99,4 +99,17 @@ describe.runIf(canRun)('a model split across RPC nodes, through the UI', () => {
     const why = [...(await byId('engine-message').allTextContents()), ...(await byId('load-error').allTextContents())].join(' ');
     expect(await byId('engine-status').getAttribute('data-status'), why).toBe('ready');
   }, 600_000);
+
+  it('a node that is not there is refused before anything loads, naming it; nothing crashes', async () => {
+    const gone = nodes[1] as RpcNode;
+    await byId('nav-inspect').click();
+    await byId('setting-rpc').fill(gone.endpoint);
+    await byId('setting-rpc').press('Enter');
+    await byId('load-model').click();
+    await byId('load-error').waitFor({ timeout: 120_000 });
+    const text = (await byId('load-error').textContent()) ?? '';
+    expect(text).toContain(`RPC node ${gone.endpoint}: connection refused`);
+    expect(text).toContain('Nothing was loaded');
+    expect(await byId('worker-crashed-banner').count()).toBe(0);
+  }, 300_000);
 });
