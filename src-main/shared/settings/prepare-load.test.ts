@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BelowMinimumError, ShapeTooLargeError, prepareLoad, type LoadMachine } from './prepare-load.js';
+import { BelowMinimumError, ShapeTooLargeError, prepareLoad, refuseRpcWithVram, type LoadMachine } from './prepare-load.js';
 import { DEFAULT_RUN_SETTINGS, type RunSettings } from './run-settings.js';
 import { parseGgufHeader } from '../gguf/reader.js';
 import { buildModelView, type ModelView } from '../gguf/model-view.js';
@@ -59,5 +59,14 @@ describe('prepareLoad: one preparation for every path that loads', () => {
       expect(() => prepare(s, small)).toThrow(ShapeTooLargeError);
       expect(() => prepare(s, small)).toThrow(/a context of 1048576 tokens needs .* more than this machine's/);
     }
+  });
+});
+
+describe('layers on RPC nodes with a VRAM tier', () => {
+  it('is refused before anything loads, with the way out', () => {
+    const s = { ...DEFAULT_RUN_SETTINGS, rpc: ['10.0.0.2:50052'] };
+    expect(() => refuseRpcWithVram(s, { vramBytes: 1 << 30 })).toThrow(/--gpu none and no --vram with --rpc/);
+    expect(() => refuseRpcWithVram(s, {})).not.toThrow();
+    expect(() => refuseRpcWithVram({ ...s, rpc: [] }, { vramBytes: 1 << 30 })).not.toThrow();
   });
 });

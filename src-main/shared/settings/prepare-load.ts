@@ -122,10 +122,22 @@ export function planForShape(view: ModelView, s: RunSettings, shape: RunShape, m
   return planMemory(view, planInput(s, shape, m, ramBytes, draft));
 }
 
+/**
+ * Layers on RPC nodes and a VRAM tier do not combine yet: llama.cpp offloads one run of last
+ * layers over all its devices, and the two tiers are planned apart (each from the last layers).
+ * Refused, with the way out, rather than loaded other than planned.
+ */
+export function refuseRpcWithVram(s: RunSettings, vram: Pick<PlanInput, 'vramBytes'>): void {
+  if (s.rpc.length > 0 && vram.vramBytes !== undefined && vram.vramBytes > 0)
+    throw new SettingsError('rpc', 'with a VRAM tier does not work yet (llama.cpp spreads one run of last layers over all devices): give --gpu none and no --vram with --rpc, or leave out --rpc');
+}
+
 function planInput(s: RunSettings, shape: RunShape, m: LoadMachine, ramBytes: number, draft?: (ctx: number) => DraftPlanInput): PlanInput {
+  const vram = gpuPlanInput(resolveGpu(s, m.gpus));
+  refuseRpcWithVram(s, vram);
   return {
     ramBytes,
-    ...gpuPlanInput(resolveGpu(s, m.gpus)),
+    ...vram,
     ctx: shape.ctx,
     ubatch: microBatch(shape.batch, shape.ctx),
     threads: shape.threads,
