@@ -10,3 +10,9 @@ export class WorkerError extends Error {
     this.name = 'WorkerError';
   }
 }
+
+/** The native error's own code (BUSY, FREED, BAD_ARGUMENT, …) when it has one, else `fallback`. */
+export function codeOf(e: unknown, fallback: string): string {
+  const c = (e as { code?: unknown })?.code;
+  return typeof c === 'string' && /^[A-Z_]+$/.test(c) ? c : fallback;
+}

@@ -1,0 +1,41 @@
+// A request's prompt as tokens: raw text, the model's chat template, or (with tools) the model's
+// Jinja template rendered here, in the worker, since it is untrusted.
+import type { ChatMessage, GenerateParams, ToolSpec } from '../shared/worker-protocol.js';
+import type { NativeModel } from '../native/addon.js';
+import { WorkerError } from './worker-error.js';
+import { ChatTemplateError, needsToolRendering, renderToolChat } from './tool-template.js';
+
+/** Prompt tokens for a request: raw text with BOS as the vocab asks, or the chat template. */
+export function promptTokensOf(model: NativeModel, params: GenerateParams): number[] {
+  if (params.messages && params.messages.length > 0) {
+    if (needsToolRendering(params.messages, params.tools)) return toolPromptTokens(model, params.messages, params.tools ?? []);
+    let text: string;
+    try {
+      text = model.applyChatTemplate(params.messages, true);
+    } catch (e) {
+      throw new WorkerError('CHAT_TEMPLATE', (e as Error).message);
+    }
+    // The rendered template carries its own special tokens as text.
+    return Array.from(model.tokenize(text, true, true));
+  }
+  return Array.from(model.tokenize(params.prompt ?? '', true, false));
+}
+
+/** Tools, tool calls or tool results: the model's Jinja template rendered here, in the worker (it is untrusted). */
+function toolPromptTokens(model: NativeModel, messages: ChatMessage[], tools: ToolSpec[]): number[] {
+  const info = model.info();
+  const template = info.chatTemplate;
+  if (!template) throw new WorkerError('CHAT_TEMPLATE', 'the model has no chat template');
+  const piece = (id: number) => (id >= 0 ? model.tokenToPiece(id, true).toString('utf8') : '');
+  const tokens = { bos: piece(info.bos), eos: piece(info.eos) };
+  let text: string;
+  try {
+    text = renderToolChat(template, messages, tools, tokens);
+  } catch (e) {
+    if (e instanceof ChatTemplateError) throw new WorkerError('CHAT_TEMPLATE', e.message);
+    throw e;
+  }
+  // A template that writes bos_token itself must not get a second one from the tokenizer.
+  const addSpecial = !(tokens.bos !== '' && text.startsWith(tokens.bos));
+  return Array.from(model.tokenize(text, addSpecial, true));
+}
