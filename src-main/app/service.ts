@@ -4,6 +4,7 @@
 // A worker that dies never takes the service with it: the state becomes 'crashed' with the
 // reason, and restart() starts a fresh worker.
 import { lostRpcNodes } from '../node/rpc-node.js';
+import { lostNodeText } from '../shared/remote/rpc-endpoint.js';
 import { releasesPages } from '../shared/policy-rules.js';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
@@ -192,7 +193,7 @@ export class AppService implements RamforgeHostApi {
     const eps = this.loaded?.params.offload?.rpcServers ?? [];
     if (eps.length === 0) return this.reportExit(exit, describeExit(exit));
     void lostRpcNodes(eps).then(
-      (lost) => this.reportExit(exit, [describeExit(exit), ...lost.map((e) => `${e.message}: the layers it held were lost with it.`)].join(' ')),
+      (lost) => this.reportExit(exit, [describeExit(exit), ...lost.map((e) => `${lostNodeText(e.message)}.`)].join(' ')),
       () => this.reportExit(exit, describeExit(exit)),
     );
   }

@@ -1,5 +1,6 @@
 // Flags → run settings, once: the one mapping every command that runs, plans or serves a model
 // makes (run-config.ts prepares a run from it, make-plan.ts a plan, serve its model at start).
+import { splitRpcList } from '../shared/remote/rpc-endpoint.js';
 import type { ParsedArgs } from './args.js';
 import { UsageError } from '../shared/errors.js';
 import { SettingsError, validateRunSettings, type RunSettings } from '../shared/settings/run-settings.js';
@@ -33,7 +34,7 @@ export function settingsFromFlags(flags: ParsedArgs['flags']): RunSettings {
     draft: given(f.draft),
     draftMax: f['draft-max'],
     draftMin: f['draft-min'],
-    rpc: f.rpc === undefined ? [] : f.rpc.split(',').map((x) => x.trim()).filter((x) => x.length > 0),
+    rpc: splitRpcList(f.rpc),
   };
   try {
     // Fields left undefined take the shared defaults.

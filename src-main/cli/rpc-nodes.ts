@@ -3,21 +3,25 @@
 import type { ParsedArgs } from './args.js';
 import { flagValues } from './run-flags.js';
 import { UsageError } from '../shared/errors.js';
-import { RpcEndpointError, parseRpcList, type RpcNodeInfo } from '../shared/remote/rpc-endpoint.js';
+import { RpcEndpointError, lostNodeText, parseRpcList, type RpcNodeInfo } from '../shared/remote/rpc-endpoint.js';
 import { lostRpcNodes, probeRpcNodes, RpcNodeError } from '../node/rpc-node.js';
 import type { LoadParams } from '../shared/worker-protocol.js';
 import { formatBytes } from '../shared/size.js';
 
+/** `--rpc` as given on the command line: checked, then each node asked. */
 export async function rpcNodesFromFlags(f: ParsedArgs['flags'], quiet = false): Promise<RpcNodeInfo[]> {
   const given = flagValues(f).rpc;
   if (given === undefined) return [];
-  let endpoints: string[];
   try {
-    endpoints = parseRpcList(given);
+    return await askRpcNodes(parseRpcList(given), quiet);
   } catch (e) {
     if (e instanceof RpcEndpointError) throw new UsageError(e.message.startsWith('--rpc') ? e.message : `--rpc ${e.message}`);
     throw e;
   }
+}
+
+/** Each node of a checked list asked what it is and offers, in order; one that does not answer is exit 2. */
+export async function askRpcNodes(endpoints: readonly string[], quiet = true): Promise<RpcNodeInfo[]> {
   try {
     const nodes = await probeRpcNodes(endpoints);
     if (!quiet) for (const n of nodes) process.stderr.write(`ramforge: RPC node ${n.endpoint}: protocol ${n.version.major}.${n.version.minor}.${n.version.patch}, ${formatBytes(n.freeBytes)} free of ${formatBytes(n.totalBytes)}\n`);
@@ -32,6 +36,5 @@ export async function rpcNodesFromFlags(f: ParsedArgs['flags'], quiet = false): 
 export async function lostNodeLines(load: LoadParams): Promise<string[]> {
   const eps = load.offload?.rpcServers ?? [];
   if (eps.length === 0) return [];
-  const lost = await lostRpcNodes(eps);
-  return lost.map((e) => `${e.message}: the layers it held were lost with it, so the run ended`);
+  return (await lostRpcNodes(eps)).map((e) => lostNodeText(e.message));
 }

@@ -15,8 +15,7 @@ import { PlanInputError } from '../../shared/plan/plan.js';
 import { draftPlanInput } from '../../shared/draft/draft-budget.js';
 import { openDraftModel } from '../draft-input.js';
 import { formatBytes } from '../../shared/size.js';
-import { probeRpcNodes, RpcNodeError } from '../../node/rpc-node.js';
-import type { RpcNodeInfo } from '../../shared/remote/rpc-endpoint.js';
+import { askRpcNodes } from '../rpc-nodes.js';
 
 const PREPARE_FLAGS = [
   { name: 'settings', type: 'string', valueName: 'JSON', description: 'run settings (src-main/shared/settings/run-settings.ts; fields left out keep their defaults)' },
@@ -38,13 +37,7 @@ export const command: CommandSpec = {
     const draft = settings.draft === null ? null : await openDraftModel(opened, settings.draft, 'draft');
     const draftInput = draft ? (ctx: number) => draftPlanInput(opened, { path: draft.shards[0]!.path, shards: draft.shards, view: draft.view }, { ctx, max: settings.draftMax }) : undefined;
     // The RPC nodes the settings name are asked what they hold, as `run --rpc` asks them.
-    let rpcNodes: RpcNodeInfo[];
-    try {
-      rpcNodes = await probeRpcNodes(settings.rpc);
-    } catch (e) {
-      if (e instanceof RpcNodeError) throw new UsageError(`${e.message}. Nothing was loaded.`);
-      throw e;
-    }
+    const rpcNodes = await askRpcNodes(settings.rpc);
     let prepared: ReturnType<typeof prepareLoad>;
     try {
       prepared = prepareLoad({ modelPath, view: opened.view, settings, machine: { ...loadMachine(files, runDiskBandwidth(files[0] as string, null), undefined, { gpus: true }), rpcNodes }, ...(draftInput ? { draft: draftInput } : {}) });

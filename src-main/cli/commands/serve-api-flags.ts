@@ -16,7 +16,7 @@ import { UsageError } from '../../shared/errors.js';
 import { openModelInput } from '../model-input.js';
 import { openDraftInput } from '../draft-input.js';
 import { flagValues, flagsNamed } from '../run-flags.js';
-import { rpcNodesFromFlags } from '../rpc-nodes.js';
+import { askRpcNodes } from '../rpc-nodes.js';
 import type { OpenedModel } from '../../node/gguf-file.js';
 import { loadMachine, runDiskBandwidth } from '../../node/load-machine.js';
 import { prepareLoad } from '../../shared/settings/prepare-load.js';
@@ -112,7 +112,7 @@ export async function startSettings(model: string, f: Record<string, FlagValue |
 async function refuseUnloadable(model: string, settings: RunSettings, opened: OpenedModel | null): Promise<void> {
   const m = opened ?? (await openModelInput(model));
   const files = m.shards.map((x) => x.path);
-  const rpcNodes = await rpcNodesFromFlags(settings.rpc.length > 0 ? { rpc: settings.rpc.join(',') } : {});
+  const rpcNodes = await askRpcNodes(settings.rpc);
   try {
     prepareLoad({ modelPath: model, view: m.view, settings, machine: { ...loadMachine(files, runDiskBandwidth(files[0] as string, null)), rpcNodes } });
   } catch (e) {

@@ -31,12 +31,17 @@ export function parseEndpoint(ep: string): { host: string; port: number } {
   return { host, port };
 }
 
-/** `--rpc a:1,b:2`: each endpoint checked, none twice, at most llama.cpp's 16 servers. */
-export function parseRpcList(value: string): string[] {
-  const eps = value
+/** The endpoints of an `--rpc a:1,b:2` value as written (checked by parseRpcList and the settings). */
+export function splitRpcList(value: string | undefined): string[] {
+  return (value ?? '')
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s.length > 0);
+}
+
+/** `--rpc a:1,b:2`: each endpoint checked, none twice, at most llama.cpp's 16 servers. */
+export function parseRpcList(value: string): string[] {
+  const eps = splitRpcList(value);
   if (eps.length === 0) throw new RpcEndpointError('--rpc needs at least one host:port');
   if (eps.length > 16) throw new RpcEndpointError(`--rpc names ${eps.length} nodes; llama.cpp takes at most 16`);
   const seen = new Set<string>();
@@ -46,4 +51,9 @@ export function parseRpcList(value: string): string[] {
     seen.add(ep);
   }
   return eps;
+}
+
+/** What a run that lost a node says of it (the CLI's last line, the app's banner). */
+export function lostNodeText(why: string): string {
+  return `${why}: the layers it held were lost with it, so the run ended`;
 }
