@@ -387,8 +387,11 @@ export class ResidencyRuntime {
     let events: ResidencyEvent[] = [];
     let pinnedResident: number | null = null;
     let experts: ExpertSample | undefined;
-    if (this.engineActive) {
-      const s = this.ctx.residencySample();
+    const remote = (this.params.offload?.rpcServers.length ?? 0) > 0;
+    // One native sample a tick: it drains the engine's events (and carries the waits on RPC nodes).
+    const native = this.engineActive || remote ? this.ctx.residencySample() : null;
+    if (this.engineActive && native) {
+      const s = native;
       pinnedResident = s.pinnedResident;
       this.counters = s.counters;
       if (s.experts) {
@@ -400,7 +403,7 @@ export class ResidencyRuntime {
     } else {
       layerResident = this.residentNow();
     }
-    const network = this.networkNow();
+    const network = native ? this.networkNow(native.remoteWaitMs ?? []) : null;
     const proc = readProcStats();
     const sample: ResidencySample = {
       tMs: now - this.t0,
@@ -426,10 +429,9 @@ export class ResidencyRuntime {
   }
 
   /** Layers on RPC nodes: the kernel's byte counters of each node's connection, and the waits timed natively. */
-  private networkNow(): NetworkSample | null {
+  private networkNow(waits: readonly number[]): NetworkSample | null {
     const eps = this.params.offload?.rpcServers ?? [];
     if (eps.length === 0) return null;
-    const waits = this.ctx.residencySample().remoteWaitMs ?? [];
     const socks = loadAddon().socketStats();
     return { nodes: eps.map((endpoint, i) => ({ endpoint, ...connectionBytes(endpoint, socks), waitMs: waits[i] ?? 0 })) };
   }
