@@ -16,7 +16,6 @@
 #include "generate.h"
 #include "grammar.h"
 #include "llama_internal.h"
-#include "precharge.h"
 
 
 namespace rf {
@@ -141,11 +140,8 @@ Context::Context(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Context>(inf
       p.cb_eval_user_data = residency_.get();
     }
   }
-  bool precharge = opts.Has("precharge") && opts.Get("precharge").ToBoolean().Value();
-  std::vector<MapRegion> before = precharge ? MapRegions() : std::vector<MapRegion>();
   LogMark();
   ctx_.reset(llama_init_from_model(model_->get(), p));
-  if (ctx_ && precharge) precharged_bytes_ = PrechargeSince(before);
   if (!ctx_) {
     std::string why = LogErrorsSinceMark();
     ThrowError(env, "CONTEXT_FAILED", "failed to create the context" + (why.empty() ? std::string() : ": " + why));
@@ -406,7 +402,6 @@ Napi::Value Context::Info(const Napi::CallbackInfo& info) {
   o.Set("nBatch", llama_n_batch(ctx_.get()));
   o.Set("nThreads", llama_n_threads(ctx_.get()));
   o.Set("cachedTokens", static_cast<double>(cached_.size()));
-  o.Set("prechargedBytes", precharged_bytes_);
   return o;
 }
 

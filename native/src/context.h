@@ -81,7 +81,6 @@ class Context : public Napi::ObjectWrap<Context> {
   std::unique_ptr<BatchServer> server_;
   int n_batch_ = 512;
   bool embeddings_ = false;  // made for embed(): embeddings on, mean pooling
-  double precharged_bytes_ = 0;
   Context* draft_ = nullptr;
   Napi::ObjectReference draft_ref_;  // keeps the draft's context alive while attached
   DraftOpts draft_opts_;

@@ -19,6 +19,7 @@ const COMMANDS: Record<string, { summary: string; load: Loader }> = {
   bench: { summary: 'compare residency policies side by side under one cap', load: () => import('./commands/bench.js') },
   'bench-serve': { summary: 'concurrent requests decoded together under a cap: aggregate tok/s per client count', load: () => import('./commands/bench-serve.js') },
   sweep: { summary: 'bench at a series of caps: a table, the numbers and a plot', load: () => import('./commands/sweep.js') },
+  'sweep-caps': { summary: 'random cases under enforced caps: each completes, or is refused naming a cap that runs', load: () => import('./commands/sweep-caps.js') },
   'bench-binding': { summary: "compare our decode speed with llama.cpp's own llama-bench", load: () => import('./commands/bench-binding.js') },
   'rpc-server': { summary: "lend this machine's RAM to other machines' --rpc (llama.cpp's RPC server, optionally capped)", load: () => import('./commands/rpc-server.js') },
   serve: { summary: 'serve the app UI in a browser on 127.0.0.1 (browser mode)', load: () => import('./commands/serve.js') },

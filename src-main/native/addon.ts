@@ -82,8 +82,6 @@ export interface NativeContextOptions {
   layerCallback?: boolean;
   /** RPC nodes holding offloaded layers: the eval callback times the waits on each. */
   remoteNodes?: string[];
-  /** Charge the context's buffers (compute buffer, caches) at creation rather than on first use. */
-  precharge?: boolean;
   /** For embed(): embeddings on, mean pooling, a text in one micro-batch (at most nBatch tokens). */
   embeddings?: boolean;
 }
@@ -247,7 +245,7 @@ export interface NativeContext {
   detachDraft(): void;
   cancel(): void;
   clearMemory(): void;
-  info(): { nCtx: number; nBatch: number; nThreads: number; cachedTokens: number; prechargedBytes: number };
+  info(): { nCtx: number; nBatch: number; nThreads: number; cachedTokens: number };
   residencyConfigure(cfg: NativeResidencyConfig): void;
   residencySample(): NativeResidencySample;
   /** Drops (or reads, synchronously) one layer's exclusive pages; returns the bytes. */

@@ -35,10 +35,6 @@ export async function attachDraft(addon: NativeAddon, opened: OpenedModel, model
       // The draft decodes one token at a time; only catching up with a prompt takes more.
       // Its compute buffer and logits grow with the batch (4 B × vocabulary per token).
       nBatch: Math.min(params.batch ?? MAX_UBATCH, DRAFT_CONTEXT_BATCH),
-      // Not precharged: its own buffers are a few MiB, and faulting in every anonymous
-      // region that grew since the target's context would charge the arenas the draft's
-      // loader left free (measured: 22 MiB charged, 3 MiB used).
-      precharge: false,
     });
     ctx.attachDraft(draft.ctx, { max: params.draft!.max, min: params.draft!.min });
     return draft;
@@ -94,7 +90,7 @@ export function placementOf(params: LoadParams): Pick<NativeModelOptions, 'gpuLa
 }
 
 /** The target's context: each of its `parallel` sequences gets the context the settings ask for. Frees the model if it cannot be made. */
-export function createTargetContext(model: NativeModel, params: LoadParams, measuredSchedule: boolean): NativeContext {
+export function createTargetContext(model: NativeModel, params: LoadParams): NativeContext {
   const policy = params.policy;
   try {
     const parallel = Math.max(1, params.parallel ?? 1);
@@ -109,8 +105,6 @@ export function createTargetContext(model: NativeModel, params: LoadParams, meas
       observeLayers: policy !== 'off' || params.graphTrace !== undefined || rpcServers.length > 0,
       ...(rpcServers.length > 0 ? { remoteNodes: rpcServers } : {}),
       layerCallback: params.graphTrace !== undefined || policy === 'reuse-aware' || ResidencyRuntime.streams(params),
-      // The stream schedule plans against what is charged at load: charge the buffers now.
-      precharge: measuredSchedule,
     });
   } catch (e) {
     model.free();

@@ -42,7 +42,7 @@ export class Engine {
     // Under a cap the stream schedule measures what the process holds after load, and plans
     // the cap's split against it.
     const measuredSchedule = policy === 'stream' && params.ramBytes !== undefined;
-    const ctx = createTargetContext(model, params, measuredSchedule);
+    const ctx = createTargetContext(model, params);
     this.parallel = Math.max(1, params.parallel ?? 1);
     this.loadThreads = params.threads ?? 0;
     if (offloadsToGpu(params)) warmGpuContext(ctx, Math.max(0, model.info().bos));

@@ -57,6 +57,12 @@ function measureNonWeight(files: string[]): { bytes: number; source: string } {
   }
   return { bytes: readProcStats().rssAnonBytes ?? 0, source: 'anonymous RSS at load (not capped)' };
 }
+/** The compute buffers llama.cpp reserved in host memory (null where it reports none). */
+function hostComputeBytes(ctx: NativeContext): number | null {
+  const host = loadAddon().memoryBreakdown(ctx).filter((b) => b.host);
+  return host.length > 0 ? host.reduce((s, b) => s + b.compute, 0) : null;
+}
+
 // A layer on a GPU or another machine (2) has no pages here for the engine to hold or drop.
 const TIER_CODE: Record<Tier, 0 | 1 | 2> = { pinned: 0, streamed: 1, vram: 2, remote: 2 };
 
@@ -310,10 +316,14 @@ export class ResidencyRuntime {
     let layers = w.layers;
     let expertCache: { slotsPerLayer: number; cacheBytes: number; stagingBytes: number } | null = null;
     const measured = measureNonWeight(this.files);
-    // Charged later: compute buffers on first use (unless charged at creation), the
-    // process's own growth, the page tables of the locked weights.
+    // Charged later: the compute buffers on first use (the size llama.cpp reserved in host
+    // memory), the process's own growth, the page tables of the locked weights. Nothing is
+    // faulted in ahead: beside the compute buffer, the context's new memory holds ggml's
+    // scheduler bookkeeping, sized for a split at every graph node (8 nodes a tensor, 60 split
+    // inputs each: about 1.4 MiB a layer) and never touched, so charging it at creation took
+    // the cap for nothing (a 48-layer model was OOM-killed under a cap its plan accepted).
     const fileBytes = this.files.reduce((s, f) => s + statSync(f).size, 0);
-    const computeLater = this.ctx.info().prechargedBytes > 0 ? 0 : sp.computeReserveBytes;
+    const computeLater = hostComputeBytes(this.ctx) ?? sp.computeReserveBytes;
     const nonWeightBudget =
       measured.bytes + computeLater + NON_WEIGHT_GROWTH_BYTES + servingGrowthBytes(this.params.parallel ?? 1, this.nVocab) +
       draftGrowthBytes(this.params.draft?.max ?? null, this.nVocab) + Math.ceil(PAGE_TABLE_FRACTION * fileBytes);

@@ -35,7 +35,7 @@ const API_FLAGS = [
 export const SERVE_API_FLAGS: FlagSpec[] = [
   ...API_FLAGS,
   // As `run` declares them (run-flags.ts); a draft serves one sequence, so the API then decodes one request at a time.
-  ...flagsNamed('parallel', 'ram', 'enforce-ram', 'ctx', 'policy', 'draft', 'draft-max', 'draft-min', 'rpc'),
+  ...flagsNamed('parallel', 'ram', 'enforce-ram', 'ctx', 'batch', 'threads', 'policy', 'draft', 'draft-max', 'draft-min', 'rpc'),
 ];
 
 export const SERVE_API_HELP = [

@@ -113,10 +113,28 @@ describe('budgetStream', () => {
     expect(b.selection.tensors.some((n) => n.includes('ffn_'))).toBe(true);
   });
 
-  it('below the minimum: cannot-run, and the minimum is fixed costs + window + headroom', () => {
+  it('below the minimum: cannot-run, and the minimum is fixed costs + what cannot stream (the norms) + window + headroom', () => {
     const b = budgetStream({ ...base, capBytes: 260 * MiB });
     expect(b.verdict).toBe('cannot-run');
-    expect(b.minimumCapBytes).toBe(capWithHeadroom(250 * MiB + 18 * MiB));
+    expect(b.minimumCapBytes).toBe(capWithHeadroom(250 * MiB + 16 * 16 * 1024 + 18 * MiB));
     expect(budgetStream({ ...base, capBytes: b.minimumCapBytes }).verdict).toBe('out-of-core');
+  });
+
+  it('a model whose tensors are all too small to stream: the minimum is full residency, never a cap that cannot hold it', () => {
+    // 22 layers 256 wide at Q8_0: every matrix under 256 KiB (a sweep case refused at 144 MiB naming 140 MiB).
+    const narrow = Array.from({ length: 22 }, (_, i): WeightLayer => ({ bytes: 4 * 200 * 1024, tensors: [0, 1, 2, 3].map((k) => ({ name: `blk.${i}.t${k}.weight`, nbytes: 200 * 1024 })) }));
+    const input = { ...base, layers: narrow };
+    const b = budgetStream({ ...input, capBytes: 260 * MiB });
+    expect(b.minimumCapBytes).toBe(b.fullResidencyCapBytes);
+    expect(b.verdict).toBe('cannot-run');
+    expect(budgetStream({ ...input, capBytes: b.minimumCapBytes }).verdict).toBe('fits');
+  });
+
+  it('streams no more than is streamable: a cap that leaves too little for the small tensors cannot run', () => {
+    const mixed = layers.map((l) => ({ ...l, tensors: [...l.tensors, { name: 'small', nbytes: 100 * 1024 }], bytes: l.bytes + 100 * 1024 }));
+    const b = budgetStream({ ...base, layers: mixed, capBytes: 300 * MiB });
+    const below = budgetStream({ ...base, layers: mixed, capBytes: b.minimumCapBytes - 1024 * 1024 });
+    expect(below.verdict).toBe('cannot-run');
+    expect(budgetStream({ ...base, layers: mixed, capBytes: b.minimumCapBytes }).verdict).toBe('out-of-core');
   });
 });

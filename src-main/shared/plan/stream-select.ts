@@ -170,8 +170,11 @@ export function budgetStream(i: StreamBudgetInput): StreamBudget {
   const headroom = headroomBytes(i.capBytes);
   const fixed = i.nonWeightBytes + i.persistentResidentBytes;
   const windowOf = (unit: number) => (i.prefetchDepth + 1) * unit;
-  const minimumCapBytes = capWithHeadroom(fixed + windowOf(largest) + i.readaheadBytes);
+  // Tensors too small to stream (norms, and every matrix of a narrow model) stay resident
+  // whatever the cap: with nothing streamable the least that runs is full residency.
+  const unstreamable = allLayers - i.layers.reduce((s, l) => s + l.tensors.reduce((a, t) => a + (t.nbytes >= MIN_STREAMED_TENSOR_BYTES ? t.nbytes : 0), 0), 0);
   const fullResidencyCapBytes = capWithHeadroom(fixed + allLayers);
+  const minimumCapBytes = largest > 0 ? Math.min(fullResidencyCapBytes, capWithHeadroom(fixed + unstreamable + windowOf(largest) + i.readaheadBytes)) : fullResidencyCapBytes;
   const base = { readaheadBytes: i.readaheadBytes, headroomBytes: headroom, minimumCapBytes, fullResidencyCapBytes };
   if (allLayers <= i.capBytes - fixed - headroom) {
     const layerBudgetBytes = i.capBytes - fixed - headroom;
@@ -212,7 +215,8 @@ export function budgetStream(i: StreamBudgetInput): StreamBudget {
     prefetchDepth: chosen.depth,
     unitBytes,
     windowBytes: window,
-    verdict: layerBudget >= 0 && unitBytes > 0 ? 'out-of-core' : 'cannot-run',
+    // What must stream has to be streamable: below that the cap cannot run.
+    verdict: layerBudget >= 0 && unitBytes > 0 && selection.bytes >= allLayers - layerBudget ? 'out-of-core' : 'cannot-run',
     selection,
     residentLayerBytes: allLayers - selection.bytes,
     layerBudgetBytes: layerBudget,
