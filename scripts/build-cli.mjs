@@ -15,6 +15,7 @@ export async function buildCli() {
       ramforge: 'src-main/cli/main.ts',
       worker: 'src-main/worker/worker-main.ts',
       'gpu-probe': 'src-main/worker/gpu-probe-main.ts',
+      'template-render': 'src-main/worker/template-render-main.ts',
     },
     outdir: 'out/cli',
     outExtension: { '.js': '.mjs' },

@@ -206,7 +206,23 @@ export class AppService implements RamforgeHostApi {
     this.setState({ status: 'crashed', lastExit: exit, message });
   }
 
-  async load(path: unknown, settings: unknown): Promise<ModelInfo> {
+  /** The load in flight, which close() ends and waits for. */
+  private loading: Promise<ModelInfo> | null = null;
+  /** close() was called: no load starts a worker any more. */
+  private closed = false;
+
+  load(path: unknown, settings: unknown): Promise<ModelInfo> {
+    const p = this.loadNow(path, settings);
+    this.loading = p;
+    const clear = (): void => {
+      if (this.loading === p) this.loading = null;
+    };
+    p.then(clear, clear);
+    return p;
+  }
+
+  private async loadNow(path: unknown, settings: unknown): Promise<ModelInfo> {
+    if (this.closed) throw new Error('the app is closing');
     const p = checkString(path, 'path');
     const s = checkSettings(settings);
     if (isModelUrl(p)) throw new Error('a model URL can be planned but not loaded: download it first (ramforge pull URL)');
@@ -225,6 +241,7 @@ export class AppService implements RamforgeHostApi {
       this.setState({ status: 'idle', message: (e as Error).message });
       throw e;
     }
+    if (this.closed) throw new Error('the app is closing');
     const { params, plan } = prepared;
     let h: HostLike;
     try {
@@ -426,10 +443,14 @@ export class AppService implements RamforgeHostApi {
     return this.conversations.save(c as Conversation);
   }
 
+  /** Ends everything, a load in flight included: its worker is killed (it would finish loading first), and the load has settled when this resolves. */
   async close(): Promise<void> {
+    this.closed = true;
+    const loading = this.loading;
     this.library.close();
     await this.apiControl.close();
-    await this.worker.stop();
+    await this.worker.stop(loading !== null);
+    await loading?.catch(() => undefined);
     this.listeners.clear();
   }
 }

@@ -8,6 +8,8 @@ export class WorkerSlot {
   private current: HostLike | null = null;
   private readonly closing = new WeakSet<HostLike>();
   private readonly dead = new WeakSet<HostLike>();
+  /** Counts stops: a worker whose start was overtaken by a stop is closed as soon as it exists. */
+  private stops = 0;
 
   constructor(
     private readonly factory: HostFactory,
@@ -25,22 +27,39 @@ export class WorkerSlot {
    */
   async start(opts: HostStartOptions): Promise<HostLike> {
     await this.stop();
+    const stops = this.stops;
     let h: HostLike | null = null;
     const mine = <A extends unknown[]>(f: ((...a: A) => void) | undefined) => (...a: A) => {
       if (h !== null && this.current === h) f?.(...a);
     };
     h = await this.factory({ ...opts, onSample: mine(opts.onSample), onCgroupSample: mine(opts.onCgroupSample), onServeStep: mine(opts.onServeStep) });
     const started = h;
+    if (this.stops !== stops) {
+      this.closing.add(started);
+      started.kill();
+      await started.exited;
+      throw new Error('the inference worker was stopped while it started');
+    }
     this.current = started;
     void started.exited.then((exit) => this.ended(started, exit));
     return started;
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Closes the current worker, and any whose start is in flight once it exists. `kill`: at once
+   * (a worker loading a model finishes the load before it reads a shutdown).
+   */
+  async stop(kill = false): Promise<void> {
+    this.stops++;
     const h = this.current;
     this.current = null;
     if (!h) return;
     this.closing.add(h);
+    if (kill) {
+      h.kill();
+      await h.exited;
+      return;
+    }
     await h.close().catch(() => h.kill());
   }
 

@@ -124,6 +124,15 @@ describe('planSynth: tensors exactly as llama.cpp loads them', () => {
     }
   });
 
+  it('chatTemplateText writes the caller\'s own template in place of the vocab\'s own or a fallback', () => {
+    const withOwn: VocabKvs = { ...VOCAB, kv: [{ key: 'tokenizer.chat_template', raw: new Uint8Array(12) }], hasChatTemplate: true };
+    for (const vocab of [VOCAB, withOwn]) {
+      const t = planSynth({ arch: 'qwen2', preset: 'tiny', type: 'Q4_0', seed: 1, chatTemplateText: '{{ messages[0].content }}' }, vocab).kv.filter((k) => k.key === 'tokenizer.chat_template');
+      expect(t).toHaveLength(1);
+      expect(t[0]).toMatchObject({ value: '{{ messages[0].content }}' });
+    }
+  });
+
   it('applies overrides and rejects shapes that cannot exist', () => {
     const s = resolveShape('llama', 'small', { nLayer: 3, nEmbd: 512, nFf: 1024 });
     expect(s).toMatchObject({ nLayer: 3, nEmbd: 512, nFf: 1024, nHead: 8, nHeadKv: 2, ropeDim: 64 });

@@ -36,6 +36,8 @@ export interface PlanInput {
   readonly chatTemplate?: boolean;
   /** true: the tool-calling ChatML template (TOOLS_CHATML_TEMPLATE) in place of any other. */
   readonly toolTemplate?: boolean;
+  /** A template of the caller's own (Jinja text) in place of any other: tests of hostile or unusual templates. */
+  readonly chatTemplateText?: string;
 }
 
 /** llama_ftype of a file whose matrices are all of one type. */
@@ -221,9 +223,10 @@ export function planSynth(input: PlanInput, vocab: VocabKvs): SynthPlan {
     str('ramforge.synth.vocab', vocab.name),
     // What the routers were made with: the planner reads it as this model's routing statistics.
     ...(shape.nExpert > 0 ? [{ key: 'ramforge.synth.router_skew', type: GgufValueType.FLOAT32, value: shape.routerSkew }] : []),
-    ...(input.chatTemplate === false || input.toolTemplate ? vocab.kv.filter((k) => k.key !== 'tokenizer.chat_template') : vocab.kv),
+    ...(input.chatTemplate === false || input.toolTemplate || input.chatTemplateText !== undefined ? vocab.kv.filter((k) => k.key !== 'tokenizer.chat_template') : vocab.kv),
   ];
-  if (input.toolTemplate) kv.push(str('tokenizer.chat_template', TOOLS_CHATML_TEMPLATE));
+  if (input.chatTemplateText !== undefined) kv.push(str('tokenizer.chat_template', input.chatTemplateText));
+  else if (input.toolTemplate) kv.push(str('tokenizer.chat_template', TOOLS_CHATML_TEMPLATE));
   else if (input.chatTemplate !== false && !vocab.hasChatTemplate) kv.push(str('tokenizer.chat_template', fallbackChatTemplate(vocab.name)));
   return { arch, shape, nVocab, kv, tensors, params };
 }

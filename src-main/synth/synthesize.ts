@@ -29,6 +29,8 @@ export interface SynthOptions {
   readonly chatTemplate?: boolean;
   /** true: write the tool-calling ChatML template (see TOOLS_CHATML_TEMPLATE). */
   readonly toolTemplate?: boolean;
+  /** This Jinja text as the chat template, in place of any other. */
+  readonly chatTemplateText?: string;
 }
 
 export interface SynthTensor extends TensorPlacement {
@@ -57,7 +59,7 @@ export async function synthesize(opts: SynthOptions, onProgress?: (written: numb
   const preset = checkPreset(opts.preset);
   const vocabName = opts.vocab ?? defaultVocab(arch, preset);
   const vocab = await readVocab(opts.vocabDir ?? vocabDir(), vocabName);
-  const plan = planSynth({ arch, preset, type: opts.type, seed: opts.seed, overrides: opts.overrides, name: opts.name, chatTemplate: opts.chatTemplate, toolTemplate: opts.toolTemplate }, vocab);
+  const plan = planSynth({ arch, preset, type: opts.type, seed: opts.seed, overrides: opts.overrides, name: opts.name, chatTemplate: opts.chatTemplate, toolTemplate: opts.toolTemplate, chatTemplateText: opts.chatTemplateText }, vocab);
   const layout = buildGgufLayout(plan.kv, plan.tensors);
 
   const out = resolve(opts.out);

@@ -107,7 +107,7 @@ export class Engine {
   }
 
   /** Prompt tokens for a request: raw text with BOS as the vocab asks, or the chat template. */
-  promptTokens(params: GenerateParams): number[] {
+  promptTokens(params: GenerateParams): Promise<number[]> {
     return promptTokensOf(this.need().model, params);
   }
 
@@ -124,7 +124,7 @@ export class Engine {
    * the cached prefix of the previous turn.
    */
   async generate(params: GenerateParams, onToken: (t: TokenEvent) => void, requestId?: number): Promise<GenerationResult> {
-    const prompt = this.promptTokens(params);
+    const prompt = await this.promptTokens(params);
     if (prompt.length === 0) throw new WorkerError('EMPTY_PROMPT', 'the prompt is empty');
     const { ctx } = this.need();
     if (this.parallel <= 1) return generateSolo(ctx, this.residency, prompt, params, onToken);

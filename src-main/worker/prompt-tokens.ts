@@ -1,14 +1,16 @@
 // A request's prompt as tokens: raw text, the model's chat template, or (with tools) the model's
-// Jinja template rendered here, in the worker, since it is untrusted.
+// Jinja template rendered here, in the worker, since it is untrusted (in a bounded process:
+// template-render.ts).
 import type { ChatMessage, GenerateParams, ToolSpec } from '../shared/worker-protocol.js';
 import type { NativeModel } from '../native/addon.js';
 import { WorkerError } from './worker-error.js';
-import { ChatTemplateError, needsToolRendering, renderToolChat } from './tool-template.js';
+import { ChatTemplateError, needsToolRendering } from './tool-template.js';
+import { renderToolChatBounded } from './template-render.js';
 
 /** Prompt tokens for a request: raw text with BOS as the vocab asks, or the chat template. */
-export function promptTokensOf(model: NativeModel, params: GenerateParams): number[] {
+export async function promptTokensOf(model: NativeModel, params: GenerateParams): Promise<number[]> {
   if (params.messages && params.messages.length > 0) {
-    if (needsToolRendering(params.messages, params.tools)) return toolPromptTokens(model, params.messages, params.tools ?? []);
+    if (needsToolRendering(params.messages, params.tools)) return await toolPromptTokens(model, params.messages, params.tools ?? []);
     let text: string;
     try {
       text = model.applyChatTemplate(params.messages, true);
@@ -22,7 +24,7 @@ export function promptTokensOf(model: NativeModel, params: GenerateParams): numb
 }
 
 /** Tools, tool calls or tool results: the model's Jinja template rendered here, in the worker (it is untrusted). */
-function toolPromptTokens(model: NativeModel, messages: ChatMessage[], tools: ToolSpec[]): number[] {
+async function toolPromptTokens(model: NativeModel, messages: ChatMessage[], tools: ToolSpec[]): Promise<number[]> {
   const info = model.info();
   const template = info.chatTemplate;
   if (!template) throw new WorkerError('CHAT_TEMPLATE', 'the model has no chat template');
@@ -30,7 +32,7 @@ function toolPromptTokens(model: NativeModel, messages: ChatMessage[], tools: To
   const tokens = { bos: piece(info.bos), eos: piece(info.eos) };
   let text: string;
   try {
-    text = renderToolChat(template, messages, tools, tokens);
+    text = await renderToolChatBounded({ template, messages, tools, tokens });
   } catch (e) {
     if (e instanceof ChatTemplateError) throw new WorkerError('CHAT_TEMPLATE', e.message);
     throw e;

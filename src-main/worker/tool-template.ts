@@ -3,7 +3,9 @@
 // the GGUF file, so it is untrusted: it is interpreted here, in the worker, never in the API or
 // main process, by @huggingface/jinja (a sandboxed interpreter: no attribute access to the host's
 // objects, no I/O); its output is bounded and any failure is a ChatTemplateError the caller turns
-// into a 400. Pure apart from the interpreter.
+// into a 400. The interpreter has no bound of its own on work: the worker runs this renderer in a
+// process of its own under TEMPLATE_RENDER_LIMITS (template-render.ts, template-render-main.ts).
+// Pure apart from the interpreter.
 import { Template } from '@huggingface/jinja';
 import type { ChatMessage, ToolSpec } from '../shared/worker-protocol.js';
 
@@ -11,6 +13,23 @@ import type { ChatMessage, ToolSpec } from '../shared/worker-protocol.js';
 export const MAX_RENDERED_CHARS = 8 * 1024 * 1024;
 /** A template this long is refused before it is parsed. */
 export const MAX_TEMPLATE_CHARS = 1024 * 1024;
+
+/**
+ * The bounds of one render. A template is a program from the model file: a loop of a hundred
+ * million turns, or nested loops that print nothing, would otherwise hold the worker for ever.
+ * A real one is small work: the tool template renders 300 turns with 20 tools in about 12,000
+ * steps and 50 ms, so the step budget leaves it some fifteen times that and still ends a
+ * hostile loop in a second or two. Steps are the interpreter's evaluations and loop turns (the
+ * same count on every machine); the deadline also ends one slow built-in call, and the heap one that builds a huge
+ * value (the render runs in a process of its own, so that heap is not the worker's).
+ */
+export const TEMPLATE_RENDER_LIMITS = {
+  maxSteps: 200_000,
+  timeoutMs: 5_000,
+  heapMb: 256,
+} as const;
+
+export type TemplateRenderLimits = { readonly [K in keyof typeof TEMPLATE_RENDER_LIMITS]: number };
 
 export class ChatTemplateError extends Error {}
 
@@ -39,6 +58,17 @@ function argumentsValue(text: string): unknown {
 }
 
 const hfTool = (t: ToolSpec) => ({ type: 'function', function: { name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), parameters: t.parameters ?? { type: 'object', properties: {} } } });
+
+/** What the render process is sent and what it answers: one shape for both sides. */
+export interface TemplateJob {
+  template: string;
+  messages: ChatMessage[];
+  tools: ToolSpec[];
+  tokens: TemplateTokens;
+  maxSteps: number;
+}
+
+export type TemplateJobResult = { ok: true; text: string } | { ok: false; message: string };
 
 export function renderToolChat(template: string, messages: ChatMessage[], tools: ToolSpec[], tokens: TemplateTokens): string {
   if (template.length > MAX_TEMPLATE_CHARS) throw new ChatTemplateError(`the chat template is longer than ${MAX_TEMPLATE_CHARS} characters`);

@@ -7,6 +7,9 @@ import { WorkerError } from './worker-error.js';
 import type { WorkerRequest } from '../shared/worker-protocol.js';
 import { loadAddon } from '../native/addon.js';
 
+/** How often the worker looks whether its host is still its parent. */
+const PARENT_CHECK_MS = 1000;
+
 const channel = openChannel();
 const engine = new Engine();
 let queue: Promise<unknown> = Promise.resolve();
@@ -77,5 +80,12 @@ channel.onRequest((req) => {
   }
   queue = queue.then(() => handle(req));
 });
+// A host that is gone (killed, even with SIGKILL) closes the IPC channel; nothing would ever
+// ask this worker for anything again. Where no disconnect can be seen (the host's end kept open
+// by someone else), being handed to another parent says the same.
 channel.onDisconnect(() => process.exit(0));
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) process.exit(0);
+}, PARENT_CHECK_MS).unref();
 channel.send({ type: 'ready', pid: process.pid });

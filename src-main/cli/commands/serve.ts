@@ -14,6 +14,7 @@ import { startServer } from '../../server/index.js';
 import { dataRoot, packageRoot } from '../../node/paths.js';
 import { serveApiFlags, startSettings, SERVE_API_FLAGS, SERVE_API_HELP, type ServeApiFlags } from './serve-api-flags.js';
 import { modelIdOf } from '../../api/model-id.js';
+import { catchStopSignals } from '../stop-signals.js';
 
 /**
  * The browser gets a URL with its own one-time code, valid for a minute: a command line is
@@ -65,6 +66,7 @@ export const command: CommandSpec = {
     SERVE_API_HELP,
   ].join('\n'),
   async run(args) {
+    const signals = catchStopSignals();
     const own = typedFlags(args.flags, SERVE_FLAGS);
     const port = own.port;
     if (port < 0 || port > 65535) throw new UsageError(`--port must be between 0 and 65535, got ${port}`);
@@ -96,6 +98,7 @@ export const command: CommandSpec = {
     });
     // The model's settings come first: choosing --parallel reads its header (a bad file is exit 2).
     const settings = model ? await startSettings(model, args.flags, api !== null, (l) => process.stderr.write(`ramforge serve: ${l}\n`)) : null;
+    if (signals.stopped) return EXIT.ok;
     const server = api?.ui === false
       ? null
       : await startServer({
@@ -105,6 +108,10 @@ export const command: CommandSpec = {
           port,
           uploadLimits: { ...(maxUpload !== undefined ? { maxBytes: maxUpload } : {}), ...(quota !== undefined ? { quotaBytes: quota } : {}) },
         });
+    if (signals.stopped) {
+      await Promise.allSettled([service.close(), server?.close()]);
+      return EXIT.ok;
+    }
     if (server) {
       process.stdout.write(`RAMforge is serving on ${server.url}\n`);
       process.stdout.write('That address logs one browser tab in, once, within 5 minutes.' + (process.stdin.isTTY ? ' Press Enter here for a new one.\n' : '\n'));
@@ -130,7 +137,7 @@ export const command: CommandSpec = {
     // Enter prints a fresh login address (another tab, or the first one expired).
     const input = server && process.stdin.isTTY ? createInterface({ input: process.stdin }) : null;
     input?.on('line', () => server && process.stdout.write(`New login address: ${server.loginUrl()}\n`));
-    if (model && settings) {
+    if (model && settings && !signals.stopped) {
       const m = model;
       service.load(m, settings).then(
         (info) => process.stderr.write(`ramforge serve: loaded ${info.name} (${m})${api ? `; the API serves it as '${modelIdOf(m)}'` : ''}\n`),
@@ -138,16 +145,10 @@ export const command: CommandSpec = {
       );
     }
 
-    return new Promise<number>((resolveExit) => {
-      let stopping = false;
-      const stop = (): void => {
-        if (stopping) return;
-        stopping = true;
-        input?.close();
-        void Promise.allSettled([service.close(), server?.close()]).then(() => resolveExit(0));
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    });
+    await signals.arrived;
+    input?.close();
+    // A load in flight included: the service ends its worker and waits for it.
+    await Promise.allSettled([service.close(), server?.close()]);
+    return EXIT.ok;
   },
 };

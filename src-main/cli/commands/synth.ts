@@ -1,7 +1,9 @@
 // `ramforge synth`: write a synthetic GGUF of a real architecture with a real tokenizer and
 // random weights (see src-main/synth/).
+import { readFile } from 'node:fs/promises';
 import { typedFlags, type CommandSpec, type FlagSpec, type ParsedArgs } from '../args.js';
 import { UsageError } from '../../shared/errors.js';
+import { MAX_TEMPLATE_CHARS } from '../../worker/tool-template.js';
 import { formatBytes } from '../../shared/size.js';
 import { synthesize } from '../../synth/synthesize.js';
 import { progressBar } from '../../synth/progress-bar.js';
@@ -32,10 +34,23 @@ function formatCount(n: number): string {
   return String(n);
 }
 
+/** The text of --chat-template-file (bounded like the worker's renderer bounds a template). */
+async function templateFile(path: string, conflicting: boolean): Promise<string> {
+  if (conflicting) throw new UsageError('--chat-template-file writes its own template: leave out --tool-template and --no-chat-template');
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    throw new UsageError(`cannot read --chat-template-file ${path}: ${(e as Error).message}`);
+  }
+  if (text.length > MAX_TEMPLATE_CHARS) throw new UsageError(`--chat-template-file ${path} is longer than ${MAX_TEMPLATE_CHARS} characters`);
+  return text;
+}
+
 async function writeDraft(args: ParsedArgs, target: string, out: string): Promise<number> {
   const layers = intFlag(args, 'layers');
   if (layers === undefined) throw new UsageError('--draft-of needs --layers N (how many of the target\'s first layers the draft keeps)');
-  for (const f of ['embd', 'ff', 'heads', 'kv-heads', 'ctx-train', 'tie-embeddings', 'vocab', 'chat-template', 'tool-template', 'name', 'experts', 'experts-used', 'expert-ff', 'shared-ff', 'router-skew'])
+  for (const f of ['embd', 'ff', 'heads', 'kv-heads', 'ctx-train', 'tie-embeddings', 'vocab', 'chat-template', 'tool-template', 'chat-template-file', 'name', 'experts', 'experts-used', 'expert-ff', 'shared-ff', 'router-skew'])
     if (args.flags[f] !== undefined) throw new UsageError(`--${f} does not apply to --draft-of (the draft is the target's own layers)`);
   const bar = args.flags.quiet ? undefined : progressBar(process.stderr, 'synth');
   try {
@@ -73,6 +88,7 @@ const SYNTH_FLAGS = [
     { name: 'name', type: 'string', description: 'general.name written to the file' },
     { name: 'chat-template', type: 'boolean', description: 'write a chat template (from the vocab, else the usual one of its family); --no-chat-template writes none, as base models ship' },
     { name: 'tool-template', type: 'boolean', description: 'write a Hermes/Qwen2.5-style ChatML template that renders tools and tool calls (<tool_call> blocks), for tool calling through serve --api' },
+    { name: 'chat-template-file', type: 'string', valueName: 'PATH', description: 'write the Jinja chat template in this file (at most 1 MiB) in place of any other, e.g. to try a template of your own' },
     { name: 'draft-of', type: 'string', valueName: 'TARGET', description: "write a draft for speculative decoding: TARGET's embeddings, output head and first --layers N layers, byte for byte" },
     { name: 'quiet', short: 'q', type: 'boolean', description: 'no progress bar' },
 ] as const satisfies readonly FlagSpec[];
@@ -139,6 +155,7 @@ export const command: CommandSpec = {
           name: f.name,
           chatTemplate: f['chat-template'],
           toolTemplate: f['tool-template'],
+          ...(f['chat-template-file'] !== undefined ? { chatTemplateText: await templateFile(f['chat-template-file'], f['tool-template'] === true || f['chat-template'] === false) } : {}),
         },
         bar ? (w, t) => bar.update(w, t) : undefined,
       );
