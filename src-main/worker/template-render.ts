@@ -5,7 +5,7 @@
 // which the process is killed. The worker and its event loop carry on meanwhile; whatever bound
 // a template breaks, the caller gets a ChatTemplateError (an API 400), never a hung or dead worker.
 import { fork } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../node/paths.js';
 import { ChatTemplateError, TEMPLATE_RENDER_LIMITS, type TemplateJob, type TemplateJobResult, type TemplateRenderLimits } from './tool-template.js';
@@ -33,6 +33,15 @@ export function renderToolChatBounded(job: Omit<TemplateJob, 'maxSteps'>, limits
     // Under Electron (the app's utility process) the same binary runs as plain Node.
     const env = { ...process.env, ...(process.versions.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {}) };
     const child = fork(script, [], { env, execArgv: [`--max-old-space-size=${limits.heapMb}`], stdio: ['ignore', 'ignore', 'ignore', 'ipc'], serialization: 'advanced' });
+    // The render process shares the worker's memory cgroup: should a template's allocation
+    // reach the cap, the kernel's OOM killer must take the renderer, never the worker.
+    if (child.pid !== undefined) {
+      try {
+        writeFileSync(`/proc/${child.pid}/oom_score_adj`, '1000');
+      } catch {
+        // Not Linux, or /proc not writable: the heap limit is then the only bound on its memory.
+      }
+    }
     let settled = false;
     const settle = (end: () => void): void => {
       if (settled) return;

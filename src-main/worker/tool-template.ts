@@ -26,7 +26,9 @@ export const MAX_TEMPLATE_CHARS = 1024 * 1024;
 export const TEMPLATE_RENDER_LIMITS = {
   maxSteps: 200_000,
   timeoutMs: 5_000,
-  heapMb: 256,
+  // The rendered prompt is at most MAX_RENDERED_CHARS (16 MiB as UTF-16); the renderer shares
+  // the worker's cap, so its heap stays a small multiple of that.
+  heapMb: 64,
 } as const;
 
 export type TemplateRenderLimits = { readonly [K in keyof typeof TEMPLATE_RENDER_LIMITS]: number };
