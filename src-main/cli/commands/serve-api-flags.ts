@@ -90,7 +90,9 @@ export async function startSettings(model: string, f: Record<string, FlagValue |
   if (parallel === undefined && api && opened) {
     const choice = chooseParallel({
       view: opened.view,
-      settings: { ...DEFAULT_RUN_SETTINGS, ctx: v.ctx ?? null, draft },
+      // The choice is checked against every setting the load will have (a given --batch too:
+      // sequences that ran at the default micro-batch were refused at the one given).
+      settings: { ...settingsFromFlags({ ...f, parallel: 1, draft: draft ?? undefined }), draft },
       budgetBytes: ram ?? totalmem(),
       physicalCores: physicalCores(),
     });
