@@ -6,6 +6,7 @@
 import { readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, relative, isAbsolute } from 'node:path';
 import { atomicTempWriter } from '../node/atomic-write.js';
+import { processAlive } from '../node/process-alive.js';
 import { NOTHING_RECOVERED, recoverConversation, type RecoveryReport } from '../shared/recovery.js';
 import { ConversationStore, isConversation } from './conversations.js';
 import { LAST_REPORT_FILE } from './report-store.js';
@@ -24,13 +25,7 @@ async function names(dir: string): Promise<string[]> {
 /** A process with this pid is running (another of ours may be writing: its temp files stay). */
 function alive(pid: number): boolean {
   // Recovery runs before this process writes anything: a temp file with its own pid is a dead namesake's.
-  if (pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return pid !== process.pid && processAlive(pid);
 }
 
 async function removeTemps(dir: string): Promise<number> {
