@@ -5,7 +5,7 @@
 // it recovered, on stderr and in the app, and every acknowledged item is there.
 import { describe, expect, it } from 'vitest';
 import { createServer } from 'node:net';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -47,7 +47,21 @@ interface Acknowledged {
   apiUrl: string;
 }
 
-async function actBeforeCrash(page: Page): Promise<Acknowledged> {
+/** A conversation in the data folder holds a reply still being written, with some of its text. */
+function replySavedWhileStreaming(dataDir: string): boolean {
+  const dir = join(dataDir, 'conversations');
+  const names = existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith('.json') && !n.startsWith('.')) : [];
+  return names.some((n) => {
+    try {
+      const c = JSON.parse(readFileSync(join(dir, n), 'utf8')) as { messages: { content: string; streaming?: boolean }[] };
+      return c.messages.some((m) => m.streaming === true && m.content !== '');
+    } catch {
+      return false;
+    }
+  });
+}
+
+async function actBeforeCrash(page: Page, dataDir: string): Promise<Acknowledged> {
   const byId = (id: string) => page.getByTestId(id);
   // A finished turn: the reply has streamed to its end.
   await chatOnce(page, 16, FIRST);
@@ -70,7 +84,9 @@ async function actBeforeCrash(page: Page): Promise<Acknowledged> {
   await byId('chat-input').fill(CUT);
   await byId('chat-send').click();
   await page.waitForFunction(() => (document.querySelector('[data-testid="assistant-message"][data-streaming="true"] .body')?.textContent ?? '').length > 0, undefined, { timeout: 120_000 });
-  await page.waitForTimeout(2500);
+  // Crash once the reply so far is on disk (the host saves it at most a second behind); a host
+  // that never saves it gets the same few seconds, then the crash all the same.
+  await until(() => replySavedWhileStreaming(dataDir), 5000, 'the reply to be saved as it streams').catch(() => undefined);
   expect(await page.locator('[data-testid="assistant-message"][data-streaming="true"]').count(), 'the reply must still be streaming when the server is killed').toBe(1);
   return { firstReply, report, apiUrl };
 }
@@ -88,7 +104,7 @@ describe.runIf(haveChromium || IS_CI)('kill -9 of ramforge serve loses nothing a
       await until(() => /loaded /.test(first.log()), 120_000, 'the model to load');
       browser = await openApp(first.url);
       await browser.page.waitForSelector('[data-testid="engine-status"][data-status="ready"]', { timeout: 60_000 });
-      const ack = await actBeforeCrash(browser.page);
+      const ack = await actBeforeCrash(browser.page, dataDir);
       await served.crash();
       await browser.close();
       browser = null;
