@@ -156,10 +156,13 @@ export function createWsClient(opts: WsClientOptions): RamforgeApi {
     // One forwarder per method of the API's one list; the two that differ in a browser follow.
     ...forwardingApi((method, params) => c.call(method, params)),
     inspectUpload: (name, size, head) => c.call('inspectUpload', [name, size, toBase64(head)]),
+    // The server keeps a copy (durable when the call resolves: a crash after "saved" loses nothing);
+    // the browser downloads the file the user asked for.
     exportReport: async (report) => {
+      const kept = await c.call('exportReport', [report]);
       const name = reportFileName(modelNameOf(report));
       downloadJson(report, name);
-      return name;
+      return typeof kept === 'string' ? `${name} (a copy is kept on the server: ${kept})` : name;
     },
     onEvent: (listener) => c.onEvent(listener),
   };

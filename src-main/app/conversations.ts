@@ -1,4 +1,5 @@
-// Conversations saved as one JSON file each under <dataRoot>/conversations, written atomically.
+// Conversations saved as one JSON file each under <dataRoot>/conversations, written atomically
+// and durably (a save that resolved survives a crash).
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Conversation } from '../shared/api.js';
@@ -19,12 +20,27 @@ export function isConversation(v: unknown): v is Conversation {
     (c.mode === undefined || c.mode === 'chat' || c.mode === 'completion') &&
     (c.modeAuto === undefined || typeof c.modeAuto === 'boolean') &&
     Array.isArray(c.messages) &&
-    c.messages.every((m) => typeof m === 'object' && m !== null && ['system', 'user', 'assistant'].includes(m.role) && typeof m.content === 'string')
+    c.messages.every(
+      (m) =>
+        typeof m === 'object' &&
+        m !== null &&
+        ['system', 'user', 'assistant'].includes(m.role) &&
+        typeof m.content === 'string' &&
+        (m.streaming === undefined || typeof m.streaming === 'boolean') &&
+        (m.interrupted === undefined || typeof m.interrupted === 'boolean'),
+    )
   );
 }
 
 export class ConversationStore {
   constructor(readonly dir: string) {}
+
+  /** The file of a conversation with this id (the id checked: it becomes a file name). */
+  fileOf(id: string): string {
+    // Only safe characters, so no path can be escaped.
+    if (!ID_RE.test(id)) throw new TypeError(`saveConversation: invalid id '${String(id).slice(0, 80)}' (letters, digits, _ and -, at most 64)`);
+    return join(this.dir, `${id}.json`);
+  }
 
   async list(): Promise<Conversation[]> {
     let names: string[];
@@ -49,8 +65,7 @@ export class ConversationStore {
 
   async save(c: Conversation): Promise<void> {
     if (!isConversation(c)) throw new TypeError('saveConversation: not a conversation object');
-    // The id becomes a file name: only safe characters, so no path can be escaped.
-    if (!ID_RE.test(c.id)) throw new TypeError(`saveConversation: invalid id '${String(c.id).slice(0, 80)}' (letters, digits, _ and -, at most 64)`);
-    await writeJsonAtomic(join(this.dir, `${c.id}.json`), c);
+    // Durable when this resolves (writeJsonAtomic fsyncs the file and the folder).
+    await writeJsonAtomic(this.fileOf(c.id), c);
   }
 }

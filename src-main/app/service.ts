@@ -8,7 +8,7 @@ import { lostNodeText } from '../shared/remote/rpc-endpoint.js';
 import { releasesPages } from '../shared/policy-rules.js';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import type { ApiEvent, Conversation, EngineState, ModelRef, RamforgeHostApi, RunSettings } from '../shared/api.js';
+import type { ApiEvent, Conversation, EngineState, ModelRef, RamforgeHostApi, RecoveryReport, RunSettings } from '../shared/api.js';
 import type { GenerateParams, GenerationResult, LoadParams, ModelInfo, PolicyName, WorkerExit } from '../shared/worker-protocol.js';
 import { GREEDY } from '../shared/settings/run-settings.js';
 import { ConversationStore } from './conversations.js';
@@ -18,8 +18,11 @@ import { WorkerSlot } from './worker-slot.js';
 import { WriteGuard } from './write-guard.js';
 import { checkSettings, type PreparedAppLoad } from './settings.js';
 import { ModelLibrary } from './model-library.js';
-import { writeJsonAtomic } from '../node/atomic-write.js';
 import { recordRunRouting } from '../node/routing-cache.js';
+import { KeptTurn } from './kept-turn.js';
+import { ReportStore } from './report-store.js';
+import { recoverDataFolder } from './recovery.js';
+import { recoveredAnything } from '../shared/recovery.js';
 import type { TurnRecord } from './report.js';
 import type { MemoryPlan } from '../shared/plan/plan-types.js';
 import { TurnSamples } from './turn-samples.js';
@@ -77,7 +80,10 @@ export class AppService implements RamforgeHostApi {
   private readonly statsFeed: ServerStatsFeed;
   private readonly apiBackend: AppApiBackend;
   private readonly apiControl: ApiServerControl;
-  private report: unknown | null = null;
+  /** The last turn's report; undefined until read back from the data folder (it survives a restart). */
+  private report: unknown | null | undefined = undefined;
+  private readonly reports: ReportStore;
+  private recovery: RecoveryReport | null = null;
   private readonly conversations: ConversationStore;
   private readonly library: ModelLibrary;
 
@@ -98,7 +104,25 @@ export class AppService implements RamforgeHostApi {
     );
     this.apiControl = new ApiServerControl(this.apiBackend, this.statsFeed, join(opts.dataDir, 'api-server.json'));
     this.conversations = new ConversationStore(join(opts.dataDir, 'conversations'));
+    this.reports = new ReportStore(join(opts.dataDir, 'reports'));
     this.library = new ModelLibrary({ ...opts, emit: (e) => this.emit(e) });
+  }
+
+  /**
+   * At start, before anything else touches the data folder: repairs what a crash left behind
+   * (app/recovery.ts) and keeps the account of it for the app's notice. `otherFiles`: JSON state
+   * kept outside the data folder (the routing cache).
+   */
+  async recover(otherFiles: string[] = []): Promise<RecoveryReport> {
+    const r = await recoverDataFolder(this.opts.dataDir, otherFiles);
+    this.recovery = recoveredAnything(r) ? r : null;
+    return r;
+  }
+
+  async takeRecoveryNotice(): Promise<RecoveryReport | null> {
+    const r = this.recovery;
+    this.recovery = null;
+    return r;
   }
 
   /** Tells paths still being written (browser mode's uploads in progress): those are never loaded. */
@@ -277,27 +301,32 @@ export class AppService implements RamforgeHostApi {
   }
 
   /** Starts a generation; tokens and the end arrive as events. Resolves once it has started. */
-  async generate(requestId: unknown, messages: unknown, sampling: unknown, maxTokens: unknown): Promise<void> {
+  async generate(requestId: unknown, messages: unknown, sampling: unknown, maxTokens: unknown, conversation?: unknown): Promise<void> {
     const id = checkString(requestId, 'requestId', 200);
     const params: GenerateParams = { messages: checkMessages(messages), sampling: checkSampling(sampling), maxTokens: checkMaxTokens(maxTokens) };
-    this.runGeneration(id, params).catch(() => {
+    // The user's message is durable before the generation is accepted.
+    const kept = conversation === undefined ? null : await KeptTurn.begin(this.conversations, conversation);
+    this.runGeneration(id, params, kept).catch(() => {
       // Reported through a generation-error event.
     });
   }
 
   /** Continues raw text with no chat template (completion mode); events as for generate. */
-  async complete(requestId: unknown, text: unknown, sampling: unknown, maxTokens: unknown): Promise<void> {
+  async complete(requestId: unknown, text: unknown, sampling: unknown, maxTokens: unknown, conversation?: unknown): Promise<void> {
     const id = checkString(requestId, 'requestId', 200);
     const params: GenerateParams = { prompt: checkString(text, 'text', MAX_COMPLETION_TEXT), sampling: checkSampling(sampling), maxTokens: checkMaxTokens(maxTokens) };
-    this.runGeneration(id, params).catch(() => {
+    const kept = conversation === undefined ? null : await KeptTurn.begin(this.conversations, conversation);
+    this.runGeneration(id, params, kept).catch(() => {
       // Reported through a generation-error event.
     });
   }
 
-  private async runGeneration(requestId: string, params: GenerateParams): Promise<GenerationResult> {
+  /** `kept`: the conversation the reply belongs to, saved as it streams and before it is acknowledged. */
+  private async runGeneration(requestId: string, params: GenerateParams, kept: KeptTurn | null = null): Promise<GenerationResult> {
     const h = this.worker.host;
     if (!h || this.state.status !== 'ready') {
       const msg = this.state.status === 'generating' ? 'busy: a generation is running' : 'no model is loaded';
+      await kept?.failed().catch(() => undefined);
       this.emit({ type: 'generation-error', requestId, message: msg });
       throw new Error(msg);
     }
@@ -316,6 +345,7 @@ export class AppService implements RamforgeHostApi {
         params,
         (token) => {
           this.throughput.token();
+          kept?.token(token.text);
           this.emit({ type: 'token', requestId, token });
         },
         ui.signal,
@@ -323,13 +353,17 @@ export class AppService implements RamforgeHostApi {
       leave();
       leave = null;
       this.activeRequest = null;
+      // Everything the turn leaves is durable before generation-done acknowledges it.
       this.report = await this.makeReport(h, { generate: params, result, startedAt, wallMs: performance.now() - t0 });
+      if (this.report !== null) await this.reports.keepLast(this.report).catch((e: unknown) => this.noteFailedWrite('the run report', e));
       if (this.loaded) await recordRunRouting(this.loaded.path, this.samples.list(), this.loaded.info.schedule?.expertCache);
+      await kept?.done(result);
       const reportId = this.report === null ? null : randomUUID();
       this.setState({ status: 'ready' });
       this.emit({ type: 'generation-done', requestId, result, reportId });
       return result;
     } catch (e) {
+      await kept?.failed().catch(() => undefined);
       if (!(await this.worker.diedDuring(h))) {
         this.activeRequest = null;
         this.setState({ status: 'ready', message: (e as Error).message });
@@ -405,7 +439,12 @@ export class AppService implements RamforgeHostApi {
   }
 
   async lastReport(): Promise<unknown | null> {
+    if (this.report === undefined) this.report = await this.reports.last();
     return this.report;
+  }
+
+  private noteFailedWrite(what: string, e: unknown): void {
+    this.state = { ...this.state, message: `${what} could not be saved: ${(e as Error).message}` };
   }
 
   getApiServer(): Promise<ApiServerState> {
@@ -428,11 +467,8 @@ export class AppService implements RamforgeHostApi {
   }
 
   /** Browser mode / CLI host: save into <dataDir>/reports and return the path. */
-  async exportReport(report: unknown): Promise<string | null> {
-    if (report === null || typeof report !== 'object') throw new TypeError('report must be an object');
-    const path = join(this.opts.dataDir, 'reports', `report-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-    await writeJsonAtomic(path, report);
-    return path;
+  exportReport(report: unknown): Promise<string | null> {
+    return this.reports.export(report);
   }
 
   listConversations(): Promise<Conversation[]> {

@@ -10,6 +10,8 @@ import { workerHostFactory } from '../app/host-factory.js';
 import { defaultSettings } from '../app/settings.js';
 import { buildTurnReport } from '../app/report.js';
 import { dataRoot } from '../node/paths.js';
+import { routingCachePath } from '../node/routing-cache.js';
+import { recoveryLine } from '../shared/recovery.js';
 import { handleAppProtocol, registerAppScheme } from './app-protocol.js';
 import { modelFromArgv } from './args.js';
 import { applyNavigationGuards, applyPermissionGuards } from './guards.js';
@@ -47,6 +49,9 @@ if (!app.requestSingleInstanceLock()) {
       pinnedModels: () => (model ? [model] : []),
       buildReport: buildTurnReport,
     });
+    // Before the window reads the data folder: what a crash of the last run left behind (the window shows it once too).
+    const recovered = recoveryLine(await service.recover([routingCachePath()]));
+    if (recovered) log(recovered);
 
     const preload = join(here, '..', 'preload', 'index.cjs');
     if (!existsSync(preload)) log(`warning: preload script missing at ${preload}`);

@@ -6,6 +6,15 @@ import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname, join, basename } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
+/** The temp file's name: hidden, the writer's pid (so a start can tell a dead writer's leftovers), random. */
+const TEMP_NAME = /^\.(.+)\.(\d+)\.[0-9a-f]{8}\.tmp$/;
+
+/** The writer's pid when `name` is one of this writer's temp files (left behind only by a crash), else null. */
+export function atomicTempWriter(name: string): number | null {
+  const m = TEMP_NAME.exec(name);
+  return m ? Number(m[2]) : null;
+}
+
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
   const dir = dirname(path);
   await mkdir(dir, { recursive: true });

@@ -6,6 +6,7 @@
 // cannot both pass a check that only one of them fits; uploads then stream side by side, each
 // counted against the disk until it has written its bytes.
 import { open, readdir, rename, rm, stat, statfs, mkdir, type FileHandle } from 'node:fs/promises';
+import { processAlive } from '../node/process-alive.js';
 import type { IncomingMessage } from 'node:http';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -53,15 +54,6 @@ export const DEFAULT_UPLOAD_LIMITS: UploadLimits = {
 // `.<name>.<pid>.<random>.part`: the pid says whether the server that wrote it still runs.
 const PART = /^\..*\.part$/;
 const PART_PID = /\.(\d+)\.[0-9a-f]{8}\.part$/;
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 async function diskFree(dir: string): Promise<number> {
   const fs = await statfs(dir);

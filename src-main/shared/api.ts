@@ -14,8 +14,10 @@ import type {
 import type { ResidencySample } from './residency-types.js';
 import type { ServerStats } from './server-stats.js';
 import type { ApiServerOptions, ApiServerState } from './api-server-state.js';
+import type { RecoveryReport } from './recovery.js';
 
 export type { ApiServerOptions, ApiServerState } from './api-server-state.js';
+export type { RecoveryReport } from './recovery.js';
 
 export interface ModelRef {
   /** Absolute path on the machine running main (Electron) or the server (browser mode). */
@@ -34,12 +36,20 @@ export { DEFAULT_RUN_SETTINGS } from './settings/run-settings.js';
  */
 export type ChatMode = 'chat' | 'completion';
 
+export interface ConversationMessage extends ChatMessage {
+  stats?: { ttftMs: number; decodeTokS: number; tokens: number };
+  /** On disk only while the reply is being written (saved as it streams, at most a second behind). */
+  streaming?: boolean;
+  /** The reply was cut off (the process or its worker died): its text is what was saved of it. */
+  interrupted?: boolean;
+}
+
 export interface Conversation {
   id: string;
   title: string;
   modelPath: string;
   system: string;
-  messages: (ChatMessage & { stats?: { ttftMs: number; decodeTokS: number; tokens: number } })[];
+  messages: ConversationMessage[];
   updatedAt: string;
   /** Absent: not chosen yet (completion when the loaded model has no chat template, else chat). */
   mode?: ChatMode;
@@ -91,9 +101,14 @@ export interface RamforgeApi {
   cancelPull(url: string): Promise<void>;
   load(path: string, settings: RunSettings): Promise<ModelInfo>;
   unload(): Promise<void>;
-  generate(requestId: string, messages: ChatMessage[], sampling: SamplingParams, maxTokens: number): Promise<void>;
-  /** Continues raw text, no chat template (completion mode, base models); tokens and the end arrive as events, as for generate. */
-  complete(requestId: string, text: string, sampling: SamplingParams, maxTokens: number): Promise<void>;
+  /**
+   * Starts a reply; tokens and the end arrive as events. With `conversation` (the one shown, the
+   * user's message last), the host keeps it: saved before this resolves, the reply saved as it
+   * streams, and the finished turn saved before generation-done is sent.
+   */
+  generate(requestId: string, messages: ChatMessage[], sampling: SamplingParams, maxTokens: number, conversation?: Conversation): Promise<void>;
+  /** Continues raw text, no chat template (completion mode, base models); tokens, the end and `conversation` as for generate. */
+  complete(requestId: string, text: string, sampling: SamplingParams, maxTokens: number, conversation?: Conversation): Promise<void>;
   stop(): Promise<void>;
   /** Kill the worker as a crash would (for the user's "force stop" and for tests). */
   killWorker(): Promise<void>;
@@ -108,8 +123,10 @@ export interface RamforgeApi {
   getState(): Promise<EngineState>;
   listConversations(): Promise<Conversation[]>;
   saveConversation(c: Conversation): Promise<void>;
-  /** The JSON report of the last finished generation (schema_version 1). */
+  /** The JSON report of the last finished generation (schema_version 1), also after a restart. */
   lastReport(): Promise<unknown | null>;
+  /** What this start recovered after a crash, once (the first caller gets it, later ones null); null when nothing was left behind. */
+  takeRecoveryNotice(): Promise<RecoveryReport | null>;
   /** The OpenAI-compatible API server: on or off, where it listens, whether it needs a key. */
   getApiServer(): Promise<ApiServerState>;
   /** Turns the API server on or off (kept with the app's settings); resolves once it listens or failed to (`error`). */
@@ -156,6 +173,7 @@ export const API_METHODS = [
   'listConversations',
   'saveConversation',
   'lastReport',
+  'takeRecoveryNotice',
   'getApiServer',
   'setApiServer',
 ] as const;

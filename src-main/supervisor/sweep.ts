@@ -8,15 +8,7 @@ import type { MemoryGroup } from './group.js';
 import { killAndRemove } from './procs.js';
 import { v1Group } from './v1-group.js';
 import { v2Group } from './v2-group.js';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+import { processAlive as alive } from '../node/process-alive.js';
 
 function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -5,7 +5,7 @@ export function Notice() {
   const clear = useStore((s) => s.clearNotice);
   if (!notice) return null;
   return (
-    <div className={`notice ${notice.kind}`} role="status">
+    <div className={`notice ${notice.kind}`} role="status" data-testid="notice">
       <span className="grow">{notice.text}</span>
       <button className="btn small" onClick={clear}>
         ✕

@@ -40,6 +40,7 @@ export function createMockApi(): RamforgeApi {
     listConversations: async () => convs,
     saveConversation: async () => {},
     lastReport: async () => mockReport('stream', [1, 2, 3, 4], 0.45),
+    takeRecoveryNotice: async () => null,
     exportReport: async () => 'mock.json',
     getApiServer: async () => ({ enabled: true, url: 'http://127.0.0.1:8080/v1', port: 8080, hasKey: false, error: null }),
     setApiServer: async (o) => ({ enabled: o.enabled, url: o.enabled ? `http://127.0.0.1:${o.port}/v1` : null, port: o.port, hasKey: typeof o.apiKey === 'string', error: null }),

@@ -34,10 +34,10 @@ export function emptyConversation(modelPath = ''): Conversation {
   return { id: newId('conv'), title: 'New conversation', modelPath, system: '', messages: [], updatedAt: new Date().toISOString() };
 }
 
-/** The turns sent to the model: system prompt first (when set), then the history. */
+/** The turns sent to the model: system prompt first (when set), then the history (a reply cut off before its first token is no turn). */
 export function turnsOf(c: Conversation): ChatMessage[] {
   const turns: ChatMessage[] = c.system.trim() ? [{ role: 'system', content: c.system }] : [];
-  for (const m of c.messages) turns.push({ role: m.role, content: m.content });
+  for (const m of c.messages) if (m.role !== 'assistant' || m.content !== '' || !m.interrupted) turns.push({ role: m.role, content: m.content });
   return turns;
 }
 
@@ -106,8 +106,9 @@ export const createChatSlice: Slice<ChatSlice> = (set, get) => {
         chatError: null,
       });
       try {
-        if (completion) await getApi().complete(requestId, completionText(convo), DEFAULT_SAMPLING, get().maxTokens);
-        else await getApi().generate(requestId, turnsOf(convo), DEFAULT_SAMPLING, get().maxTokens);
+        // The host keeps the conversation: the user's message is saved when the call resolves, the reply as it streams.
+        if (completion) await getApi().complete(requestId, completionText(convo), DEFAULT_SAMPLING, get().maxTokens, convo);
+        else await getApi().generate(requestId, turnsOf(convo), DEFAULT_SAMPLING, get().maxTokens, convo);
       } catch (e) {
         get().onGenerationError(requestId, errorText(e));
       }
@@ -150,8 +151,11 @@ export const createChatSlice: Slice<ChatSlice> = (set, get) => {
     onGenerationError: (requestId, message) => {
       const s = get().streaming;
       if (!s || s.requestId !== requestId) return;
-      // Keep what streamed so far; drop an empty assistant turn so the history stays valid.
-      patchCurrent((c) => ({ ...c, messages: c.messages.filter((m, i) => i !== s.index || m.content !== '') }));
+      // Keep what streamed so far, marked interrupted (as the host saved it); drop an empty assistant turn so the history stays valid.
+      patchCurrent((c) => ({
+        ...c,
+        messages: c.messages.filter((m, i) => i !== s.index || m.content !== '').map((m, i) => (i === s.index ? { ...m, interrupted: true } : m)),
+      }));
       set({ streaming: null, chatError: message });
     },
   };

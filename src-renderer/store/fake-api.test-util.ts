@@ -32,6 +32,7 @@ export function fakeApi(): FakeApi & RamforgeApi {
     listConversations: vi.fn(async () => []),
     saveConversation: vi.fn(async () => {}),
     lastReport: vi.fn(async () => null),
+    takeRecoveryNotice: vi.fn(async () => null),
     getApiServer: vi.fn(async () => ({ enabled: false, url: null, port: 8080, hasKey: false, error: null })),
     setApiServer: vi.fn(async (o: { enabled: boolean; port: number; apiKey?: string | null }) => ({
       enabled: o.enabled, url: o.enabled ? `http://127.0.0.1:${o.port}/v1` : null, port: o.port, hasKey: typeof o.apiKey === 'string', error: null,

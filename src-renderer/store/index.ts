@@ -13,6 +13,7 @@ import { createUiSlice } from './ui-slice.js';
 import { createDiscoverySlice } from './discovery-slice.js';
 import { createServerSlice } from './server-slice.js';
 import { createSpeculativeSlice } from './speculative-slice.js';
+import { recoveryLine } from '../../src-main/shared/recovery.js';
 
 export type { Store } from './types.js';
 
@@ -41,5 +42,13 @@ export function startStore(opts: { schedule?: (flush: () => void) => void } = {}
   void s.refreshConversations();
   void s.fetchLastReport();
   void s.refreshApiServer();
+  // Once per start of the host: what it recovered after a crash.
+  api.takeRecoveryNotice().then(
+    (r) => {
+      const line = r ? recoveryLine(r) : null;
+      if (line) useStore.getState().notify('info', line);
+    },
+    () => undefined,
+  );
   return off;
 }

@@ -82,6 +82,30 @@ describe('chat', () => {
     // the empty assistant turn is dropped, the user turn stays
     expect(s.current.messages).toEqual([{ role: 'user', content: 'hi' }]);
   });
+
+  it('hands the conversation with the new message to the host, which keeps it', async () => {
+    (api as FakeApi).emit({ type: 'state', state: ready });
+    await useStore.getState().send('hi');
+    const kept = ((api as FakeApi).generate.mock.calls[0] as unknown[])[4] as { id: string; messages: unknown[] };
+    expect(kept.id).toBe(useStore.getState().current.id);
+    expect(kept.messages).toEqual([{ role: 'user', content: 'hi' }]);
+  });
+
+  it('marks a reply cut off mid-way as interrupted and keeps its text', async () => {
+    await useStore.getState().send('hi');
+    const [requestId] = (api as FakeApi).generate.mock.calls[0] as [string];
+    (api as FakeApi).emit({ type: 'token', requestId, token: { index: 0, tokenId: 2, text: 'Hel', tMs: 1 } });
+    (api as FakeApi).emit({ type: 'generation-error', requestId, message: 'the worker died' });
+    expect(useStore.getState().current.messages[1]).toEqual({ role: 'assistant', content: 'Hel', interrupted: true });
+  });
+
+  it("shows once what the host recovered after a crash", async () => {
+    stop();
+    (api as FakeApi).takeRecoveryNotice.mockResolvedValueOnce({ interrupted: ['hi'], tempFilesRemoved: 1, movedAside: [] });
+    stop = startStore({ schedule: (flush) => flush() });
+    await flush();
+    expect(useStore.getState().notice).toEqual({ kind: 'info', text: 'recovered: 1 conversation interrupted mid-reply ("hi": the reply so far is kept, marked interrupted), 1 temp file of an unfinished write removed' });
+  });
 });
 
 describe('inspect and plan', () => {

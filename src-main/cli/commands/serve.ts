@@ -15,6 +15,8 @@ import { dataRoot, packageRoot } from '../../node/paths.js';
 import { serveApiFlags, startSettings, SERVE_API_FLAGS, SERVE_API_HELP, type ServeApiFlags } from './serve-api-flags.js';
 import { modelIdOf } from '../../api/model-id.js';
 import { catchStopSignals } from '../stop-signals.js';
+import { routingCachePath } from '../../node/routing-cache.js';
+import { recoveryLine } from '../../shared/recovery.js';
 
 /**
  * The browser gets a URL with its own one-time code, valid for a minute: a command line is
@@ -96,6 +98,9 @@ export const command: CommandSpec = {
       buildReport: buildTurnReport,
       ...(api ? { apiQueue: api.queue } : {}),
     });
+    // Before anything reads the data folder: what a crash of the last run left behind.
+    const recovered = recoveryLine(await service.recover([routingCachePath()]));
+    if (recovered) process.stderr.write(`ramforge serve: ${recovered}\n`);
     // The model's settings come first: choosing --parallel reads its header (a bad file is exit 2).
     const settings = model ? await startSettings(model, args.flags, api !== null, (l) => process.stderr.write(`ramforge serve: ${l}\n`)) : null;
     if (signals.stopped) return EXIT.ok;

@@ -49,8 +49,8 @@ export function ChatView() {
               <div className="body">{m.content}</div>
             </div>
           ) : m.role === 'assistant' ? (
-            <div key={i} className="msg assistant" data-testid="assistant-message" data-streaming={String(streaming?.index === i)}>
-              <div className="who">assistant</div>
+            <div key={i} className="msg assistant" data-testid="assistant-message" data-streaming={String(streaming?.index === i)} data-interrupted={String(m.interrupted === true)}>
+              <div className="who">assistant{m.interrupted && <span className="interrupted" data-testid="reply-interrupted" title="the reply was cut off; this is what was saved of it"> · interrupted</span>}</div>
               <div className="body">{m.content}</div>
               {m.stats && (
                 <div className="stats" data-testid="message-stats">
