@@ -100,6 +100,8 @@ export interface StreamParams {
   readaheadBytes: number;
   /** Compute buffers not yet touched at load (they are charged when first used). */
   computeReserveBytes: number;
+  /** A server's embeddings context, made on the first /v1/embeddings request (0 or absent when not serving). */
+  embeddingsReserveBytes?: number;
 }
 
 /** The split the worker executed, with the measurements it was made from. */

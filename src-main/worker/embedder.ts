@@ -4,9 +4,7 @@
 // text only. Freed before the model is.
 import type { EmbedResult } from '../shared/worker-protocol.js';
 import type { NativeContext, NativeModel } from '../native/addon.js';
-
-/** Tokens one text may have: llama-server's default micro-batch, which embeds a text at once. */
-export const EMBED_MAX_TOKENS = 512;
+import { embedTokens } from '../shared/settings/run-settings.js';
 
 export class Embedder {
   private ctx: NativeContext | null = null;
@@ -14,11 +12,13 @@ export class Embedder {
   constructor(
     private readonly model: NativeModel,
     private readonly threads: number,
+    /** The run's micro-batch: the context is as long as the plan budgeted (embedTokens). */
+    private readonly ubatch: number,
   ) {}
 
   async embed(texts: string[]): Promise<EmbedResult> {
     if (!this.ctx) {
-      const n = Math.max(16, Math.min(EMBED_MAX_TOKENS, this.model.info().nCtxTrain || EMBED_MAX_TOKENS));
+      const n = embedTokens(this.ubatch, this.model.info().nCtxTrain);
       this.ctx = this.model.createContext({ nCtx: n, nBatch: n, nThreads: this.threads, embeddings: true });
     }
     const vectors: number[][] = [];

@@ -7,7 +7,7 @@ import { loadAddon, type NativeContext, type NativeModel } from '../native/addon
 import { loadModel } from '../native/load-model.js';
 import type { LoadedDraft } from './draft-loader.js';
 import { WorkerError, codeOf } from './worker-error.js';
-import { DEFAULT_GRAPH_TRACE_EVENTS, RPC_DEAD_PEER_MS } from '../shared/settings/run-settings.js';
+import { DEFAULT_CTX, DEFAULT_GRAPH_TRACE_EVENTS, MAX_UBATCH, RPC_DEAD_PEER_MS, microBatch } from '../shared/settings/run-settings.js';
 import { ResidencyRuntime } from './residency-runtime.js';
 import { offloadsToGpu, warmGpuContext } from './gpu-warmup.js';
 import { collectGarbage } from './collect-garbage.js';
@@ -45,6 +45,7 @@ export class Engine {
     const ctx = createTargetContext(model, params);
     this.parallel = Math.max(1, params.parallel ?? 1);
     this.loadThreads = params.threads ?? 0;
+    this.loadUbatch = microBatch(params.batch ?? MAX_UBATCH, params.ctx ?? DEFAULT_CTX);
     if (offloadsToGpu(params)) warmGpuContext(ctx, Math.max(0, model.info().bos));
     const draft = params.draft ? await attachDraft(addon, opened, model, ctx, params) : null;
     const ni = model.info();
@@ -141,11 +142,13 @@ export class Engine {
   private embedder: Embedder | null = null;
   /** The threads the model was loaded with (0 = llama.cpp's choice), for the embedding context too. */
   private loadThreads = 0;
+  /** The micro-batch it was loaded with: the plan sized the embeddings context by it. */
+  private loadUbatch: number = MAX_UBATCH;
 
   /** Embeddings of each text (a context of their own, made on the first call). */
   async embed(texts: string[]): Promise<EmbedResult> {
     const { model } = this.need();
-    this.embedder ??= new Embedder(model, this.loadThreads);
+    this.embedder ??= new Embedder(model, this.loadThreads, this.loadUbatch);
     try {
       return await this.embedder.embed(texts);
     } catch (e) {

@@ -325,7 +325,7 @@ export class ResidencyRuntime {
     const fileBytes = this.files.reduce((s, f) => s + statSync(f).size, 0);
     const computeLater = hostComputeBytes(this.ctx) ?? sp.computeReserveBytes;
     const nonWeightBudget =
-      measured.bytes + computeLater + NON_WEIGHT_GROWTH_BYTES + servingGrowthBytes(this.params.parallel ?? 1, this.nVocab) +
+      measured.bytes + computeLater + (sp.embeddingsReserveBytes ?? 0) + NON_WEIGHT_GROWTH_BYTES + servingGrowthBytes(this.params.parallel ?? 1, this.nVocab) +
       draftGrowthBytes(this.params.draft?.max ?? null, this.nVocab) + Math.ceil(PAGE_TABLE_FRACTION * fileBytes);
     // Direct reads put nothing in the page cache: no kernel read-ahead to leave room for.
     const readahead = directIoWorks(this.files) ? 0 : sp.readaheadBytes;

@@ -92,7 +92,7 @@ export async function startSettings(model: string, f: Record<string, FlagValue |
       view: opened.view,
       // The choice is checked against every setting the load will have (a given --batch too:
       // sequences that ran at the default micro-batch were refused at the one given).
-      settings: { ...settingsFromFlags({ ...f, parallel: 1, draft: draft ?? undefined }), draft },
+      settings: { ...settingsFromFlags({ ...f, parallel: 1, draft: draft ?? undefined }), draft, serving: true },
       budgetBytes: ram ?? totalmem(),
       physicalCores: physicalCores(),
     });
@@ -116,7 +116,7 @@ async function refuseUnloadable(model: string, settings: RunSettings, opened: Op
   const files = m.shards.map((x) => x.path);
   const rpcNodes = await askRpcNodes(settings.rpc);
   try {
-    prepareLoad({ modelPath: model, view: m.view, settings, machine: { ...loadMachine(files, runDiskBandwidth(files[0] as string, null)), rpcNodes } });
+    prepareLoad({ modelPath: model, view: m.view, settings, machine: { ...loadMachine(files, runDiskBandwidth(files[0] as string, null)), rpcNodes }, serving: true });
   } catch (e) {
     if (e instanceof SettingsError || e instanceof PlanInputError) throw new UsageError(e.message);
     throw e;

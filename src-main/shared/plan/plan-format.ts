@@ -28,6 +28,7 @@ export function formatPlan(p: MemoryPlan): string {
       ['KV cache in RAM', Q.kvRamBytes, 'bytes'],
       ['compute buffer', Q.computeBufferBytes, 'bytes'],
       ['runtime overhead', Q.runtimeOverheadBytes, 'bytes'],
+      ['embeddings context', Q.embeddingsBytes, 'bytes'],
       ['fixed RAM', Q.fixedRamBytes, 'bytes'],
       ['resident layer weights', Q.pinnedBytes, 'bytes'],
       ['streaming reserve', Q.streamingReserveBytes, 'bytes'],

@@ -20,6 +20,7 @@ const QUANTITIES = [
   'kvRamBytes',
   'computeBufferBytes',
   'runtimeOverheadBytes',
+  'embeddingsBytes',
   'fixedRamBytes',
   'pinnedBytes',
   'streamingReserveBytes',
@@ -131,7 +132,7 @@ export const PLAN_JSON_SCHEMA = {
     input: {
       type: 'object',
       additionalProperties: false,
-      required: ['ramBytes', 'vramBytes', 'ctx', 'ubatch', 'kvTypeBytes', 'prefetchDepth', 'diskBandwidthBytesPerS', 'diskBandwidthSource', 'memoryBandwidthBytesPerS', 'vramBandwidthBytesPerS', 'threads', 'parallel'],
+      required: ['ramBytes', 'vramBytes', 'ctx', 'ubatch', 'kvTypeBytes', 'prefetchDepth', 'diskBandwidthBytesPerS', 'diskBandwidthSource', 'memoryBandwidthBytesPerS', 'vramBandwidthBytesPerS', 'threads', 'parallel', 'serving'],
       properties: {
         ramBytes: nint,
         vramBytes: { type: ['integer', 'null'] },
@@ -145,6 +146,7 @@ export const PLAN_JSON_SCHEMA = {
         vramBandwidthBytesPerS: { type: 'number' },
         threads: { type: ['integer', 'null'] },
         parallel: { type: 'integer', minimum: 1 },
+        serving: { type: 'boolean' },
       },
     },
     layers: {

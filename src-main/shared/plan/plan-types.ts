@@ -37,6 +37,8 @@ export interface PlanInput {
   readonly readaheadBytes?: number;
   /** Sequences decoded together, each with a KV cache of `ctx` (default 1). */
   readonly parallel?: number;
+  /** The run serves an API: /v1/embeddings makes a context of its own, which the plan budgets. */
+  readonly serving?: boolean;
   /** A draft model for speculative decoding: what it holds and which target tensors it reads. */
   readonly draft?: DraftPlanInput;
   /** The GPU the VRAM budget is on (its ggml name, for the plan's text and the load). */
@@ -100,6 +102,8 @@ export interface MemoryPlan {
     readonly kvRamBytes: Quantity;
     readonly computeBufferBytes: Quantity;
     readonly runtimeOverheadBytes: Quantity;
+    /** The embeddings context a server makes on its first /v1/embeddings request (0 when not serving). */
+    readonly embeddingsBytes: Quantity;
     readonly fixedRamBytes: Quantity;
     readonly pinnedBytes: Quantity;
     readonly streamingReserveBytes: Quantity;

@@ -167,3 +167,19 @@ describe('planMemory', () => {
 function p0Compute(v: ModelView): number {
   return planMemory(v, { ...base, ramBytes: 64 * GiB }).quantities.computeBufferBytes.value as number;
 }
+
+describe('a server\'s embeddings context', () => {
+  it('is inside the plan when the run serves an API: its KV and compute buffer raise fixed RAM and the minimum', () => {
+    const v = eightB();
+    const alone = planMemory(v, { ...base, ramBytes: 3 * GiB, ubatch: 128 });
+    const serving = planMemory(v, { ...base, ramBytes: 3 * GiB, ubatch: 128, serving: true });
+    expect(alone.quantities.embeddingsBytes.value).toBe(0);
+    // 128 tokens (the micro-batch): KV 32 layers × 2 × 8 heads × 128 × 128 tokens × 2 B, and a 128-token compute buffer.
+    const kv = 32 * 2 * 8 * 128 * 128 * 2;
+    const compute = 4 * 128 * Math.max(32000, 32 * 128) + 4 * 128 * (4096 + 14336);
+    expect(serving.quantities.embeddingsBytes.value).toBe(kv + compute);
+    expect(serving.quantities.fixedRamBytes.value).toBe((alone.quantities.fixedRamBytes.value as number) + kv + compute);
+    expect(serving.quantities.minimumRamBytes.value).toBeGreaterThan(alone.quantities.minimumRamBytes.value as number);
+    expect(serving.input.serving).toBe(true);
+  });
+});

@@ -23,7 +23,7 @@ describe('settings → load params', () => {
   it('a model that does not fit: no repack, no prefault, the plan\'s split and the shape reach the worker', () => {
     const p = toLoadParams({ modelPath: '/m.gguf', settings: { ...DEFAULT_RUN_SETTINGS, ramBytes: 100 }, shape, plan: plan('out-of-core') });
     expect(p).toMatchObject({ policy: 'stream', repack: false, prefault: false, ctx: 2048, batch: 32, threads: 2, ramBytes: 100, tiers: ['streamed'] });
-    expect(p.stream).toEqual({ tensors: ['blk.0.ffn_up.weight'], prefetchDepth: DEFAULT_RUN_SETTINGS.prefetchDepth, readaheadBytes: 0, computeReserveBytes: 77 });
+    expect(p.stream).toEqual({ tensors: ['blk.0.ffn_up.weight'], prefetchDepth: DEFAULT_RUN_SETTINGS.prefetchDepth, readaheadBytes: 0, computeReserveBytes: 77, embeddingsReserveBytes: 0 });
     // What the releasing policies keep resident is the plan's pinned bytes, wherever the load starts.
     expect(p.residencyTargetBytes).toBe(0);
     expect(toLoadParams({ modelPath: '/m.gguf', settings: DEFAULT_RUN_SETTINGS, shape, plan: null }).residencyTargetBytes).toBeUndefined();

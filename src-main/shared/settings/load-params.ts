@@ -55,6 +55,7 @@ export function toLoadParams(i: LoadInput): LoadParams {
       prefetchDepth: s.prefetchDepth,
       readaheadBytes: i.plan.stream?.readaheadBytes ?? DEFAULT_READAHEAD_BYTES,
       computeReserveBytes: i.plan.quantities.computeBufferBytes.value ?? 0,
+      embeddingsReserveBytes: i.plan.quantities.embeddingsBytes?.value ?? 0,
     };
     // What the policies that release pages keep resident: the plan's pinned bytes.
     // (`?.`: a plan from another process may lack the figure.)

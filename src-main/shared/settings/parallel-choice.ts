@@ -18,7 +18,7 @@ export interface ParallelChoice {
 
 export interface ParallelInput {
   view: ModelView;
-  settings: Pick<RunSettings, 'ctx' | 'batch' | 'threads' | 'vramBytes' | 'prefetchDepth'> & { draft?: string | null };
+  settings: Pick<RunSettings, 'ctx' | 'batch' | 'threads' | 'vramBytes' | 'prefetchDepth'> & { draft?: string | null; serving?: boolean };
   /** The cap (--ram), else the machine's memory. */
   budgetBytes: number;
   physicalCores: number;

@@ -46,6 +46,8 @@ export interface PrepareInput {
   draft?: (ctx: number) => DraftPlanInput;
   /** Run below the minimum anyway (the CLI's --force): the OOM kill is then the user's choice. */
   force?: boolean;
+  /** The load serves an API (the app, `serve`): the plan budgets /v1/embeddings' own context. */
+  serving?: boolean;
 }
 
 export interface PreparedLoad {
@@ -99,13 +101,14 @@ export class BelowMinimumError extends SettingsError {
 
 export function prepareLoad(i: PrepareInput): PreparedLoad {
   const { settings, machine } = i;
-  const shape = chooseRunShape({ view: i.view, settings, physicalCores: machine.physicalCores, ...(i.draft ? { draft: i.draft } : {}) });
+  const shape = chooseRunShape({ view: i.view, settings: { ...settings, serving: i.serving === true }, physicalCores: machine.physicalCores, ...(i.draft ? { draft: i.draft } : {}) });
   if (settings.rpc.length > 0 && (machine.rpcNodes?.length ?? 0) !== settings.rpc.length) throw new SettingsError('rpc', 'the nodes were not asked what they hold');
   // Layers go to other machines by a plan: without a RAM budget, the machine's RAM is the budget.
   const budget = settings.ramBytes ?? (settings.rpc.length > 0 ? machine.machineBytes : null);
-  const plan = budget === null ? null : planForShape(i.view, settings, shape, machine, budget, i.draft);
+  const serving = i.serving === true;
+  const plan = budget === null ? null : planForShape(i.view, settings, shape, machine, budget, i.draft, serving);
   // Without a budget the machine's RAM is the budget the shape must fit.
-  const forMachine = plan ?? planForShape(i.view, settings, shape, machine, machine.machineBytes);
+  const forMachine = plan ?? planForShape(i.view, settings, shape, machine, machine.machineBytes, undefined, serving);
   const why = machineFitError(forMachine, machine.machineBytes);
   if (why) throw new ShapeTooLargeError(shape.ctx, why);
   if (plan && !i.force) refuseBelowMinimum(i.view, settings, shape, plan, machine);
@@ -118,8 +121,8 @@ export function prepareLoad(i: PrepareInput): PreparedLoad {
 }
 
 /** The plan of a chosen shape under `ramBytes` (`ramforge plan` shows the same one). */
-export function planForShape(view: ModelView, s: RunSettings, shape: RunShape, m: LoadMachine, ramBytes: number, draft?: (ctx: number) => DraftPlanInput): MemoryPlan {
-  return planMemory(view, planInput(s, shape, m, ramBytes, draft));
+export function planForShape(view: ModelView, s: RunSettings, shape: RunShape, m: LoadMachine, ramBytes: number, draft?: (ctx: number) => DraftPlanInput, serving = false): MemoryPlan {
+  return planMemory(view, { ...planInput(s, shape, m, ramBytes, draft), ...(serving ? { serving: true } : {}) });
 }
 
 /**

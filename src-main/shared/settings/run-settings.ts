@@ -116,6 +116,21 @@ export const STREAM_IO_REQUEST_BYTES = 4 * 1024 * 1024;
 export const RPC_DEAD_PEER_MS = 6000;
 
 /** llama.cpp's default context when the model's own is larger; a load that names no context gets it too. */
+/**
+ * Tokens one text may have for /v1/embeddings: llama-server's default micro-batch, which embeds
+ * a text at once. A server's plan budgets the embeddings context (its KV cache and the compute
+ * buffer of a micro-batch this long); under a cap whose chosen micro-batch is smaller, the
+ * context is that micro-batch (at least EMBED_MIN_TOKENS), so its compute buffer stays within
+ * the share the cap gives one.
+ */
+export const EMBED_MAX_TOKENS = 512;
+export const EMBED_MIN_TOKENS = 16;
+
+/** The embeddings context's tokens for a run's micro-batch and the model's trained context. */
+export function embedTokens(ubatch: number, nCtxTrain: number | null): number {
+  return Math.max(EMBED_MIN_TOKENS, Math.min(EMBED_MAX_TOKENS, ubatch, nCtxTrain && nCtxTrain > 0 ? nCtxTrain : EMBED_MAX_TOKENS));
+}
+
 export const DEFAULT_CTX = 4096;
 /** The largest micro-batch a run gets (llama.cpp's default n_ubatch); a load that names none gets it. */
 export const MAX_UBATCH = 512;

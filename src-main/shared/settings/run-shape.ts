@@ -19,7 +19,8 @@ export interface RunShape {
 
 export interface ShapeInput {
   view: ModelView;
-  settings: Pick<RunSettings, 'ctx' | 'batch' | 'threads' | 'ramBytes' | 'vramBytes' | 'prefetchDepth'> & { parallel?: number };
+  /** `serving`: the run serves an API, and its plan budgets the embeddings context. */
+  settings: Pick<RunSettings, 'ctx' | 'batch' | 'threads' | 'ramBytes' | 'vramBytes' | 'prefetchDepth'> & { parallel?: number; serving?: boolean };
   physicalCores: number;
   /** A draft model's share of the budget for a given context (the shape then makes room for it). */
   draft?: (ctx: number) => DraftPlanInput;
@@ -68,6 +69,7 @@ export function runnable(view: ModelView, s: ShapeInput['settings'], ctx: number
       diskBandwidthBytesPerS: 1e9,
       prefetchDepth: s.prefetchDepth,
       parallel: s.parallel ?? 1,
+      ...(s.serving ? { serving: true } : {}),
       ...(draft ? { draft: draft(ctx) } : {}),
     });
     return p.verdict !== 'cannot-run';
