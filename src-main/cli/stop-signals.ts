@@ -13,10 +13,18 @@ export function catchStopSignals(): StopSignals {
   let stopped = false;
   let arrive: () => void = () => {};
   const arrived = new Promise<void>((resolve) => (arrive = resolve));
-  const on = (): void => {
+  // The handlers stay installed after the first signal: the supervisor's own handler (which
+  // removes live memory groups) re-raises a signal nobody else listens for, and a command that
+  // had let go of it would be killed by that re-raise mid-shutdown (serve under --enforce-ram
+  // ended by SIGTERM, not exit 0). The second signal lets go and re-raises itself.
+  const on = (sig: NodeJS.Signals): void => {
+    if (stopped) {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+      process.kill(process.pid, sig);
+      return;
+    }
     stopped = true;
-    process.off('SIGINT', on);
-    process.off('SIGTERM', on);
     arrive();
   };
   process.on('SIGINT', on);

@@ -62,7 +62,8 @@ async function serveAttempt(s: AttemptSpec): Promise<Omit<Attempt, 'capBytes' | 
   let out = '';
   child.stdout.on('data', (b: Buffer) => (out += b.toString()));
   child.stderr.on('data', (b: Buffer) => (out += b.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  let signal: NodeJS.Signals | null = null;
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code, sig) => ((signal = sig), resolve(code))));
   try {
     const port = await loaded(() => out, exited, s.timeoutS * 1000);
     if (typeof port !== 'number') return { exit: port.exit, oomKills: null, failure: null, stderr: out };
@@ -71,7 +72,8 @@ async function serveAttempt(s: AttemptSpec): Promise<Omit<Attempt, 'capBytes' | 
     const code = await Promise.race([exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 15_000))]);
     if (code === 'hung') return { exit: null, oomKills: null, failure: 'serve did not exit within 15 s of SIGTERM', stderr: out };
     const oom = /killed by the memory cap|OOM kill/i.test(out) ? 1 : 0;
-    return { exit: failure === null && code === 0 ? 0 : code === 0 ? 1 : code, oomKills: oom, failure, stderr: out };
+    const ended = code === null ? `serve was ended by ${signal ?? 'a signal'} after SIGTERM` : null;
+    return { exit: failure === null && code === 0 ? 0 : code === 0 ? 1 : code, oomKills: oom, failure: failure ?? ended, stderr: out };
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     rmSync(data, { recursive: true, force: true });

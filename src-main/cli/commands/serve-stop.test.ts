@@ -3,6 +3,8 @@
 // a server killed outright (SIGKILL) mid-load leaves a worker that notices and exits by itself.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { existsSync, readdirSync } from 'node:fs';
+import { detectCgroup } from '../../supervisor/index.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { childPids, cliBuiltOrSkip, runCli, startCli, type LiveCli } from '../built-cli.test-util.js';
@@ -91,5 +93,22 @@ describe.runIf(built)('serve --api --model stopped while the model loads', () =>
     cli.child.kill('SIGKILL');
     await cli.done;
     expect(await goneWithin([...workers], 5000)).toEqual([]);
+  }, 120_000);
+});
+
+const capped = detectCgroup();
+if (!capped.usable && process.env.CI !== 'true') console.warn(`skipping the capped serve stop test: ${capped.reason}`);
+describe.runIf(built && (capped.usable || process.env.CI === 'true'))('serve --api --model under an enforced cap, stopped once loaded', () => {
+  it('SIGTERM: exit 0 (the supervisor re-raised the signal once serve\'s own handler had let go: killed by SIGTERM), no memory group left', async () => {
+    const cli = startCli(['serve', '--api', '--no-ui', '--api-port', '0', '--model', model, '--ram', '400M', '--enforce-ram'], (o) => {
+      if (o.stderr.includes('ramforge serve: loaded')) cli.child.kill('SIGTERM');
+    }, 90_000);
+    const r = await cli.done;
+    expect(r.stderr).toContain('ramforge serve: loaded');
+    expect({ code: r.code, signal: r.signal }, r.stderr).toEqual({ code: 0, signal: null });
+    // Memory groups are named for the process that made them (the server).
+    const d = detectCgroup();
+    const left = d.usable && existsSync(d.ownDir) ? readdirSync(d.ownDir).filter((n) => n.startsWith(`ramforge-${cli.child.pid}-`)) : [];
+    expect(left).toEqual([]);
   }, 120_000);
 });
