@@ -1,8 +1,9 @@
 // Layers on other machines, in the app: two `ramforge rpc-server` nodes on loopback, each under
 // a cap that holds less than half the model, named in the run settings. The plan view shows what
 // each node holds; a reply streams with the local cap enforced; the dashboard shows each node's
-// bytes per token and the time waited on it. A node killed mid-reply ends the reply with a
-// message naming the node, and the app stays up (it answers, and loads again).
+// bytes per token and the time waited on it. A node frozen mid-reply (its kernel still answers
+// TCP) or killed mid-reply ends the reply with a message naming the node, and the app stays up
+// (it answers, and loads again).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, IS_CI, chromiumAvailable } from './support/env.js';
 import { screenshot } from './support/browser.js';
@@ -12,6 +13,7 @@ import { startServe } from './support/serve.js';
 import { synthModel } from './support/models.js';
 import { startRpcNode, type RpcNode } from './support/rpc-nodes.js';
 import { detectCgroup } from '../src-main/supervisor/index.js';
+import { RPC_STEP_MIN_MS } from '../src-main/shared/settings/run-settings.js';
 
 const haveChromium = chromiumAvailable();
 const cgroup = detectCgroup();
@@ -66,6 +68,48 @@ describe.runIf(canRun)('a model split across RPC nodes, through the UI', () => {
     }
     expect(await byId('cgroup-chart').getAttribute('data-oom')).toBe('false');
     await screenshot(app.page, 'rpc-dashboard');
+  }, 600_000);
+
+  it('a node frozen mid-reply (SIGSTOP) brings up the banner naming it within the step deadline; thawed, the model loads again', async () => {
+    const [healthy, victim] = nodes as [RpcNode, RpcNode];
+    await byId('new-conversation').click();
+    await byId('nav-chat').click();
+    await byId('chat-max-tokens').fill('4000');
+    await byId('chat-input').fill('Once upon a time');
+    await byId('chat-send').click();
+    await app.page.waitForFunction(
+      () => {
+        const all = document.querySelectorAll('[data-testid="assistant-message"]');
+        return (all[all.length - 1]?.textContent ?? '').length > 20;
+      },
+      undefined,
+      { timeout: 120_000 },
+    );
+    const frozenAt = Date.now();
+    victim.freezeServer();
+    try {
+      // The deadline (at least RPC_STEP_MIN_MS), the kill, the nodes asked (1.5 s), slack.
+      await byId('worker-crashed-banner').waitFor({ timeout: RPC_STEP_MIN_MS + 20_000 });
+      expect(Date.now() - frozenAt).toBeLessThan(RPC_STEP_MIN_MS + 10_000);
+      await app.page.waitForFunction((ep) => (document.querySelector('[data-testid="worker-crashed-banner"]')?.textContent ?? '').includes(`RPC node ${ep}: no answer`), victim.endpoint, { timeout: 10_000 });
+      const banner = (await byId('worker-crashed-banner').textContent()) ?? '';
+      expect(banner).toMatch(/no progress for [\d.]+ s/);
+      expect(banner).not.toContain(`RPC node ${healthy.endpoint}:`);
+      await screenshot(app.page, 'rpc-node-frozen');
+    } finally {
+      victim.thawServer();
+    }
+    // Thawed, llama.cpp's server answers the worker that is gone (SIGPIPE may end it): a fresh
+    // node takes its place, and the app loads the model on the two again.
+    await victim.stop();
+    nodes[1] = await startRpcNode(60 * MiB);
+    await byId('nav-inspect').click();
+    await byId('setting-rpc').fill(nodes.map((n) => n.endpoint).join(', '));
+    await byId('setting-rpc').press('Enter');
+    await byId('load-model').click();
+    await app.page.waitForSelector('[data-testid="engine-status"][data-status="ready"], [data-testid="load-error"]', { timeout: 240_000 });
+    const why = [...(await byId('engine-message').allTextContents()), ...(await byId('load-error').allTextContents())].join(' ');
+    expect(await byId('engine-status').getAttribute('data-status'), why).toBe('ready');
   }, 600_000);
 
   it('a node killed mid-reply ends the reply naming the node; the app stays up and loads again without it', async () => {

@@ -10,6 +10,9 @@ export interface RpcNode {
   child: ChildProcess;
   /** SIGKILL to llama.cpp's server process itself: the node vanishes as a machine that loses power does. */
   killServer(): void;
+  /** SIGSTOP / SIGCONT to the server process: frozen, its kernel still answers TCP (keepalive, ACKs). */
+  freezeServer(): void;
+  thawServer(): void;
   stop(): Promise<void>;
 }
 
@@ -30,6 +33,20 @@ async function answers(port: number): Promise<boolean> {
   });
 }
 
+/** llama.cpp's server processes listening on this port (the node's own, under its supervisor). */
+function serverPids(port: number): number[] {
+  const out: number[] = [];
+  for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n)).map(Number)) {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      if (cmd[0]?.endsWith('ggml-rpc-server') && cmd.includes(String(port))) out.push(pid);
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
+
 export async function startRpcNode(ramBytes: number): Promise<RpcNode> {
   const port = await freePort();
   const child = spawn(process.execPath, [CLI, 'rpc-server', '--port', String(port), '--ram', String(ramBytes), '--enforce-ram'], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -44,14 +61,13 @@ export async function startRpcNode(ramBytes: number): Promise<RpcNode> {
     endpoint: `127.0.0.1:${port}`,
     child,
     killServer() {
-      for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n)).map(Number)) {
-        try {
-          const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-          if (cmd[0]?.endsWith('ggml-rpc-server') && cmd.includes(String(port))) process.kill(pid, 'SIGKILL');
-        } catch {
-          /* gone */
-        }
-      }
+      for (const pid of serverPids(port)) process.kill(pid, 'SIGKILL');
+    },
+    freezeServer() {
+      for (const pid of serverPids(port)) process.kill(pid, 'SIGSTOP');
+    },
+    thawServer() {
+      for (const pid of serverPids(port)) process.kill(pid, 'SIGCONT');
     },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');

@@ -6,7 +6,8 @@ import { flagValues } from './run-flags.js';
 import { UsageError } from '../shared/errors.js';
 import type { OpenedModel } from '../node/gguf-file.js';
 import { loadParams, prepareRun, type PreparedRun } from './run-config.js';
-import { runOnce } from '../worker/run-once.js';
+import { runFailureMessage, runOnce } from '../worker/run-once.js';
+import { lostNodeLines } from './rpc-nodes.js';
 import { buildRunReport } from '../node/report-file.js';
 import { recordRunRouting } from '../node/routing-cache.js';
 import { writeJsonAtomic } from '../node/atomic-write.js';
@@ -34,6 +35,8 @@ export interface BenchOptions {
   /** With RPC nodes each policy runs twice a repetition: on this machine alone and with the nodes (`POLICY+rpc`). */
   rpcNodes?: readonly RpcNodeInfo[];
   onRun?: (policy: string, rep: number) => void;
+  /** A run that failed: how it ended and, with RPC nodes, which no longer answer (asked at once, while it is so). */
+  onFailed?: (policy: string, lines: string[]) => void;
 }
 
 export interface BenchResult {
@@ -75,6 +78,8 @@ export async function benchAtCap(o: BenchOptions): Promise<BenchResult> {
         coldStart: true,
         ...(v.run.gpu ? { gpuEnv: v.run.gpu.env } : {}),
       });
+      const why = runFailureMessage(result);
+      if (why && o.onFailed) o.onFailed(v.label, [why, ...(await lostNodeLines(load))]);
       const report = buildRunReport({ modelPath: o.modelPath, opened: o.opened, plan: v.run.plan, load, generate, result });
       await recordRunRouting(o.opened.shards[0]!.path, result.samples, result.model?.schedule?.expertCache);
       if (o.reportDir) await writeJsonAtomic(`${o.reportDir}/bench-${o.capBytes}-${v.label}${o.reps > 1 ? `-${rep + 1}` : ''}.json`, report);

@@ -13,6 +13,7 @@ import { cliBuiltOrSkip, cliPath, runCli, startCli } from './built-cli.test-util
 import { validateReport } from './report-schema.test-util.js';
 import { detectCgroup } from '../supervisor/index.js';
 import { probeRpcNode } from '../node/rpc-node.js';
+import { RPC_STEP_MIN_MS } from '../shared/settings/run-settings.js';
 
 const MiB = 1024 * 1024;
 let dir = '';
@@ -215,6 +216,41 @@ describe.skipIf(!built || (!capped.usable && process.env.CI !== 'true'))('a mode
       await Promise.all(nodes.map((n) => n.stop()));
     }
   });
+
+  it('a node frozen mid-run (SIGSTOP: its kernel still answers TCP) ends the run within the step deadline, exit 1, naming it', async () => {
+    const nodes = [await startNode(nodeRam), await startNode(nodeRam)];
+    const [healthy, victim] = nodes as [Node, Node];
+    const frozen: number[] = [];
+    try {
+      let frozenAt = 0;
+      const run = startCli(['run', model, '-p', 'Once upon a time', '-n', '100000', '-c', '1024', '--ram', localRam, '--enforce-ram', '--rpc', nodes.map((n) => n.endpoint).join(',')], (o) => {
+        // Once text streams (the decode's steps measured), the node's server stops where it is.
+        if (frozenAt === 0 && o.stdout.length > 20) {
+          frozenAt = Date.now();
+          for (const pid of serverPids(victim.endpoint)) {
+            process.kill(pid, 'SIGSTOP');
+            frozen.push(pid);
+          }
+        }
+      }, 90_000);
+      const r = await run.done;
+      expect(frozenAt, r.stderr).toBeGreaterThan(0);
+      expect(frozen.length).toBeGreaterThan(0);
+      // The deadline (at least RPC_STEP_MIN_MS; the decode's steps here take milliseconds), then
+      // the kill and the nodes asked (1.5 s), with slack for a busy machine.
+      expect(Date.now() - frozenAt, r.stderr).toBeLessThan(RPC_STEP_MIN_MS + 10_000);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(/stopped: no progress for [\d.]+ s .* while the decode waited on its RPC nodes/);
+      expect(r.stderr).toContain(`RPC node ${victim.endpoint}: no answer within`);
+      // The node that still answers is not blamed (it is named once, when the run asked it first).
+      const blamed = r.stderr.split('\n').filter((l) => l.includes('the layers it held were lost'));
+      expect(blamed).toHaveLength(1);
+      expect(blamed.join('\n')).not.toContain(healthy.endpoint);
+    } finally {
+      for (const pid of frozen) process.kill(pid, 'SIGCONT');
+      await Promise.all(nodes.map((n) => n.stop()));
+    }
+  }, 150_000);
 });
 
 /** The llama.cpp rpc-server processes listening on this endpoint's port. */

@@ -82,7 +82,7 @@ export async function probeRpcNode(endpoint: string, timeoutMs = 5000): Promise<
   const replies = new Replies(sock);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs / 1000} s (busy with another client, or not an RPC server)`)), timeoutMs);
+    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs / 1000} s (stopped or frozen, busy with another client, or not an RPC server)`)), timeoutMs);
   });
   const talk = async (): Promise<RpcNodeInfo> => {
     await new Promise<void>((resolve, reject) => {

@@ -23,6 +23,11 @@ import type {
 import { checkWorkerEvent } from '../shared/worker-message-check.js';
 import { signalNote } from '../shared/signal-note.js';
 import { WorkerError } from './worker-error.js';
+import { RemoteStepWatch } from '../shared/remote/step-watch.js';
+import { stalledRunText } from '../shared/remote/rpc-endpoint.js';
+
+/** How often the host looks whether a run with layers on RPC nodes is overdue. */
+const STEP_WATCH_TICK_MS = 250;
 
 /** How a caller starts the worker process; the default forks plain Node. */
 export interface WorkerProcess {
@@ -31,7 +36,8 @@ export interface WorkerProcess {
   onMessage(fn: (m: unknown) => void): void;
   /** Resolves once, however the process ended. */
   exited: Promise<WorkerExit>;
-  kill(): void;
+  /** SIGKILL (the whole group under a cap); `reason` is what the end is reported with. */
+  kill(reason?: string): void;
 }
 
 export interface WorkerHostOptions {
@@ -104,6 +110,10 @@ export class WorkerHost extends EventEmitter {
   private ended: WorkerExit | null = null;
   readonly exited: Promise<WorkerExit>;
   pid = 0;
+  /** A load with layers on RPC nodes: its nodes and the watch on its steps. */
+  private remote: { endpoints: string[]; watch: RemoteStepWatch; timer: NodeJS.Timeout } | null = null;
+  /** Why the host itself stopped the worker. */
+  private stopReason: string | null = null;
 
   private constructor(
     private proc: WorkerProcess,
@@ -111,7 +121,10 @@ export class WorkerHost extends EventEmitter {
   ) {
     super();
     proc.onMessage((e) => this.onEvent(e));
-    this.exited = proc.exited.then((x) => {
+    this.exited = proc.exited.then((ended) => {
+      if (this.remote) clearInterval(this.remote.timer);
+      // A worker the host stopped ends with SIGKILL; the reason it was stopped is what it says.
+      const x = this.stopReason && ended.reason !== 'oom' && !ended.message.includes(this.stopReason) ? { ...ended, message: `stopped: ${this.stopReason} (${ended.message})` } : ended;
       this.ended = x;
       for (const p of this.pending.values()) p.reject(new WorkerError('WORKER_EXITED', x.message));
       this.pending.clear();
@@ -163,9 +176,11 @@ export class WorkerHost extends EventEmitter {
         this.pending.get(e.id)?.onProgress?.(e.fraction);
         return;
       case 'token':
+        this.remote?.watch.token(e.id, performance.now());
         this.pending.get(e.id)?.onToken?.(e.token);
         return;
       case 'sample':
+        this.remote?.watch.sample(e.sample as ResidencySample, performance.now());
         this.opts.onSample?.(e.sample as ResidencySample);
         this.emit('sample', e.sample);
         return;
@@ -173,6 +188,7 @@ export class WorkerHost extends EventEmitter {
         this.opts.onServeStep?.(e.step);
         return;
       case 'result': {
+        this.remote?.watch.end(e.id);
         const p = this.pending.get(e.id);
         if (!p) return;
         this.pending.delete(e.id);
@@ -192,6 +208,15 @@ export class WorkerHost extends EventEmitter {
   }
 
   load(params: LoadParams, onProgress?: (fraction: number) => void): Promise<ModelInfo> {
+    const endpoints = params.offload?.rpcServers ?? [];
+    if (endpoints.length > 0 && !this.remote) {
+      const watch = new RemoteStepWatch(performance.now());
+      const timer = setInterval(() => {
+        const o = watch.overdue(performance.now());
+        if (o && !this.stopReason) this.stop(stalledRunText(o, endpoints));
+      }, STEP_WATCH_TICK_MS).unref();
+      this.remote = { endpoints, watch, timer };
+    }
     return this.request<ModelInfo>({ type: 'load', params }, { onProgress });
   }
 
@@ -201,6 +226,7 @@ export class WorkerHost extends EventEmitter {
    */
   generate(params: GenerateParams, onToken: (t: TokenEvent) => void, signal?: AbortSignal): Promise<GenerationResult> {
     const id = this.nextId;
+    if (!this.ended) this.remote?.watch.begin(id, performance.now());
     const p = this.request<GenerationResult>({ type: 'generate', params }, { onToken });
     if (signal) {
       const abort = () => {
@@ -231,6 +257,12 @@ export class WorkerHost extends EventEmitter {
 
   kill(): void {
     this.proc.kill();
+  }
+
+  /** Kills the worker, its end reported with this reason (a run that stopped moving). */
+  stop(reason: string): void {
+    this.stopReason = reason;
+    this.proc.kill(reason);
   }
 
   isAlive(): boolean {

@@ -374,6 +374,15 @@ export class ResidencyRuntime {
     this.sample('decode', rate, force);
   }
 
+  get onRpcNodes(): boolean {
+    return (this.params.offload?.rpcServers.length ?? 0) > 0;
+  }
+
+  /** Between tokens: the counters as they stand, so a host watching a run on RPC nodes sees them move, or not. */
+  heartbeat(): void {
+    this.sample(this.token > 0 ? 'decode' : 'prompt', null, false);
+  }
+
   /** The last decode sample closes the bytes-read-per-token window exactly. */
   endGeneration(): void {
     this.sample('decode', null, true);

@@ -84,7 +84,7 @@ export async function startWorker(given: StartWorkerOptions): Promise<StartedWor
       killRun = (reason) => run.kill(reason);
       snapshot = () => run.snapshot();
       // The host learns how the worker ended from the supervisor (an OOM kill is not a crash).
-      return { ...wrapChild(run.child), exited: run.done.then(exitOf), kill: () => run.kill('killed on request') };
+      return { ...wrapChild(run.child), exited: run.done.then(exitOf), kill: (reason) => run.kill(reason ?? 'killed on request') };
     },
   });
   let host: WorkerHost;

@@ -6,6 +6,7 @@ import { Engine } from './engine.js';
 import { WorkerError } from './worker-error.js';
 import type { WorkerRequest } from '../shared/worker-protocol.js';
 import { loadAddon } from '../native/addon.js';
+import { RPC_HEARTBEAT_MS } from '../shared/settings/run-settings.js';
 
 /** How often the worker looks whether its host is still its parent. */
 const PARENT_CHECK_MS = 1000;
@@ -31,8 +32,16 @@ async function handle(req: Exclude<WorkerRequest, { type: 'cancel' } | { type: '
         // Where every layer stands right after load (the dashboard's first column).
         engine.residency?.sample('load', null, true);
         break;
-      case 'generate':
-        value = await engine.generate(req.params, (token) => channel.send({ type: 'token', id, token }), id);
+      case 'generate': {
+        // The decode runs off this thread: with layers on RPC nodes, the host sees its counters
+        // between tokens too, and can tell a frozen node from a slow step (RPC_STEP_* in settings).
+        const r = engine.residency;
+        const beat = r?.onRpcNodes ? setInterval(() => r.heartbeat(), RPC_HEARTBEAT_MS) : null;
+        try {
+          value = await engine.generate(req.params, (token) => channel.send({ type: 'token', id, token }), id);
+        } finally {
+          if (beat) clearInterval(beat);
+        }
         if (engine.residency) {
           (value as { residency?: unknown }).residency = {
             policy: engine.residency.policy,
@@ -46,6 +55,7 @@ async function handle(req: Exclude<WorkerRequest, { type: 'cancel' } | { type: '
           };
         }
         break;
+      }
       case 'embed':
         value = await engine.embed(req.texts);
         break;

@@ -73,6 +73,9 @@ export const command: CommandSpec = {
       onRun: (policy, rep) => {
         if (!f['json']) process.stderr.write(`ramforge bench: running ${policy}${reps > 1 ? ` (${rep + 1}/${reps})` : ''} …\n`);
       },
+      onFailed: (policy, lines) => {
+        for (const line of lines) process.stderr.write(`ramforge bench: ${policy}: ${line}\n`);
+      },
     });
     if (!f['json']) process.stderr.write(shapeNote(prepared.shape));
     if (f['json']) process.stdout.write(JSON.stringify(benchJson(modelPath, ram, enforced, rows, prepared.shape), null, 2) + '\n');

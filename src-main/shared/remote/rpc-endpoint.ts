@@ -57,3 +57,11 @@ export function parseRpcList(value: string): string[] {
 export function lostNodeText(why: string): string {
   return `${why}: the layers it held were lost with it, so the run ended`;
 }
+
+/**
+ * Why a run whose decode stopped moving was ended (RPC_STEP_* in settings/run-settings.ts). The
+ * nodes are all named here; which one froze is told after, by asking each (lostNodeText).
+ */
+export function stalledRunText(o: { idleMs: number; deadlineMs: number }, endpoints: readonly string[]): string {
+  return `no progress for ${(o.idleMs / 1000).toFixed(1)} s (this step's deadline ${(o.deadlineMs / 1000).toFixed(1)} s) while the decode waited on its RPC nodes (${endpoints.join(', ')}): a node that froze keeps its connection open, so nothing else would end the wait`;
+}

@@ -115,6 +115,28 @@ export const STREAM_IO_REQUEST_BYTES = 4 * 1024 * 1024;
  */
 export const RPC_DEAD_PEER_MS = 6000;
 
+/**
+ * A remote step's deadline. A node that freezes (stopped, thrashing, a hung driver) while its
+ * kernel still answers TCP keeps the connection alive: keepalive probes are ACKed and
+ * RPC_DEAD_PEER_MS never fires, so the decode would wait for ever. The worker's host ends a run
+ * with layers on RPC nodes that shows no progress (no token, no node's counters moving, no reads)
+ * for RPC_STEP_MARGIN × the longest step measured in its decode, never less than RPC_STEP_MIN_MS.
+ * Ten times: steps vary with the page cache, the batch and the other sessions on a machine, but
+ * a step ten times the slowest one seen is no longer jitter. Five seconds: above the worker's
+ * heartbeat (RPC_HEARTBEAT_MS, the resolution of "no progress") and a scheduler's hiccup on a
+ * busy machine, and like RPC_DEAD_PEER_MS it ends a frozen node's run within ~10 s.
+ */
+export const RPC_STEP_MARGIN = 10;
+export const RPC_STEP_MIN_MS = 5000;
+/**
+ * Before a decode step is measured (the prompt, the first tokens of each request), a step is a
+ * micro-batch of up to MAX_UBATCH tokens through a node's layers, which a CPU node can take a
+ * minute or more for: the deadline is this, or the margin over the longest prompt step seen.
+ */
+export const RPC_PROMPT_STEP_MS = 120_000;
+/** While a generation with layers on RPC nodes runs, the worker samples at least this often, so its host sees the counters move (or not) between tokens. */
+export const RPC_HEARTBEAT_MS = 1000;
+
 /** llama.cpp's default context when the model's own is larger; a load that names no context gets it too. */
 /**
  * Tokens one text may have for /v1/embeddings: llama-server's default micro-batch, which embeds
