@@ -126,6 +126,25 @@ describe('planMemory for a mixture of experts', () => {
     expect(low.moe!.quantities.minimumRamBytes.value).toBeGreaterThan(low.moe!.quantities.lockedBytes.value as number);
   });
 
+  it('between the whole-tensor minimum and the expert cache\'s, the plan says the experts stream as whole tensors, with that schedule\'s figures (it said expert cache while the runtime fell back)', () => {
+    const v = mixtral();
+    const low = planMemory(v, { ...input, ramBytes: 1024 ** 2 });
+    const cacheMin = low.moe!.quantities.minimumRamBytes.value as number;
+    const least = low.quantities.minimumRamBytes.value as number;
+    expect(least).toBeLessThan(cacheMin);
+    const cap = Math.round((least + cacheMin) / 2);
+    const p = valid(planMemory(v, { ...input, ramBytes: cap }));
+    expect(p.verdict).toBe('out-of-core');
+    expect(p.notes.join(' ')).toMatch(/experts stream as whole tensors/);
+    expect(p.quantities.bytesReadPerToken.formula).not.toMatch(/expert cache/);
+    expect(p.quantities.bytesReadPerToken.formula).toMatch(/streamed tensors' bytes/);
+    expect(valid(planMemory(v, { ...input, ramBytes: cacheMin })).quantities.bytesReadPerToken.formula).toMatch(/expert cache/);
+    // Below both minimums: refused, naming the smaller.
+    const below = valid(planMemory(v, { ...input, ramBytes: least - 1024 ** 2 }));
+    expect(below.verdict).toBe('cannot-run');
+    expect(below.quantities.minimumRamBytes.value).toBe(least);
+  });
+
   it('a cap below the locked dense part: the part that does not fit is read every token too', () => {
     const v = mixtral();
     const probe = planMemory(v, { ...input, ramBytes: Math.floor(v.fileBytes / 2) });

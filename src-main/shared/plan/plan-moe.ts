@@ -85,15 +85,24 @@ export function withExpertCache(plan: MemoryPlan, view: ModelView, d: DenseBudge
   // The least the runtime runs with: the routed experts of one token in every layer, and the staging buffer.
   const minimum = capWithHeadroom(locked + k * L * bpe + n * bpe);
   const active = m.activeBytesPerToken ?? d.persistentResidentBytes + denseLayer + routed;
-  const canRun = plan.verdict !== 'cannot-run';
+  // What the runtime runs under the stream policy: the expert cache from its own minimum (which
+  // may be below the whole-tensor schedule's: it never stages a whole tensor), else the experts
+  // as whole tensors where that schedule runs. The least cap that runs is the smaller minimum.
+  const denseMinimum = plan.quantities.minimumRamBytes.value as number;
+  const cacheRuns = !fits && cap >= minimum;
+  const verdict = fits ? 'fits' : cacheRuns || plan.verdict === 'out-of-core' ? 'out-of-core' : 'cannot-run';
+  const canRun = verdict !== 'cannot-run';
+  const wholeTensors = canRun && !fits && !cacheRuns;
   const tensorSchedule = plan.quantities.bytesReadPerToken;
 
   const moe = moePlan(m, { n, k, L, bpe, cap, fits, layerTotal, denseLayer, locked, staging, cacheBytes, perLayer, d, source, routingText, hit, hitFormula, read, denseOverflow, floor, best, maxPerLayer, room, canRun, speed, minimum, active, tensorSchedule });
 
+  const least = Math.min(minimum, denseMinimum);
   const quantities = {
     ...plan.quantities,
     floorBytesPerToken: q(floor, `mixture of experts: ${moe.quantities.floorBytesPerToken.formula}`),
-    ...(canRun
+    minimumRamBytes: q(least, `the least of the expert cache's minimum ${fb(minimum)} and the whole-tensor schedule's ${fb(denseMinimum)} = ${fb(least)}`),
+    ...(canRun && !wholeTensors
       ? {
           bytesReadPerToken: q(read, `expert cache of ${perLayer} of ${n} experts per layer (hit ${pct(hit)}, ${routingName(source, skew)}): ${moe.quantities.bytesReadPerToken.formula}`),
           predictedDecodeTokS: speed,
@@ -101,19 +110,23 @@ export function withExpertCache(plan: MemoryPlan, view: ModelView, d: DenseBudge
       : {}),
   };
   const reason =
-    plan.verdict === 'out-of-core'
+    verdict === 'cannot-run'
+      ? `${fb(cap)} is below the smallest cap that runs this mixture of experts: ${fb(least)} (the expert cache's minimum ${fb(minimum)}, the whole-tensor schedule's ${fb(denseMinimum)})`
+      : wholeTensors
+        ? `${plan.reason}; below the expert cache's minimum (${fb(minimum)}: the routed experts of a token in every layer and a staging buffer) the experts stream as whole tensors`
+        : verdict === 'out-of-core'
       ? `the model does not fit in ${fb(cap)} (full residency needs ${fb(plan.quantities.fullResidencyRamBytes.value ?? 0)}): the dense part (${fb(denseLayer)} of layer weights beside ${fb(d.persistentResidentBytes)} persistent) is locked in RAM and an expert cache holds ${perLayer} of ${n} experts in each of ${L} layers; with ${routingName(source, skew)} it hits ${pct(hit)}, so each token reads ${fb(read)} from storage` +
         (speed.value !== null ? ` (≈ ${speed.value.toFixed(2)} tok/s)` : '')
       : plan.reason;
   const notes = [...plan.notes];
-  if (plan.verdict === 'out-of-core')
+  if (cacheRuns)
     notes.push(
       `under the stream policy with an enforced or advisory cap the expert tensors are served by the expert cache (only routed experts are read); the tensor schedule (plan.stream) applies to the dense part, and without a budget it would read about ${fb(tensorSchedule.value ?? 0)} a token`,
     );
-  if (plan.verdict === 'cannot-run' && minimum < (plan.quantities.minimumRamBytes.value ?? Infinity))
-    notes.push(`an expert cache runs from ${fb(minimum)}, below the whole-tensor schedule's minimum`);
+  if (cacheRuns && plan.verdict === 'cannot-run') notes.push(`the expert cache runs from ${fb(minimum)}, below the whole-tensor schedule's minimum ${fb(denseMinimum)}`);
+  if (wholeTensors) notes.push(`the expert cache needs ${fb(minimum)}: at this cap the experts stream as whole tensors (plan.stream), and the figures are that schedule's`);
   if (plan.input.vramBytes) notes.push('the expert cache is planned in RAM only: VRAM layers are the dense schedule\'s');
-  return { ...plan, quantities, moe, reason, notes };
+  return { ...plan, verdict, quantities, moe, reason, notes };
 }
 
 /** What withExpertCache computed, for the `moe` section it writes. */
