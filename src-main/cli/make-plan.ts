@@ -31,6 +31,8 @@ export interface PlanContext {
   readonly gpus?: GpuProbe | null;
   /** `--rpc`: the nodes, as each answered (cli/rpc-nodes.ts). */
   readonly rpcNodes?: readonly RpcNodeInfo[];
+  /** Planned as a server loads it (`plan --serve`): the embeddings context budgeted. */
+  readonly serving?: boolean;
 }
 
 /** `--disk-bw` when given (a bad value is a UsageError), else null. */
@@ -53,10 +55,10 @@ export function planForView(view: ModelView, flags: ParsedArgs['flags'], c: Plan
   if (settings.ramBytes === null) throw new UsageError('planning needs --ram SIZE (e.g. --ram 8G)');
   try {
     // With a draft the shape makes room for it, as it does for `run --draft`.
-    const shape = chooseRunShape({ view, settings, physicalCores: physicalCores(), ...(c.draft ? { draft: c.draft } : {}) });
+    const shape = chooseRunShape({ view, settings: { ...settings, serving: c.serving === true }, physicalCores: physicalCores(), ...(c.draft ? { draft: c.draft } : {}) });
     const kv = flagValues(flags)['kv-bytes'] ?? DEFAULT_KV_ELEMENT_BYTES;
     const machine = { physicalCores: physicalCores(), machineBytes: totalmem(), diskBandwidthBytesPerS: c.disk.bytesPerS, diskBandwidthSource: c.disk.source, readaheadBytes: c.readaheadBytes, kvTypeBytes: kv, routing: c.routing ?? null, gpus: c.gpus ?? null, rpcNodes: c.rpcNodes ?? [] };
-    const plan = planForShape(view, settings, shape, machine, settings.ramBytes, c.draft);
+    const plan = planForShape(view, settings, shape, machine, settings.ramBytes, c.draft, c.serving === true);
     return { plan, shape };
   } catch (e) {
     if (e instanceof PlanInputError || e instanceof SettingsError) throw new UsageError(e.message);

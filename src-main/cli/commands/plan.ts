@@ -19,6 +19,7 @@ import { openDraftInput } from '../draft-input.js';
 import { measuredRoutingOf } from '../../node/load-machine.js';
 import { draftPlanInput } from '../../shared/draft/draft-budget.js';
 import { probeGpus } from '../../node/gpu-devices.js';
+import { serveParallel } from './serve-api-flags.js';
 
 export const command: CommandSpec = {
   name: 'plan',
@@ -28,6 +29,7 @@ export const command: CommandSpec = {
     // As every command that plans declares them (run-flags.ts): the app plans a load with the run's own settings.
     ...flagsNamed('ram', 'vram', 'gpu', 'ctx', 'prefetch-depth', 'batch', 'threads', 'parallel', 'kv-bytes', 'disk-bw', 'draft', 'draft-max', 'draft-min', 'rpc'),
     { name: 'json', type: 'boolean', description: 'print the plan as JSON (docs/cli-json.md, "plan")' },
+    { name: 'serve', type: 'boolean', description: 'plan as `serve --api` loads the model: its /v1/embeddings context budgeted and, without --parallel, the sequences serve chooses' },
   ],
   details:
     'Verdicts: fits (all layers resident), out-of-core (pinned prefix + streamed rest, with bytes read per token), cannot-run (with the smallest cap that would run).\n' +
@@ -52,7 +54,10 @@ export const command: CommandSpec = {
     // What earlier runs of this file measured of its routing (a mixture of experts), if anything.
     const context = { disk, readaheadBytes, routing: remote ? null : measuredRoutingOf(m.shards[0]?.path as string), gpus: f.gpu === 'none' ? null : probeGpus(), rpcNodes: await rpcNodesFromFlags(args.flags, Boolean(args.flags.json)) };
     const withDraft = draft ? { ...context, draft: (ctx: number) => draftPlanInput(m, { path: draft.shards[0]!.path, shards: draft.shards, view: draft.view }, { ctx, max }) } : context;
-    const { plan, shape } = planForView(m.view, args.flags, withDraft);
+    // As serve --api loads it: the sequences it would choose (unless given), the embeddings context.
+    const serving = args.flags.serve === true;
+    const flags = serving && args.flags.parallel === undefined ? { ...args.flags, parallel: serveParallel(m.view, args.flags, draft ? draft.shards[0]!.path : null).parallel } : args.flags;
+    const { plan, shape } = planForView(m.view, flags, { ...withDraft, serving });
     if (!args.flags.json) process.stderr.write(shapeNote(shape));
     process.stdout.write(args.flags.json ? JSON.stringify(plan, null, 2) + '\n' : formatPlan(plan));
     return EXIT.ok;

@@ -9,7 +9,8 @@ import { DEFAULT_MAX_QUEUE } from '../../api/gate.js';
 import { DEFAULT_API_PORT } from '../../shared/api-server-state.js';
 import { DEFAULT_RUN_SETTINGS, SettingsError, type RunSettings } from '../../shared/settings/run-settings.js';
 import { settingsFromFlags } from '../flag-settings.js';
-import { chooseParallel } from '../../shared/settings/parallel-choice.js';
+import { chooseParallel, type ParallelChoice } from '../../shared/settings/parallel-choice.js';
+import type { ModelView } from '../../shared/gguf/model-view.js';
 import { physicalCores } from '../../node/machine.js';
 import { typedFlags, type FlagSpec, type FlagValue } from '../args.js';
 import { UsageError } from '../../shared/errors.js';
@@ -76,6 +77,20 @@ export function serveApiFlags(f: Record<string, FlagValue | undefined>, uiPort: 
   return { host, port, loopback: isLoopbackHost(host), apiKey: key, queue, ui: f.ui !== false };
 }
 
+/**
+ * The sequences `serve --api` decodes together when --parallel is not given (`plan --serve` shows
+ * the same choice). It is checked against every setting the load will have (a given --batch too:
+ * sequences that ran at the default micro-batch were refused at the one given).
+ */
+export function serveParallel(view: ModelView, f: Record<string, FlagValue | undefined>, draft: string | null): ParallelChoice {
+  return chooseParallel({
+    view,
+    settings: { ...settingsFromFlags({ ...f, parallel: 1, draft: draft ?? undefined }), draft, serving: true },
+    budgetBytes: flagValues(f).ram ?? totalmem(),
+    physicalCores: physicalCores(),
+  });
+}
+
 /** Settings for the model loaded at start; under --api without --parallel, the plan's choice of sequences. */
 export async function startSettings(model: string, f: Record<string, FlagValue | undefined>, api: boolean, log: (line: string) => void): Promise<RunSettings> {
   const v = flagValues(f);
@@ -88,14 +103,7 @@ export async function startSettings(model: string, f: Record<string, FlagValue |
   const opened = draft !== null || (parallel === undefined && api) ? await openModelInput(model) : null;
   if (opened && draft !== null) await openDraftInput(opened, { ...f, draft });
   if (parallel === undefined && api && opened) {
-    const choice = chooseParallel({
-      view: opened.view,
-      // The choice is checked against every setting the load will have (a given --batch too:
-      // sequences that ran at the default micro-batch were refused at the one given).
-      settings: { ...settingsFromFlags({ ...f, parallel: 1, draft: draft ?? undefined }), draft, serving: true },
-      budgetBytes: ram ?? totalmem(),
-      physicalCores: physicalCores(),
-    });
+    const choice = serveParallel(opened.view, f, draft);
     parallel = choice.parallel;
     log(choice.reason);
   }

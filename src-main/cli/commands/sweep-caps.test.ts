@@ -12,7 +12,7 @@ const capped = detectCgroup();
 if (!capped.usable && process.env.CI !== 'true') console.warn(`skipping the cap sweep: ${capped.reason}`);
 
 /** The slice: seed and cases chosen to cover dense and MoE layouts, a refusal, a draft and serve --api. */
-const SLICE = { seed: 20261201, cases: 8 } as const;
+const SLICE = { seed: 8096, cases: 8 } as const;
 
 let dir = '';
 beforeAll(() => {
@@ -38,6 +38,20 @@ describe.skipIf(!capped.usable && process.env.CI !== 'true')('the cap promise un
     },
     360_000,
   );
+
+  // Cases the sweep found broken, kept as they were found (seed, case): each failed on the code
+  // of its day for the reason given, and passes now.
+  const FOUND = [
+    { seed: 3, index: 7, why: 'a 22-layer model 256 wide: no tensor large enough to stream, refused naming a cap below the one it refused' },
+    { seed: 4, index: 4, why: 'serve --api --batch 512: sequences chosen at the default micro-batch, then the cap refused at the given one' },
+    { seed: 4, index: 7, why: 'serve --api with /v1/embeddings: the embeddings context outside the plan, an OOM kill on the first request' },
+    { seed: 4, index: 39, why: 'serve --api under a cap: SIGTERM ended the server by the signal (the supervisor re-raised it), not exit 0' },
+  ];
+  it.each(FOUND)('sweep case $seed/$index: $why', ({ seed, index }) => {
+    const r = runCli(['sweep-caps', '--seed', String(seed), '--case', String(index), '--work', dir], { timeoutMs: 600_000 });
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect(r.stdout).toMatch(/1 cases, [01] ran, [01] refused then ran at the cap named, 0 violations/);
+  }, 660_000);
 
   it(
     `the fixed-seed slice (seed ${SLICE.seed}, ${SLICE.cases} cases): every case completes, or is refused naming a cap that runs`,

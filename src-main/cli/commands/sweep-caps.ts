@@ -84,7 +84,8 @@ async function mustSucceed(args: string[]): Promise<string> {
 
 /** The plan at `capBytes` with the case's settings (`plan --json`). */
 async function planAt(c: SweepCase, m: { model: string; draft: string | null }, capBytes: number) {
-  const out = await mustSucceed(['plan', m.model, '--ram', String(capBytes), '--json', ...runSettingArgs(c), ...(m.draft ? ['--draft', m.draft] : [])]);
+  // A served case is planned as serve loads it (its sequences, the embeddings context).
+  const out = await mustSucceed(['plan', m.model, '--ram', String(capBytes), '--json', ...runSettingArgs(c), ...(m.draft ? ['--draft', m.draft] : []), ...(c.serve ? ['--serve'] : [])]);
   return JSON.parse(out) as { verdict: string; quantities: { minimumRamBytes: { value: number }; fullResidencyRamBytes: { value: number } } };
 }
 

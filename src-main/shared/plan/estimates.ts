@@ -13,6 +13,8 @@ export const RUNTIME_FIXED_BYTES = 32 * MiB;
 export const RUNTIME_VOCAB_BYTES = 640;
 export const RUNTIME_WEIGHT_FRACTION = 0.02;
 export const VRAM_CONTEXT_BYTES = 256 * MiB;
+/** llama.cpp rounds a context's length up to a multiple of this many tokens (its KV cache is that long). */
+export const CTX_PAD = 256;
 
 const fb = (n: number): string => formatBytes(n);
 

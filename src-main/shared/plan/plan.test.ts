@@ -174,11 +174,13 @@ describe('a server\'s embeddings context', () => {
     const alone = planMemory(v, { ...base, ramBytes: 3 * GiB, ubatch: 128 });
     const serving = planMemory(v, { ...base, ramBytes: 3 * GiB, ubatch: 128, serving: true });
     expect(alone.quantities.embeddingsBytes.value).toBe(0);
-    // 128 tokens (the micro-batch): KV 32 layers × 2 × 8 heads × 128 × 128 tokens × 2 B, and a 128-token compute buffer.
-    const kv = 32 * 2 * 8 * 128 * 128 * 2;
+    // 128 tokens (the micro-batch) in a context llama.cpp pads to 256: KV 32 layers × 2 × 8 heads
+    // × 128 × 256 tokens × 2 B, a 128-token compute buffer, one output row of logits.
+    const kv = 32 * 2 * 8 * 128 * 256 * 2;
     const compute = 4 * 128 * Math.max(32000, 32 * 128) + 4 * 128 * (4096 + 14336);
-    expect(serving.quantities.embeddingsBytes.value).toBe(kv + compute);
-    expect(serving.quantities.fixedRamBytes.value).toBe((alone.quantities.fixedRamBytes.value as number) + kv + compute);
+    const output = 4 * 32000;
+    expect(serving.quantities.embeddingsBytes.value).toBe(kv + compute + output);
+    expect(serving.quantities.fixedRamBytes.value).toBe((alone.quantities.fixedRamBytes.value as number) + kv + compute + output);
     expect(serving.quantities.minimumRamBytes.value).toBeGreaterThan(alone.quantities.minimumRamBytes.value as number);
     expect(serving.input.serving).toBe(true);
   });

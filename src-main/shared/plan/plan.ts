@@ -7,7 +7,7 @@ import type { LayerView, ModelView } from '../gguf/model-view.js';
 import type { DraftPlan, LayerPlan, MemoryPlan, PlanInput, Quantity, Tier, Verdict } from './plan-types.js';
 import { DEFAULT_KV_ELEMENT_BYTES, DEFAULT_PREFETCH_DEPTH, MAX_UBATCH, embedTokens, microBatch } from '../settings/run-settings.js';
 import { embdRowReadBytes } from '../settings/token-embd.js';
-import { computeBufferBytes, kvBytesForLayer, predictedTokS, runtimeOverheadBytes } from './estimates.js';
+import { CTX_PAD, computeBufferBytes, kvBytesForLayer, predictedTokS, runtimeOverheadBytes } from './estimates.js';
 import { DEFAULT_READAHEAD_BYTES, HEADROOM_FRACTION, HEADROOM_MIN_BYTES, budgetStream } from './stream-select.js';
 import { withExpertCache } from './plan-moe.js';
 import { headBytes, placeVram } from './place-vram.js';
@@ -136,15 +136,20 @@ type Fixed = ReturnType<typeof fixedCosts>;
 /**
  * A server's embeddings context (made on the first /v1/embeddings request, beside the one that
  * generates): the KV cache of one text of embedTokens and the compute buffer of a micro-batch
- * that long. Measured on a 16-layer, 32k-vocabulary model: 8 MiB of KV and 69 MiB of compute at
- * 512 tokens, charged beyond the plan until it counted them.
+ * that long, and its output row. Measured on a 16-layer, 32k-vocabulary model: 8 MiB of KV and
+ * 69 MiB of compute at 512 tokens, charged beyond the plan until it counted them; llama.cpp pads
+ * a context to a multiple of CTX_PAD tokens (a 16-token one holds the KV of 256: 7.5 MiB, not 0.5,
+ * on a 30-layer model).
  */
 function embeddingsContextBytes(view: ModelView, input: PlanInput, sh: Shape): Quantity {
   if (!input.serving) return { value: 0, formula: 'not serving an API: no embeddings context' };
   const n = embedTokens(sh.ubatch, view.contextLength);
-  const kv = sum(view.layers.map((l) => kvBytesForLayer(view.headCountKvByLayer?.[l.index] ?? (view.headCountKv as number), sh.headDim, sh.valueDim, n, sh.kvTypeBytes).value as number));
+  const kvTokens = Math.ceil(n / CTX_PAD) * CTX_PAD;
+  const kv = sum(view.layers.map((l) => kvBytesForLayer(view.headCountKvByLayer?.[l.index] ?? (view.headCountKv as number), sh.headDim, sh.valueDim, kvTokens, sh.kvTypeBytes).value as number));
   const compute = computeBufferBytes(sh.nVocab, sh.nHead, sh.nEmbd, sh.nFf, n, n).value as number;
-  return { value: kv + compute, formula: `serving: a context of ${n} tokens for /v1/embeddings, KV ${fb(kv)} + compute buffer of a ${n}-token micro-batch ${fb(compute)} = ${fb(kv + compute)}` };
+  const output = 4 * sh.nVocab;
+  const value = kv + compute + output;
+  return { value, formula: `serving: a context of ${n} tokens for /v1/embeddings, KV of ${kvTokens} (llama.cpp pads to ${CTX_PAD}) ${fb(kv)} + compute buffer of a ${n}-token micro-batch ${fb(compute)} + output row 4 B × n_vocab ${fb(output)} = ${fb(value)}` };
 }
 
 /**
