@@ -4,7 +4,7 @@
 // stays up and says what happened), and a report folder that cannot be written (a clear error,
 // nothing partial, the turn's report still held).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyFileSync, readdirSync, truncateSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -141,7 +141,9 @@ describe.skipIf(!cliBuilt)('app: a report folder that cannot be written', () => 
       await done;
       const report = await svc.lastReport();
       expect(report).not.toBeNull();
-      // The reports folder's place is taken by a file.
+      // The reports folder's place is taken by a file (the folder exists already: the last
+      // turn's report is kept there).
+      rmSync(join(dir, 'report', 'reports'), { recursive: true, force: true });
       writeFileSync(join(dir, 'report', 'reports'), 'not a folder');
       await expect(svc.exportReport(report)).rejects.toThrow(/EEXIST|ENOTDIR/);
       expect(readdirSync(join(dir, 'report')).filter((n) => n.endsWith('.tmp'))).toEqual([]);

@@ -32,10 +32,14 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-/** The CLI's preparation for `ramforge run MODEL -p x` plus `flags`. */
+/**
+ * The CLI's preparation for `ramforge run MODEL -p x` plus `flags`, as a server prepares it: the
+ * app serves an API (its switch can start one at any time), so its loads budget the context
+ * /v1/embeddings makes, as `serve` does; `run` alone plans none.
+ */
 async function viaCli(flags: string[]) {
   const f = parseArgs([model, '-p', 'x', ...flags], runCommand).flags;
-  const prepared = prepareRun(await openModelInput(model), f);
+  const prepared = prepareRun(await openModelInput(model), f, null, [], true);
   return { settings: settingsFromFlags(f), shape: prepared.shape, load: loadParams(model, f, prepared) };
 }
 
@@ -76,7 +80,7 @@ describe.skipIf(!built)('the app and the CLI prepare one load', () => {
     const opened = await openModelInput(model);
     let cliMin = 0;
     try {
-      prepareRun(opened, f);
+      prepareRun(opened, f, null, [], true);
     } catch (e) {
       expect(e).toBeInstanceOf(BelowMinimumError);
       cliMin = (e as BelowMinimumError).minimumBytes;

@@ -25,7 +25,8 @@ afterAll(() => {
 const LAYOUTS = [
   { name: 'Mixtral layout (llama, 8 experts, 2 used)', synth: ['--arch', 'llama', '--preset', 'small', '--experts', '8', '--layers', '8'], cap: '320M' },
   { name: 'qwen3moe (32 experts, 4 used)', synth: ['--arch', 'qwen3moe', '--preset', 'small'], cap: '460M' },
-  { name: 'qwen2moe (16 experts, 4 used, a shared expert)', synth: ['--arch', 'qwen2moe', '--preset', 'small'], cap: '540M' },
+  // 480M: at 540M the worker, measuring what load left it, holds every expert (nothing to cache).
+  { name: 'qwen2moe (16 experts, 4 used, a shared expert)', synth: ['--arch', 'qwen2moe', '--preset', 'small'], cap: '480M' },
 ];
 
 function run(model: string, policy: string, cap: string): Record<string, any> {

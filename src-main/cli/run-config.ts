@@ -38,14 +38,14 @@ export type PreparedRun = PreparedLoad;
  * on this model or this machine is a UsageError here, before a worker starts; under
  * --enforce-ram a cap below the minimum is a BelowMinimumError unless --force.
  */
-export function prepareRun(opened: OpenedModel, f: ParsedArgs['flags'], draft: OpenedModel | null = null, rpcNodes: readonly RpcNodeInfo[] = []): PreparedRun {
+export function prepareRun(opened: OpenedModel, f: ParsedArgs['flags'], draft: OpenedModel | null = null, rpcNodes: readonly RpcNodeInfo[] = [], serving = false): PreparedRun {
   const settings = settingsFromFlags(f);
   checkLayerFlags(opened, f);
   const files = opened.shards.map((x) => x.path);
   const disk = runDiskBandwidth(files[0] as string, givenDiskBandwidth(f));
   const draftInput = draft ? (ctx: number) => draftPlanInput(opened, { path: draft.shards[0]!.path, shards: draft.shards, view: draft.view }, { ctx, max: settings.draftMax }) : undefined;
   try {
-    return prepareLoad({ modelPath: files[0] as string, view: opened.view, settings, machine: { ...loadMachine(files, disk, undefined, { gpus: true }), rpcNodes }, ...(draftInput ? { draft: draftInput } : {}), force: Boolean(f['force']) });
+    return prepareLoad({ modelPath: files[0] as string, view: opened.view, settings, machine: { ...loadMachine(files, disk, undefined, { gpus: true }), rpcNodes }, ...(draftInput ? { draft: draftInput } : {}), force: Boolean(f['force']), serving });
   } catch (e) {
     if (e instanceof SharedBelowMinimum) throw new BelowMinimumError(belowMinimumText(e), e.minimumBytes);
     if (e instanceof ShapeTooLargeError) throw new UsageError(`--ctx ${e.ctx}: ${e.message.slice(e.field.length + 2)}`);

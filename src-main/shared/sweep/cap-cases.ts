@@ -72,7 +72,7 @@ export function approxModelBytes(m: SweepModel): number {
 function sweepModel(r: () => number): SweepModel {
   const arch = pick(r, SWEEP_ARCHS);
   // 2..80 layers, small counts as likely as large ones (log-uniform).
-  let layers = Math.max(2, Math.min(80, Math.round(Math.exp(Math.log(2) + r() * (Math.log(80) - Math.log(2))))));
+  const layers = Math.max(2, Math.min(80, Math.round(Math.exp(Math.log(2) + r() * (Math.log(80) - Math.log(2))))));
   const embd = pick(r, [256, 512, 768, 1024]);
   const heads = embd / 64;
   const kvHeads = arch === 'gptneox' ? heads : pick(r, [heads, Math.max(1, heads / 2), Math.max(1, heads / 4)].filter((k) => Number.isInteger(k)));
@@ -81,10 +81,18 @@ function sweepModel(r: () => number): SweepModel {
   const moe = arch === 'qwen3moe' || arch === 'qwen2moe' || arch === 'mixtral';
   const count = pick(r, [4, 8, 16, 32]);
   const experts = moe ? { count, used: Math.min(count, pick(r, [1, 2, 4])), ff: arch === 'mixtral' ? ff : pick(r, [256, 512]) } : undefined;
-  let m: SweepModel = { arch, layers, embd, heads, kvHeads, ff, type, ...(experts ? { experts } : {}) };
-  while (layers > 2 && approxModelBytes(m) > SWEEP_MAX_FILE_BYTES) m = { ...m, layers: (layers = Math.max(2, Math.floor(layers * 0.8))) };
-  // A wide vocabulary at F16 is too large even with two layers.
-  return approxModelBytes(m) > SWEEP_MAX_FILE_BYTES ? { ...m, type: 'Q4_0' } : m;
+  return fitFileSize({ arch, layers, embd, heads, kvHeads, ff, type, ...(experts ? { experts } : {}) });
+}
+
+/** Fewer layers, then a 4-bit type, then fewer experts, until the file is at most SWEEP_MAX_FILE_BYTES. */
+function fitFileSize(model: SweepModel): SweepModel {
+  let m = model;
+  const big = (x: SweepModel) => approxModelBytes(x) > SWEEP_MAX_FILE_BYTES;
+  while (m.layers > 2 && big(m)) m = { ...m, layers: Math.max(2, Math.floor(m.layers * 0.8)) };
+  // A wide vocabulary at F16 is too large even with two layers; so are 32 wide Mixtral experts.
+  if (big(m)) m = { ...m, type: 'Q4_0' };
+  while (m.experts && m.experts.count > 4 && big(m)) m = { ...m, experts: { ...m.experts, count: m.experts.count / 2, used: Math.min(m.experts.used, m.experts.count / 2) } };
+  return m;
 }
 
 /** Case `index` of the sweep seeded `seed`. */
