@@ -12,6 +12,10 @@ describe('apiErrorOfWorker', () => {
     expect(of('DECODE_FAILED', 'prompt has 302 tokens; the context holds 256', false, 'messages')).toEqual([400, 'invalid_request_error', 'context_length_exceeded', 'messages']);
   });
 
+  it('embeddings while the weights stream are a 400 on input that says why', () => {
+    expect(of('EMBEDDINGS_UNAVAILABLE', 'embeddings are not available while this model streams', false, 'input')).toEqual([400, 'invalid_request_error', 'embeddings_unavailable', 'input']);
+  });
+
   it('a worker that ended: 500 when it crashed, 503 when it was closed (unload, another load)', () => {
     expect(of('WORKER_EXITED', 'killed', true)).toEqual([500, 'server_error', 'worker_crashed', null]);
     expect(of('WORKER_EXITED', 'exited', false)).toEqual([503, 'unavailable_error', 'model_unloaded', null]);

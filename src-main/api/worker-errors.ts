@@ -27,6 +27,8 @@ export function apiErrorOfWorker(code: string | undefined, message: string, cras
       return unavailable('no model is loaded', 'model_not_loaded');
     case 'CHAT_TEMPLATE':
       return badRequest(`the model's chat template failed on these messages: ${message}`, 'messages', 'chat_template_failed');
+    case 'EMBEDDINGS_UNAVAILABLE':
+      return badRequest(message, input, 'embeddings_unavailable');
     case 'EMPTY_PROMPT':
       return badRequest('the prompt is empty', input, 'empty_prompt');
     case 'BAD_ARGUMENT':

@@ -148,6 +148,9 @@ export class Engine {
   /** Embeddings of each text (a context of their own, made on the first call). */
   async embed(texts: string[]): Promise<EmbedResult> {
     const { model } = this.need();
+    if (this.residency?.movesWeights) {
+      throw new WorkerError('EMBEDDINGS_UNAVAILABLE', 'embeddings are not available while this model streams its weights from storage (it does not fit its cap): give it a cap it fits in (`ramforge plan --serve` shows full residency)');
+    }
     this.embedder ??= new Embedder(model, this.loadThreads, this.loadUbatch);
     try {
       return await this.embedder.embed(texts);

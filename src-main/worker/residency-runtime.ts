@@ -171,6 +171,16 @@ export class ResidencyRuntime {
   /** The split this worker executes, and what it was made from (stream policy only). */
   schedule: StreamSchedule | null = null;
 
+  /**
+   * Whether the schedule moves weights under the graph (streamed units read into its window,
+   * experts served from its cache): a second context on these weights (embeddings) would compute
+   * from memory the schedule reuses (measured: a SIGSEGV in the worker on a Mixtral-layout model
+   * with an expert cache) and fault pages in that no budget holds.
+   */
+  get movesWeights(): boolean {
+    return this.schedule !== null && (this.schedule.units > 0 || (this.schedule.expertCache ?? null) !== null);
+  }
+
   configure(): void {
     if (!this.engineActive) return;
     let stream: NativeStreamConfig | undefined;

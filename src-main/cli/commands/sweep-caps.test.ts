@@ -46,6 +46,7 @@ describe.skipIf(!capped.usable && process.env.CI !== 'true')('the cap promise un
     { seed: 4, index: 4, why: 'serve --api --batch 512: sequences chosen at the default micro-batch, then the cap refused at the given one' },
     { seed: 4, index: 7, why: 'serve --api with /v1/embeddings: the embeddings context outside the plan, an OOM kill on the first request' },
     { seed: 4, index: 39, why: 'serve --api under a cap: SIGTERM ended the server by the signal (the supervisor re-raised it), not exit 0' },
+    { seed: 20261201, index: 75, why: 'serve --api, /v1/embeddings on a Mixtral layout whose experts the cache serves: the worker died of SIGSEGV' },
   ];
   it.each(FOUND)('sweep case $seed/$index: $why', ({ seed, index }) => {
     const r = runCli(['sweep-caps', '--seed', String(seed), '--case', String(index), '--work', dir], { timeoutMs: 600_000 });
