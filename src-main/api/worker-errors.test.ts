@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { apiErrorOfWorker } from './worker-errors.js';
 
-const of = (code: string | undefined, message: string, crashed = false, input: 'messages' | 'prompt' = 'prompt') => {
+const of = (code: string | undefined, message: string, crashed = false, input: 'messages' | 'prompt' | 'input' = 'prompt') => {
   const e = apiErrorOfWorker(code, message, crashed, input);
   return [e.status, e.type, e.code, e.param];
 };
