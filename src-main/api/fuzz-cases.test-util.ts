@@ -5,7 +5,7 @@
 // embed, show). Each is built to be wrong, so each must get a 4xx; sent over raw sockets on
 // loopback, the status line is read.
 import { connect } from 'node:net';
-import { mulberry32 as rng, pick, type Rand } from '../shared/seeded-random.test-util.js';
+import { mulberry32 as rng, pick, type Rand } from '../shared/seeded-random.js';
 
 export interface FuzzCase {
   kind: string;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { connect, type Socket } from 'node:net';
 import { WebSocket } from 'ws';
 import { API_METHODS } from '../shared/api.js';
-import { mulberry32 as rng, pick, type Rand } from '../shared/seeded-random.test-util.js';
+import { mulberry32 as rng, pick, type Rand } from '../shared/seeded-random.js';
 
 const chance = (r: Rand, p: number): boolean => r() < p;
 const int = (r: Rand, lo: number, hi: number): number => lo + Math.floor(r() * (hi - lo + 1));

@@ -14,7 +14,7 @@ import { WorkerHost } from './host.js';
 import { synthesize } from '../synth/synthesize.js';
 import { parseGgufHeader } from '../shared/gguf/reader.js';
 import { mutateForLoad } from '../shared/gguf/load-mutations.test-util.js';
-import { mulberry32 } from '../shared/seeded-random.test-util.js';
+import { mulberry32 } from '../shared/seeded-random.js';
 import { openModelForLoad } from '../node/model-check.js';
 import type { GgufHeader } from '../shared/gguf/reader-types.js';
 import { GREEDY } from '../shared/settings/run-settings.js';

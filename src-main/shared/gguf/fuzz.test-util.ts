@@ -5,7 +5,7 @@ import { parseGgufHeader } from './reader.js';
 import { GgufError } from './reader-errors.js';
 import { buildModelView, checkModelView } from './model-view.js';
 import { tinyModel } from './tiny-models.test-util.js';
-import { mulberry32 } from '../seeded-random.test-util.js';
+import { mulberry32 } from '../seeded-random.js';
 
 const INTERESTING_U32 = [0, 1, 2, 3, 4, 8, 9, 12, 13, 31, 32, 33, 63, 64, 255, 256, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff];
 const INTERESTING_U64 = [0n, 1n, 2n, 63n, 64n, 1000n, 2n ** 31n, 2n ** 32n, 2n ** 53n, 2n ** 62n, 2n ** 63n - 1n, 2n ** 63n, 2n ** 64n - 1n];

@@ -2,6 +2,7 @@
 // to its promise — a run under an enforced cap either completes with no OOM kill or is refused
 // before anything loads, naming a cap that then runs. Case `i` of seed `s` is always the same
 // case, so a failure is reproduced by its seed and index alone.
+import { mulberry32, pick, type Rand } from '../seeded-random.js';
 
 export type SweepArch = 'llama' | 'qwen2' | 'gptneox' | 'qwen3moe' | 'qwen2moe' | 'mixtral';
 export type CapKind = 'far-below' | 'just-below' | 'at-minimum' | 'between' | 'above-full';
@@ -41,20 +42,6 @@ export interface SweepCase {
   readonly cap: { readonly kind: CapKind; /** Where in the kind's range, 0..1. */ readonly at: number };
 }
 
-/** mulberry32: small, fast and the same on every platform. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
-
 /** Bytes per weight of each type (block overheads included). */
 const TYPE_BYTES: Record<SweepModel['type'], number> = { Q4_0: 18 / 32, Q8_0: 34 / 32, Q4_K: 144 / 256, F16: 2 };
 
@@ -69,7 +56,7 @@ export function approxModelBytes(m: SweepModel): number {
   return (m.layers * (attn + ffn) + 2 * VOCAB[m.arch] * m.embd) * TYPE_BYTES[m.type];
 }
 
-function sweepModel(r: () => number): SweepModel {
+function sweepModel(r: Rand): SweepModel {
   const arch = pick(r, SWEEP_ARCHS);
   // 2..80 layers, small counts as likely as large ones (log-uniform).
   const layers = Math.max(2, Math.min(80, Math.round(Math.exp(Math.log(2) + r() * (Math.log(80) - Math.log(2))))));
@@ -97,7 +84,7 @@ function fitFileSize(model: SweepModel): SweepModel {
 
 /** Case `index` of the sweep seeded `seed`. */
 export function sweepCase(seed: number, index: number): SweepCase {
-  const r = rng((seed * 0x9e3779b1 + index * 0x85ebca77) >>> 0);
+  const r = mulberry32((seed * 0x9e3779b1 + index * 0x85ebca77) >>> 0);
   const model = sweepModel(r);
   const dense = !model.experts;
   const ctx = r() < 0.5 ? undefined : pick(r, [256, 512, 1024, 2048]);

@@ -1,5 +1,5 @@
-// Seeded randomness for the fuzz tests: the same seed gives the same cases, so a failure is
-// reproduced by its seed.
+// Seeded randomness: the same seed gives the same cases, so a fuzz failure or a cap-sweep case
+// is reproduced by its seed.
 
 /** A random number in [0, 1). */
 export type Rand = () => number;
