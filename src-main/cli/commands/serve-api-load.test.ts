@@ -123,13 +123,12 @@ describe.skipIf(!built || (!cgroup.usable && process.env.CI !== 'true'))('serve 
     if (!cgroup.usable) throw new Error(`CI=true but no memory cgroup can be made: ${cgroup.reason}`);
     dir = await mkdtemp(join(tmpdir(), 'ramforge-api-load-'));
     const model = synthModel(dir, 'load.gguf', ['--seed', '7']);
-    // The cap: the smallest the plan names for this shape (PARALLEL sequences of CTX), plus
-    // 1 MiB: at the named minimum itself the plan's own verdict is still cannot-run (its
-    // headroom grows with the cap), and the server refuses it.
-    const plan = (ram: string) => runCli(['plan', model, '--ram', ram, '--parallel', String(PARALLEL), '-c', String(CTX), '--json']);
+    // The cap: the smallest the plan names for this shape (PARALLEL sequences of CTX), planned
+    // as serve loads it (--serve: the embeddings context counted).
+    const plan = (ram: string) => runCli(['plan', model, '--ram', ram, '--parallel', String(PARALLEL), '-c', String(CTX), '--serve', '--json']);
     const named = plan('1M');
     expect(named.code, named.stderr).toBe(0);
-    capBytes = (JSON.parse(named.stdout) as { quantities: { minimumRamBytes: { value: number } } }).quantities.minimumRamBytes.value + 1024 * 1024;
+    capBytes = (JSON.parse(named.stdout) as { quantities: { minimumRamBytes: { value: number } } }).quantities.minimumRamBytes.value;
     expect((JSON.parse(plan(String(capBytes)).stdout) as { verdict: string }).verdict).not.toBe('cannot-run');
     // A queue for every client beyond the sequences: each request waits its turn, none is refused
     // for load alone (a 429 would still be a clean answer, docs/api.md).
