@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { packageRoot } from '../node/paths.js';
 
 export interface CliResult {
+  /** The CLI's process id (the memory groups it makes are named for it). */
+  pid: number | undefined;
   code: number | null;
   signal: string | null;
   stdout: string;
@@ -37,7 +39,7 @@ export function runCli(args: string[], opts: { timeoutMs?: number; env?: NodeJS.
     cwd: opts.cwd,
     maxBuffer: 64 * 1024 * 1024,
   });
-  return { code: r.status, signal: r.signal, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+  return { pid: r.pid, code: r.status, signal: r.signal, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
 }
 
 export interface LiveCli {
@@ -62,7 +64,7 @@ export function startCli(args: string[], onOutput: (o: LiveCli['out']) => void =
   const done = new Promise<CliResult>((resolve) =>
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, signal, ...out });
+      resolve({ pid: child.pid, code, signal, ...out });
     }),
   );
   return { child, out, done };

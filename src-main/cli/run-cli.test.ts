@@ -2,10 +2,11 @@
 // kernel-enforced cap (exit 0 under it, 137 when killed by it, 124 on the enforced timeout),
 // leaving no cgroup behind.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from './built-cli.test-util.js';
+import { groupsMadeBy } from '../supervisor/support.test-util.js';
 import { detectCgroup } from '../supervisor/index.js';
 import { validateReport } from './report-schema.test-util.js';
 import { packageRoot } from '../node/paths.js';
@@ -24,11 +25,6 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-function ourGroups(): string[] {
-  const d = detectCgroup();
-  if (!d.usable) return [];
-  return existsSync(d.ownDir) ? readdirSync(d.ownDir).filter((n) => n.startsWith('ramforge-')) : [];
-}
 
 describe('ramforge CLI basics', () => {
   it('prints the version and the pinned llama.cpp tag', () => {
@@ -96,7 +92,7 @@ describe.skipIf(!capped.usable && process.env.CI !== 'true')('ramforge run under
     expect(doc.cgroup.limit_bytes).toBe(limit);
     expect(doc.cgroup.peak_bytes).toBeLessThanOrEqual(limit);
     expect(doc.outcome.status).toBe('ok');
-    expect(ourGroups()).toEqual([]);
+    expect(groupsMadeBy(r.pid)).toEqual([]);
   });
 
   it('a cap below the minimum working set is refused before anything loads: exit 2, the smallest cap named, no cgroup made', () => {
@@ -106,7 +102,7 @@ describe.skipIf(!capped.usable && process.env.CI !== 'true')('ramforge run under
     expect(m, r.stderr).not.toBeNull();
     expect(r.stderr).toMatch(/Nothing was loaded/);
     expect(r.stdout).toBe('');
-    expect(ourGroups()).toEqual([]);
+    expect(groupsMadeBy(r.pid)).toEqual([]);
     // The named cap does run.
     const ok = runCli(['run', model, '-p', 'Once upon a time', '-n', '4', '--ram', m![1]!, '--enforce-ram', '--quiet']);
     expect(ok.code, ok.stderr).toBe(0);
@@ -116,13 +112,13 @@ describe.skipIf(!capped.usable && process.env.CI !== 'true')('ramforge run under
     const r = runCli(['run', model, '-p', 'Once upon a time', '-n', '8', '--ram', '24M', '--enforce-ram', '--force', '--no-mmap', '--quiet']);
     expect(r.code, r.stderr).toBe(137);
     expect(r.stderr).toMatch(/killed by the memory cap \(\d+ OOM kills?\)/);
-    expect(ourGroups()).toEqual([]);
+    expect(groupsMadeBy(r.pid)).toEqual([]);
   });
 
   it('--enforce-timeout 1 on a long generation: exit 124, timeout, no cgroup left', () => {
     const r = runCli(['run', model, '-p', 'Once upon a time', '-n', '100000', '--ctx', '8192', '--ram', '2G', '--enforce-ram', '--enforce-timeout', '1', '--quiet']);
     expect(r.code, r.stderr).toBe(124);
     expect(r.stderr).toContain('timeout');
-    expect(ourGroups()).toEqual([]);
+    expect(groupsMadeBy(r.pid)).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 // Helpers for the supervisor's tests (not a test file itself).
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { detectCgroup, type CgroupFound } from './detect.js';
@@ -19,6 +19,16 @@ export function cgroupFor(version: 1 | 2, quiet = false): { found: CgroupFound |
   const skip = found === null && !mustRun;
   if (skip && !quiet) console.warn(`skipping the cgroup v${version} supervisor tests: ${why}`);
   return { found, why, skip };
+}
+
+/**
+ * The memory groups process `pid` made that are still there (a group is named for the process
+ * that made it): other tests running beside this one make groups of their own.
+ */
+export function groupsMadeBy(pid: number | undefined): string[] {
+  const d = detectCgroup();
+  if (!d.usable || pid === undefined || !existsSync(d.ownDir)) return [];
+  return readdirSync(d.ownDir).filter((n) => n.startsWith(`ramforge-${pid}-`));
 }
 
 /** Whether pid is a running process (a zombie waiting to be reaped counts as gone). */

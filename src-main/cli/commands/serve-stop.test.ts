@@ -3,8 +3,8 @@
 // a server killed outright (SIGKILL) mid-load leaves a worker that notices and exits by itself.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { existsSync, readdirSync } from 'node:fs';
 import { detectCgroup } from '../../supervisor/index.js';
+import { groupsMadeBy } from '../../supervisor/support.test-util.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { childPids, cliBuiltOrSkip, runCli, startCli, type LiveCli } from '../built-cli.test-util.js';
@@ -106,9 +106,6 @@ describe.runIf(built && (capped.usable || process.env.CI === 'true'))('serve --a
     const r = await cli.done;
     expect(r.stderr).toContain('ramforge serve: loaded');
     expect({ code: r.code, signal: r.signal }, r.stderr).toEqual({ code: 0, signal: null });
-    // Memory groups are named for the process that made them (the server).
-    const d = detectCgroup();
-    const left = d.usable && existsSync(d.ownDir) ? readdirSync(d.ownDir).filter((n) => n.startsWith(`ramforge-${cli.child.pid}-`)) : [];
-    expect(left).toEqual([]);
+    expect(groupsMadeBy(cli.child.pid)).toEqual([]);
   }, 120_000);
 });
