@@ -3,30 +3,26 @@
 // (recent, discovered, pulled) are the ModelLibrary's.
 // A worker that dies never takes the service with it: the state becomes 'crashed' with the
 // reason, and restart() starts a fresh worker.
-import { lostRpcNodes } from '../node/rpc-node.js';
-import { lostNodeText } from '../shared/remote/rpc-endpoint.js';
-import { releasesPages } from '../shared/policy-rules.js';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { ApiEvent, Conversation, EngineState, ModelRef, RamforgeHostApi, RecoveryReport, RunSettings } from '../shared/api.js';
-import type { GenerateParams, GenerationResult, LoadParams, ModelInfo, PolicyName, WorkerExit } from '../shared/worker-protocol.js';
-import { GREEDY } from '../shared/settings/run-settings.js';
+import type { GenerateParams, GenerationResult, ModelInfo, WorkerExit } from '../shared/worker-protocol.js';
+import { comparePolicies } from './compare-policies.js';
 import { ConversationStore } from './conversations.js';
-import { describeExit } from './exit-message.js';
+import { describeExit, describeExitOnNodes } from './exit-message.js';
 import type { HostFactory, HostLike } from './host-like.js';
 import { WorkerSlot } from './worker-slot.js';
 import { WriteGuard } from './write-guard.js';
 import { checkSettings, type PreparedAppLoad } from './settings.js';
 import { ModelLibrary } from './model-library.js';
-import { recordRunRouting } from '../node/routing-cache.js';
+import { keepTurnEnd, type LoadedModel } from './turn-end.js';
 import { KeptTurn } from './kept-turn.js';
 import { ReportStore } from './report-store.js';
 import { recoverDataFolder } from './recovery.js';
 import { recoveredAnything } from '../shared/recovery.js';
 import type { TurnRecord } from './report.js';
-import type { MemoryPlan } from '../shared/plan/plan-types.js';
 import { TurnSamples } from './turn-samples.js';
-import { checkMaxTokens, checkMessages, checkPolicies, checkSampling, checkString } from './validate.js';
+import { checkMaxTokens, checkMessages, checkSampling, checkString } from './validate.js';
 import { isModelUrl } from '../shared/remote/model-url.js';
 import type { ApiServerState } from '../shared/api-server-state.js';
 import { DEFAULT_MAX_QUEUE, GenerationGate } from '../api/gate.js';
@@ -69,7 +65,7 @@ export class AppService implements RamforgeHostApi {
   private readonly listeners = new Set<(e: ApiEvent) => void>();
   private lastLoad: { path: string; settings: RunSettings } | null = null;
   /** What the current worker was loaded with, for reports. */
-  private loaded: { path: string; params: LoadParams; plan: MemoryPlan | null; info: ModelInfo; loadedAt: number } | null = null;
+  private loaded: LoadedModel | null = null;
   private readonly samples = new TurnSamples();
   private activeRequest: string | null = null;
   /** Stops the app's own running generation (and only it: API requests may share the worker). */
@@ -212,14 +208,9 @@ export class AppService implements RamforgeHostApi {
   }
 
   private onExit(exit: WorkerExit): void {
-    // Layers on RPC nodes: ggml's client ends the worker when a node goes away, without naming
-    // it; the nodes that no longer answer are named (in milliseconds when refused, 1.5 s at most).
     const eps = this.loaded?.params.offload?.rpcServers ?? [];
     if (eps.length === 0) return this.reportExit(exit, describeExit(exit));
-    void lostRpcNodes(eps).then(
-      (lost) => this.reportExit(exit, [describeExit(exit), ...lost.map((e) => `${lostNodeText(e.message)}.`)].join(' ')),
-      () => this.reportExit(exit, describeExit(exit)),
-    );
+    void describeExitOnNodes(exit, eps).then((message) => this.reportExit(exit, message));
   }
 
   private reportExit(exit: WorkerExit, message: string): void {
@@ -303,18 +294,17 @@ export class AppService implements RamforgeHostApi {
   /** Starts a generation; tokens and the end arrive as events. Resolves once it has started. */
   async generate(requestId: unknown, messages: unknown, sampling: unknown, maxTokens: unknown, conversation?: unknown): Promise<void> {
     const id = checkString(requestId, 'requestId', 200);
-    const params: GenerateParams = { messages: checkMessages(messages), sampling: checkSampling(sampling), maxTokens: checkMaxTokens(maxTokens) };
-    // The user's message is durable before the generation is accepted.
-    const kept = conversation === undefined ? null : await KeptTurn.begin(this.conversations, conversation);
-    this.runGeneration(id, params, kept).catch(() => {
-      // Reported through a generation-error event.
-    });
+    return this.startTurn(id, { messages: checkMessages(messages), sampling: checkSampling(sampling), maxTokens: checkMaxTokens(maxTokens) }, conversation);
   }
 
   /** Continues raw text with no chat template (completion mode); events as for generate. */
   async complete(requestId: unknown, text: unknown, sampling: unknown, maxTokens: unknown, conversation?: unknown): Promise<void> {
     const id = checkString(requestId, 'requestId', 200);
-    const params: GenerateParams = { prompt: checkString(text, 'text', MAX_COMPLETION_TEXT), sampling: checkSampling(sampling), maxTokens: checkMaxTokens(maxTokens) };
+    return this.startTurn(id, { prompt: checkString(text, 'text', MAX_COMPLETION_TEXT), sampling: checkSampling(sampling), maxTokens: checkMaxTokens(maxTokens) }, conversation);
+  }
+
+  private async startTurn(id: string, params: GenerateParams, conversation: unknown): Promise<void> {
+    // The user's message is durable before the generation is accepted.
     const kept = conversation === undefined ? null : await KeptTurn.begin(this.conversations, conversation);
     this.runGeneration(id, params, kept).catch(() => {
       // Reported through a generation-error event.
@@ -354,9 +344,15 @@ export class AppService implements RamforgeHostApi {
       leave = null;
       this.activeRequest = null;
       // Everything the turn leaves is durable before generation-done acknowledges it.
-      this.report = await this.makeReport(h, { generate: params, result, startedAt, wallMs: performance.now() - t0 });
-      if (this.report !== null) await this.reports.keepLast(this.report).catch((e: unknown) => this.noteFailedWrite('the run report', e));
-      if (this.loaded) await recordRunRouting(this.loaded.path, this.samples.list(), this.loaded.info.schedule?.expertCache);
+      this.report = await keepTurnEnd({
+        build: this.opts.buildReport,
+        loaded: this.loaded,
+        samples: this.samples.list(),
+        cgroup: h.cgroupReport(),
+        reports: this.reports,
+        turn: { generate: params, result, startedAt, wallMs: performance.now() - t0 },
+        problem: (message) => (this.state = { ...this.state, message }),
+      });
       await kept?.done(result);
       const reportId = this.report === null ? null : randomUUID();
       this.setState({ status: 'ready' });
@@ -373,25 +369,6 @@ export class AppService implements RamforgeHostApi {
     } finally {
       leave?.();
       if (this.uiAbort === ui) this.uiAbort = null;
-    }
-  }
-
-  private async makeReport(h: HostLike, turn: Pick<TurnRecord, 'generate' | 'result' | 'startedAt' | 'wallMs'>): Promise<unknown | null> {
-    // The app builds each turn's report from the turn's own results (app/report.ts).
-    if (!this.opts.buildReport || !this.loaded) return null;
-    try {
-      return await this.opts.buildReport({
-        ...turn,
-        modelPath: this.loaded.path,
-        load: this.loaded.params,
-        plan: this.loaded.plan,
-        model: this.loaded.info,
-        samples: this.samples.list(),
-        cgroup: h.cgroupReport(),
-      });
-    } catch (e) {
-      this.state = { ...this.state, message: `the run report could not be built: ${(e as Error).message}` };
-      return null;
     }
   }
 
@@ -417,34 +394,14 @@ export class AppService implements RamforgeHostApi {
     return this.getStateSync();
   }
 
-  async comparePolicies(requestId: unknown, path: unknown, settings: unknown, policies: unknown, prompt: unknown, maxTokens: unknown): Promise<unknown[]> {
-    const id = checkString(requestId, 'requestId', 200);
-    const p = checkString(path, 'path');
-    const s = checkSettings(settings);
-    const list: PolicyName[] = checkPolicies(policies);
-    const text = checkString(prompt, 'prompt', 100_000);
-    const n = checkMaxTokens(maxTokens);
-    const reports: unknown[] = [];
-    // One weight layout for every policy (as `ramforge bench`): repacked and file-backed
-    // kernels round differently, and the comparison is of residency schedules.
-    const repack = list.some(releasesPages) ? false : s.repack;
-    for (const policy of list) {
-      // No trace during a comparison: it adds observer callbacks to 'off', which must stay plain llama.cpp.
-      await this.load(p, { ...s, policy, graphTrace: false, repack });
-      await this.runGeneration(`${id}:${policy}`, { prompt: text, sampling: GREEDY, maxTokens: n });
-      if (this.report === null) throw new Error(`the worker produced no report for policy '${policy}'`);
-      reports.push(this.report);
-    }
-    return reports;
+  comparePolicies(requestId: unknown, path: unknown, settings: unknown, policies: unknown, prompt: unknown, maxTokens: unknown): Promise<unknown[]> {
+    const runner = { load: (p: string, s: RunSettings) => this.load(p, s), turn: (id: string, g: GenerateParams) => this.runGeneration(id, g), lastTurnReport: () => this.report ?? null };
+    return comparePolicies(runner, requestId, path, settings, policies, prompt, maxTokens);
   }
 
   async lastReport(): Promise<unknown | null> {
     if (this.report === undefined) this.report = await this.reports.last();
     return this.report;
-  }
-
-  private noteFailedWrite(what: string, e: unknown): void {
-    this.state = { ...this.state, message: `${what} could not be saved: ${(e as Error).message}` };
   }
 
   getApiServer(): Promise<ApiServerState> {
