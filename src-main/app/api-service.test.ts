@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppService } from './service.js';
-import { FakeHost, fakePrepare } from './fake-host.test-util.js';
+import { FakeHost, fakePrepare, waitUntil as waitFor } from './fake-host.test-util.js';
 import { defaultSettings } from './settings.js';
 import type { ApiEvent } from '../shared/api.js';
 import type { ServerStats } from '../shared/server-stats.js';
@@ -52,17 +52,6 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function waitFor(pred: () => boolean, ms = 5000): Promise<void> {
-  const t0 = Date.now();
-  return new Promise((resolve, reject) => {
-    const tick = (): void => {
-      if (pred()) return resolve();
-      if (Date.now() - t0 > ms) return reject(new Error('timed out waiting'));
-      setTimeout(tick, 5);
-    };
-    tick();
-  });
-}
 
 const stats = (): ServerStats[] => events.flatMap((e) => (e.type === 'server-stats' ? [e.stats] : []));
 const complete = (url: string, body: Record<string, unknown>) =>

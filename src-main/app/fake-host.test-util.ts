@@ -91,3 +91,16 @@ export class FakeHost implements HostLike {
     return this.cgroup;
   }
 }
+
+/** Resolves once `pred` holds, polling every 5 ms; rejects after `ms`. */
+export function waitUntil(pred: () => boolean, ms = 5000): Promise<void> {
+  const t0 = Date.now();
+  return new Promise((resolve, reject) => {
+    const tick = (): void => {
+      if (pred()) return resolve();
+      if (Date.now() - t0 > ms) return reject(new Error('timed out waiting'));
+      setTimeout(tick, 5);
+    };
+    tick();
+  });
+}

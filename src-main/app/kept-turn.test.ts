@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppService } from './service.js';
-import { FakeHost, fakePrepare, fakeReport } from './fake-host.test-util.js';
+import { FakeHost, fakePrepare, fakeReport, waitUntil as waitFor } from './fake-host.test-util.js';
 import { defaultSettings } from './settings.js';
 import type { ApiEvent, Conversation } from '../shared/api.js';
 import { DEFAULT_SAMPLING } from '../shared/settings/run-settings.js';
@@ -37,17 +37,6 @@ async function start(tokenMs = 5): Promise<void> {
   await svc.load('/m/a.gguf', defaultSettings());
 }
 
-function waitFor(pred: () => boolean, ms = 5000): Promise<void> {
-  const t0 = Date.now();
-  return new Promise((resolve, reject) => {
-    const tick = (): void => {
-      if (pred()) return resolve();
-      if (Date.now() - t0 > ms) return reject(new Error('timed out waiting'));
-      setTimeout(tick, 5);
-    };
-    tick();
-  });
-}
 
 const convo: Conversation = { id: 'conv-1', title: 'hi', modelPath: '/m/a.gguf', system: '', messages: [{ role: 'user', content: 'hi' }], updatedAt: '2026-01-01T00:00:00.000Z' };
 const onDisk = (): Conversation => JSON.parse(readFileSync(join(dir, 'conversations', 'conv-1.json'), 'utf8')) as Conversation;

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppService } from './service.js';
-import { FakeHost, fakePrepare, fakeReport } from './fake-host.test-util.js';
+import { FakeHost, fakePrepare, fakeReport, waitUntil } from './fake-host.test-util.js';
 import { defaultSettings } from './settings.js';
 import type { ApiEvent } from '../shared/api.js';
 import { DEFAULT_SAMPLING } from '../shared/settings/run-settings.js';
@@ -25,17 +25,7 @@ function fakePlan(tiers: ('pinned' | 'streamed')[]) {
   };
 }
 
-function waitFor(pred: () => boolean, ms = 3000): Promise<void> {
-  const t0 = Date.now();
-  return new Promise((resolve, reject) => {
-    const tick = (): void => {
-      if (pred()) return resolve();
-      if (Date.now() - t0 > ms) return reject(new Error('timed out waiting'));
-      setTimeout(tick, 5);
-    };
-    tick();
-  });
-}
+const waitFor = (pred: () => boolean, ms = 3000): Promise<void> => waitUntil(pred, ms);
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ramforge-app-'));
