@@ -319,7 +319,8 @@ void BatchServer::Loop() {
     if (batch.n_tokens == 0) continue;
     double t_step = NowMs();
     Residency* res = ctx_->residency();
-    if (res) res->OnDecodeStart(batch.n_tokens);
+    // Only sampled tokens: a decode step; any prompt tokens in it: a prompt step (for the routing tap).
+    if (res) res->OnDecodeStart(batch.n_tokens, n_decode == batch.n_tokens ? 1 : 0);
     int rc = llama_decode(lctx, batch);
     if (res) res->OnDecodeEnd();
     std::string serr = res ? res->StreamError() : "";

@@ -10,6 +10,7 @@
 #include "ggml.h"
 #include "model.h"
 #include "residency.h"
+#include "routing_js.h"
 #include "sampling.h"
 #include "batch.h"
 #include "embed.h"
@@ -74,6 +75,7 @@ void Context::Init(Napi::Env env, Napi::Object exports) {
                                       InstanceMethod("serveClose", &Context::ServeClose),
                                       InstanceMethod("serveInfo", &Context::ServeInfo),
                                       InstanceMethod("traceTake", &Context::TraceTake),
+                                      InstanceMethod("routingTake", &Context::RoutingTake),
                                       InstanceMethod("free", &Context::Free),
                                   });
   constructor_ = Napi::Persistent(fn);
@@ -119,7 +121,8 @@ Context::Context(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Context>(inf
     p.pooling_type = LLAMA_POOLING_TYPE_MEAN;
     p.n_ubatch = p.n_batch;
   }
-  if (opts.Has("observeLayers") && opts.Get("observeLayers").ToBoolean().Value()) {
+  const bool routing = opts.Has("routing") && !opts.Get("routing").IsUndefined();
+  if (routing || (opts.Has("observeLayers") && opts.Get("observeLayers").ToBoolean().Value())) {
     residency_ = std::make_unique<Residency>();
     // The eval callback splits the graph at every layer boundary; only the stream schedule
     // and the graph trace need it, so a run that streams nothing does not pay for it.
@@ -134,6 +137,17 @@ Context::Context(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Context>(inf
         residency_->WatchRemote(eps);
         callback = true;
       }
+    }
+    // The routing tap (an MoE's routing recorded or replayed) sees each router's selection.
+    if (routing) {
+      RouteConfig rc;
+      std::string err = ParseRouting(opts.Get("routing"), &rc);
+      if (err.empty()) err = residency_->ConfigureRouting(std::move(rc));
+      if (!err.empty()) {
+        ThrowError(env, "BAD_ARGUMENT", err);
+        return;
+      }
+      callback = true;
     }
     if (callback) {
       p.cb_eval = Residency::EvalCallback;

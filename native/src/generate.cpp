@@ -12,12 +12,12 @@
 
 namespace rf {
 
-bool DecodeTokens(Context* c, const llama_token* toks, int n, int n_batch, std::string* err) {
+bool DecodeTokens(Context* c, const llama_token* toks, int n, int n_batch, std::string* err, int phase) {
   Residency* r = c->residency();
   for (int i = 0; i < n; i += n_batch) {
     int k = std::min(n_batch, n - i);
     llama_batch batch = llama_batch_get_one(const_cast<llama_token*>(toks + i), k);
-    if (r) r->OnDecodeStart(k);
+    if (r) r->OnDecodeStart(k, phase);
     int rc = llama_decode(c->get(), batch);
     if (r) r->OnDecodeEnd();
     if (r && rc == 0) {
@@ -90,7 +90,7 @@ class GenerateWorker : public Napi::AsyncWorker {
     reused_ = static_cast<int>(keep);
 
     std::string err;
-    if (!DecodeTokens(ctx_, prompt_.data() + keep, static_cast<int>(prompt_.size() - keep), n_batch, &err)) {
+    if (!DecodeTokens(ctx_, prompt_.data() + keep, static_cast<int>(prompt_.size() - keep), n_batch, &err, 0)) {
       SetError(err);
       return;
     }
@@ -126,7 +126,7 @@ class GenerateWorker : public Napi::AsyncWorker {
         stop_reason_ = "ctx_full";
         break;
       }
-      if (!DecodeTokens(ctx_, &tok, 1, 1, &err)) {
+      if (!DecodeTokens(ctx_, &tok, 1, 1, &err, 1)) {
         SetError(err);
         return;
       }

@@ -16,7 +16,8 @@ class Context;
 
 // Decodes `n` tokens into the context's sequence 0 in pieces of `n_batch`, after what it holds.
 // Returns false with `err` set when llama.cpp or the stream schedule fails.
-bool DecodeTokens(Context* c, const llama_token* toks, int n, int n_batch, std::string* err);
+// phase: 0 a prompt, 1 decoding (the routing tap counts steps per phase); -1 guesses by size.
+bool DecodeTokens(Context* c, const llama_token* toks, int n, int n_batch, std::string* err, int phase = -1);
 
 // Starts a generation on `ctx` (`self` is its JS object, kept alive meanwhile) and returns the
 // promise of its result; `on_token` may be empty.

@@ -146,9 +146,12 @@ bool Residency::EvalCallback(ggml_tensor* t, bool ask, void* user) {
     // Both halves see every node: the expert cache first (it may wait for experts), then the
     // stream schedule (it may wait for a unit).
     bool need = self->experts_ ? self->experts_->Ask(t) : false;
+    if (self->route_ && self->route_->Ask(t)) need = true;
     if (self->stream_ && self->stream_->Ask(t)) need = true;
     return need;
   }
+  // The tap first: a replayed selection must be in place before the expert cache routes it.
+  if (self->route_) self->route_->Computed(t);
   bool ok = self->experts_ ? self->experts_->Computed(t) : true;
   if (self->stream_ && !self->stream_->Computed(t)) ok = false;
   return ok;
@@ -169,13 +172,21 @@ TraceResult Residency::TakeTrace() {
   return out;
 }
 
-void Residency::OnDecodeStart(int n_tokens) {
+void Residency::OnDecodeStart(int n_tokens, int phase) {
+  if (route_) route_->OnDecodeStart(n_tokens, phase);
   std::lock_guard<std::mutex> lock(trace_mu_);
   if (trace_armed_ && n_tokens == 1) {
     trace_armed_ = false;
     trace_active_ = true;
     trace_.captured = true;
   }
+}
+
+std::string Residency::ConfigureRouting(RouteConfig cfg) {
+  auto tap = std::make_unique<RouteTap>();
+  std::string err = tap->Configure(std::move(cfg));
+  if (err.empty()) route_ = std::move(tap);
+  return err;
 }
 
 void Residency::OnDecodeEnd() {

@@ -14,6 +14,7 @@
 
 #include "experts.h"
 #include "remote_wait.h"
+#include "routing.h"
 #include "stream.h"
 
 struct ggml_tensor;
@@ -73,7 +74,8 @@ class Residency {
   void ArmTrace(size_t max_events);
   TraceResult TakeTrace();
 
-  void OnDecodeStart(int n_tokens);
+  // phase: 0 a prompt, 1 decoding, -1 unknown (the routing tap guesses by size).
+  void OnDecodeStart(int n_tokens, int phase = -1);
   void OnDecodeEnd();
 
   // Between operations (after each decoded token): the release policies act here.
@@ -94,6 +96,10 @@ class Residency {
   ExpertCache* experts() { return experts_.get(); }
   // A streamed read failed (the decode that saw it must fail): the message, else "".
   std::string StreamError();
+
+  // The routing tap (record, replay) of a mixture of experts, or null. Returns "" or an error.
+  std::string ConfigureRouting(RouteConfig cfg);
+  RouteTap* routing() { return route_.get(); }
 
   // Times the waits on these RPC nodes (the model's offloaded layers) from now on.
   void WatchRemote(const std::vector<std::string>& endpoints) { remote_ = std::make_unique<RemoteWait>(endpoints); }
@@ -117,6 +123,7 @@ class Residency {
   std::unique_ptr<StreamSchedule> stream_;
   std::unique_ptr<ExpertCache> experts_;
   std::unique_ptr<RemoteWait> remote_;
+  std::unique_ptr<RouteTap> route_;
 
   std::mutex ev_mu_;
   std::vector<ResidencyEventRec> events_;

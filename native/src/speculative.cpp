@@ -34,7 +34,7 @@ bool Decode(Context* c, const llama_token* toks, int n, int pos0, bool all_logit
       b.logits[j] = all_logits;
     }
     b.n_tokens = k;
-    if (r) r->OnDecodeStart(k);
+    if (r) r->OnDecodeStart(k, 1);
     LogMark();
     int rc = llama_decode(lctx, b);
     if (r) r->OnDecodeEnd();

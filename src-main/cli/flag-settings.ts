@@ -1,5 +1,6 @@
 // Flags → run settings, once: the one mapping every command that runs, plans or serves a model
 // makes (run-config.ts prepares a run from it, make-plan.ts a plan, serve its model at start).
+import { resolve } from 'node:path';
 import { splitRpcList } from '../shared/remote/rpc-endpoint.js';
 import type { ParsedArgs } from './args.js';
 import { UsageError } from '../shared/errors.js';
@@ -35,6 +36,9 @@ export function settingsFromFlags(flags: ParsedArgs['flags']): RunSettings {
     draftMax: f['draft-max'],
     draftMin: f['draft-min'],
     rpc: splitRpcList(f.rpc),
+    // The worker may run elsewhere in the tree: paths travel absolute.
+    routingTrace: f['routing-trace'] === undefined ? undefined : resolve(f['routing-trace']),
+    routingTraceOut: f['routing-trace-out'] === undefined ? undefined : resolve(f['routing-trace-out']),
   };
   try {
     // Fields left undefined take the shared defaults.
@@ -47,5 +51,5 @@ export function settingsFromFlags(flags: ParsedArgs['flags']): RunSettings {
 
 /** The flag a settings field is set by. */
 export function flagOf(field: string): string {
-  return { enforceRam: 'enforce-ram', ramBytes: 'ram', vramBytes: 'vram', prefetchDepth: 'prefetch-depth', prefault: 'prefetch', draftMax: 'draft-max', draftMin: 'draft-min' }[field] ?? field;
+  return { enforceRam: 'enforce-ram', ramBytes: 'ram', vramBytes: 'vram', prefetchDepth: 'prefetch-depth', prefault: 'prefetch', draftMax: 'draft-max', draftMin: 'draft-min', routingTrace: 'routing-trace', routingTraceOut: 'routing-trace-out' }[field] ?? field;
 }

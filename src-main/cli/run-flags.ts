@@ -67,6 +67,8 @@ export const FLAGS = named({
   'graph-trace': { type: 'boolean', description: "capture one decode's scheduler graph (node groups, weights, last use) into the report" },
   'graph-trace-events': { type: 'int', default: DEFAULT_GRAPH_TRACE_EVENTS, valueName: 'N', range: L.graphTraceEvents, description: 'bound on captured node events; beyond it the trace is marked incomplete' },
   'graph-trace-detail': { type: 'boolean', description: 'keep every traced node in the report, not only groups and tensors' },
+  'routing-trace': { type: 'string', valueName: 'FILE', description: "a mixture of experts: replay this routing trace (`# route_trace v1` CSV, e.g. one --routing-trace-out wrote) in place of the routers' choices, on a model with the same MoE layers, experts and experts per token; the same tokens under every policy" },
+  'routing-trace-out': { type: 'string', valueName: 'FILE', description: 'a mixture of experts: write the routing (per token and MoE layer, the experts chosen and their weights) to FILE as a `# route_trace v1` CSV (bench: the last run\'s)' },
   'disk-bw': { type: 'string', valueName: 'SIZE/s', description: 'storage read bandwidth for the plan, e.g. 2G or 500MB/s (default: the cached measurement of this device)' },
 } as const);
 
@@ -79,7 +81,7 @@ export function flagsNamed(...names: FlagName[]): FlagSpec[] {
 
 export const SAMPLING_FLAGS: FlagSpec[] = flagsNamed('max-tokens', 'temperature', 'top-k', 'top-p', 'min-p', 'seed', 'repeat-penalty', 'repeat-last-n');
 
-export const LOAD_FLAGS: FlagSpec[] = flagsNamed('ctx', 'threads', 'parallel', 'batch', 'mmap', 'repack', 'prefetch', 'gpu-layers', 'draft', 'draft-max', 'draft-min');
+export const LOAD_FLAGS: FlagSpec[] = flagsNamed('ctx', 'threads', 'parallel', 'batch', 'mmap', 'repack', 'prefetch', 'gpu-layers', 'draft', 'draft-max', 'draft-min', 'routing-trace', 'routing-trace-out');
 
 export const MEMORY_FLAGS: FlagSpec[] = flagsNamed(
   'ram', 'vram', 'gpu', 'enforce-ram', 'rpc', 'enforce-timeout', 'memory-report', 'policy', 'prefetch-depth', 'force', 'residency-target', 'residency-reserve',

@@ -69,6 +69,17 @@ export interface NativeTensor {
   host: boolean;
 }
 
+/** Per selection [turn, phase, first step, layer, tokens]; `used` expert ids per token; weights per id (empty unless recorded). */
+export interface NativeRouting {
+  selections: Int32Array;
+  ids: Int32Array;
+  weights: Float32Array;
+  replacedTokens: number;
+  promptWraps: number;
+  decodeWraps: number;
+  droppedIds: number;
+}
+
 export interface NativeContextOptions {
   /** Total context: nSeq sequences share it equally. */
   nCtx?: number;
@@ -82,6 +93,15 @@ export interface NativeContextOptions {
   layerCallback?: boolean;
   /** RPC nodes holding offloaded layers: the eval callback times the waits on each. */
   remoteNodes?: string[];
+  /** A mixture of experts' routing tap: the MoE layers, recording, a trace replayed (routing.h). */
+  routing?: {
+    moeLayers: number[];
+    experts: number;
+    used: number;
+    record?: boolean;
+    recordWeights?: boolean;
+    replay?: { promptSteps: number; decodeSteps: number; prompt: Int32Array; decode: Int32Array };
+  };
   /** For embed(): embeddings on, mean pooling, a text in one micro-batch (at most nBatch tokens). */
   embeddings?: boolean;
 }
@@ -254,6 +274,8 @@ export interface NativeContext {
   /** Capture the scheduler nodes of the next single-token decode, at most maxEvents of them. */
   traceArm(maxEvents: number): void;
   traceTake(): NativeTrace;
+  /** What the routing tap recorded since the last take (null: no tap). */
+  routingTake(): NativeRouting | null;
   free(): void;
 }
 

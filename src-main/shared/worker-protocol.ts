@@ -1,6 +1,8 @@
 // The typed message protocol between a host (CLI, Electron main, browser-mode server) and the
 // inference worker process that owns the native addon. One source of truth for both sides.
 
+import type { RoutingOptimum } from './moe/routing-optimum.js';
+
 export const POLICIES = ['off', 'observe', 'conservative', 'memory-bound', 'reuse-aware', 'stream'] as const;
 export type PolicyName = (typeof POLICIES)[number];
 
@@ -43,6 +45,12 @@ export interface LoadParams {
   graphTrace?: { maxEvents: number; detail: boolean };
   /** Speculative decoding: a draft model proposes up to `max` tokens a pass (`--draft`). */
   draft?: DraftParams;
+  /**
+   * A mixture of experts' routing: a trace replayed in place of the routers' choices
+   * (`--routing-trace`), the routing written to a trace file (`--routing-trace-out`), and the
+   * routing kept to compare the expert cache's reads with Belady's optimum (`optimum`).
+   */
+  routing?: { trace?: string; out?: string; optimum?: boolean };
 }
 
 /**
@@ -249,6 +257,24 @@ export interface GenerationResult {
   timings: GenerationTimings;
   /** Present when a draft model proposed tokens. */
   draft?: DraftStats;
+  /** A mixture of experts whose routing was replayed, recorded or kept (LoadParams.routing). */
+  routing?: RoutingResult;
+}
+
+/** The routing of the run so far (every generation since load). */
+export interface RoutingResult {
+  /** The trace replayed, and the file the routing is written to. */
+  trace: string | null;
+  recordedTo: string | null;
+  /** Token × layer selections taken from the trace. */
+  replacedSelections: number;
+  /** Times the run used up the trace's prompt (decode) steps and started them over. */
+  promptWraps: number;
+  decodeWraps: number;
+  /** Routed experts not kept (past the recording's bound): the optimum then covers less than the run. */
+  droppedIds: number;
+  /** What a cache of the expert cache's size would have read (null: no expert cache ran). */
+  optimum: RoutingOptimum | null;
 }
 
 /** Host → worker. Every request with an id gets exactly one `result` with that id. */

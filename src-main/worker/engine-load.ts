@@ -1,7 +1,7 @@
 // Loading the engine's model, step by step: the checked open, the placement the addon is given,
 // the target's context, the draft attached beside it, and what the host is told of the result.
 import type { DeviceMemory, LoadParams, ModelInfo } from '../shared/worker-protocol.js';
-import type { NativeAddon, NativeContext, NativeModel, NativeModelOptions } from '../native/addon.js';
+import type { NativeAddon, NativeContext, NativeContextOptions, NativeModel, NativeModelOptions } from '../native/addon.js';
 import { ModelRefusedError, openModelForLoad } from '../node/model-check.js';
 import type { OpenedModel } from '../node/gguf-file.js';
 import { loadDraft, type LoadedDraft } from './draft-loader.js';
@@ -90,7 +90,7 @@ export function placementOf(params: LoadParams): Pick<NativeModelOptions, 'gpuLa
 }
 
 /** The target's context: each of its `parallel` sequences gets the context the settings ask for. Frees the model if it cannot be made. */
-export function createTargetContext(model: NativeModel, params: LoadParams): NativeContext {
+export function createTargetContext(model: NativeModel, params: LoadParams, routing?: NativeContextOptions['routing']): NativeContext {
   const policy = params.policy;
   try {
     const parallel = Math.max(1, params.parallel ?? 1);
@@ -105,6 +105,7 @@ export function createTargetContext(model: NativeModel, params: LoadParams): Nat
       observeLayers: policy !== 'off' || params.graphTrace !== undefined || rpcServers.length > 0,
       ...(rpcServers.length > 0 ? { remoteNodes: rpcServers } : {}),
       layerCallback: params.graphTrace !== undefined || policy === 'reuse-aware' || ResidencyRuntime.streams(params),
+      ...(routing ? { routing } : {}),
     });
   } catch (e) {
     model.free();

@@ -9,6 +9,7 @@ import type { LoadedDraft } from './draft-loader.js';
 import { WorkerError, codeOf } from './worker-error.js';
 import { DEFAULT_CTX, DEFAULT_GRAPH_TRACE_EVENTS, MAX_UBATCH, RPC_DEAD_PEER_MS, microBatch } from '../shared/settings/run-settings.js';
 import { ResidencyRuntime } from './residency-runtime.js';
+import { RoutingLog } from './routing-log.js';
 import { offloadsToGpu, warmGpuContext } from './gpu-warmup.js';
 import { collectGarbage } from './collect-garbage.js';
 import { Embedder } from './embedder.js';
@@ -23,6 +24,8 @@ export class Engine {
   private draft: LoadedDraft | null = null;
   private info: ModelInfo | null = null;
   residency: ResidencyRuntime | null = null;
+  /** A mixture of experts' routing, replayed, recorded or kept for the optimum (null: none asked). */
+  private routing: RoutingLog | null = null;
 
   async load(params: LoadParams, onProgress: (f: number) => void): Promise<ModelInfo> {
     await this.unload();
@@ -42,7 +45,14 @@ export class Engine {
     // Under a cap the stream schedule measures what the process holds after load, and plans
     // the cap's split against it.
     const measuredSchedule = policy === 'stream' && params.ramBytes !== undefined;
-    const ctx = createTargetContext(model, params);
+    let routing: RoutingLog | null;
+    try {
+      routing = RoutingLog.open(model, params);
+    } catch (e) {
+      model.free();
+      throw e;
+    }
+    const ctx = createTargetContext(model, params, routing?.nativeOption());
     this.parallel = Math.max(1, params.parallel ?? 1);
     this.loadThreads = params.threads ?? 0;
     this.loadUbatch = microBatch(params.batch ?? MAX_UBATCH, params.ctx ?? DEFAULT_CTX);
@@ -64,6 +74,8 @@ export class Engine {
     if (measuredSchedule) collectGarbage();
     addon.trimHeap();
     await this.startResidency(model, ctx, files, ni, params, draft);
+    if (routing) routing.slotsPerLayer = this.residency?.schedule?.expertCache?.slotsPerLayer ?? null;
+    this.routing = routing;
     return this.info;
   }
 
@@ -128,9 +140,15 @@ export class Engine {
     const prompt = await this.promptTokens(params);
     if (prompt.length === 0) throw new WorkerError('EMPTY_PROMPT', 'the prompt is empty');
     const { ctx } = this.need();
-    if (this.parallel <= 1) return generateSolo(ctx, this.residency, prompt, params, onToken);
-    this.serving ??= new BatchServing(ctx, this.residency, (e) => this.onStep?.(e));
-    return this.serving.submit(prompt, params, onToken, requestId);
+    let r: GenerationResult;
+    if (this.parallel <= 1) {
+      r = await generateSolo(ctx, this.residency, prompt, params, onToken);
+    } else {
+      this.serving ??= new BatchServing(ctx, this.residency, (e) => this.onStep?.(e));
+      r = await this.serving.submit(prompt, params, onToken, requestId);
+    }
+    if (this.routing) r.routing = this.routing.absorb(ctx.routingTake());
+    return r;
   }
 
   /** Cancels one request (by the host's request id), or every request. */
@@ -166,6 +184,7 @@ export class Engine {
     this.serving?.close();
     this.serving = null;
     this.residency = null;
+    this.routing = null;
     this.ctx?.free();
     this.ctx = null;
     // After the target's context: it holds the draft's context while attached.

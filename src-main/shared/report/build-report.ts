@@ -1,5 +1,6 @@
 // Pure: builds the schema-v1 run report from what a run produced. No I/O here.
 import { expertFigures } from './expert-figures.js';
+import { routingFigures } from './routing-figures.js';
 import { networkFigures } from './network-figures.js';
 import type { MemoryPlan } from '../plan/plan-types.js';
 import type { ModelSummary } from './model-summary.js';
@@ -246,6 +247,7 @@ function residencySection(i: ReportInput, policy: PolicyName): RunReport['reside
     anonymous_bytes: res ? res.inventory.anonymousBytes : null,
     counters: res?.counters ?? null,
     experts,
+    routing: routingFigures(i.generation?.routing, experts),
     ...(network ? { network } : {}),
     bytes_read_per_token: brt.value,
     bytes_read_per_token_reason: brt.reason,

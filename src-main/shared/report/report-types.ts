@@ -1,5 +1,6 @@
 import type { NetworkFigures } from './network-figures.js';
 import type { ExpertFigures } from './expert-figures.js';
+import type { RoutingFigures } from './routing-figures.js';
 // The run report, schema_version 1: one JSON document per operation. This type and
 // resources/report.schema.json describe the same shape; tests validate built reports against
 // the schema. Unknown figures are null with a reason, never a silent 0.
@@ -95,6 +96,8 @@ export interface RunReport {
     anonymous_bytes: number | null;
     /** A mixture of experts under the stream policy: the expert cache's figures (null otherwise). */
     experts?: ExpertFigures | null;
+    /** A mixture of experts' routing: replayed, recorded, and the expert reads against Belady's optimum (null: not kept). */
+    routing?: RoutingFigures | null;
     /** Layers on RPC nodes (`--rpc`): per node, bytes per token each way and the time waited (absent otherwise). */
     network?: NetworkFigures | null;
     counters: Record<string, number | boolean | string | null> | null;

@@ -47,6 +47,14 @@ export function toLoadParams(i: LoadInput): LoadParams {
     prefetchDepth: s.prefetchDepth,
   };
   if (s.ramBytes !== null) p.ramBytes = s.ramBytes;
+  // The routing tap: a trace replayed or written; under the stream policy of a model that does
+  // not fit, the routing kept to set the expert cache's reads against Belady's optimum.
+  const routing = {
+    ...(s.routingTrace !== null ? { trace: s.routingTrace } : {}),
+    ...(s.routingTraceOut !== null ? { out: s.routingTraceOut } : {}),
+    ...(policy === 'stream' && outOfCore ? { optimum: true } : {}),
+  };
+  if (Object.keys(routing).length > 0) p.routing = routing;
   if (s.draft !== null) p.draft = { modelPath: s.draft, max: s.draftMax, min: s.draftMin };
   if (i.plan) {
     p.tiers = i.plan.layers.map((l) => l.tier);

@@ -37,6 +37,10 @@ export interface RunSettings {
   draftMin: number;
   /** llama.cpp RPC nodes (host:port) that hold the last layers in their RAM; [] = this machine only. */
   rpc: string[];
+  /** A mixture of experts: a routing trace (`# route_trace v1` CSV) replayed in place of its routers' choices, or null. */
+  routingTrace: string | null;
+  /** A mixture of experts: write the run's routing to this file (the same CSV), or null. */
+  routingTraceOut: string | null;
 }
 
 /**
@@ -205,6 +209,8 @@ export const DEFAULT_RUN_SETTINGS: RunSettings = {
   draftMax: 8,
   draftMin: 0,
   rpc: [],
+  routingTrace: null,
+  routingTraceOut: null,
 };
 
 /** Sampling a new chat or `ramforge run` starts with (llama.cpp's own defaults). */
@@ -290,7 +296,15 @@ export function validateRunSettings(s: unknown): RunSettings {
     graphTrace: bool(v.graphTrace, 'graphTrace'),
     ...checkDraft(v),
     rpc: checkRpc(v.rpc),
+    routingTrace: pathOrNull(v.routingTrace, 'routingTrace'),
+    routingTraceOut: pathOrNull(v.routingTraceOut, 'routingTraceOut'),
   };
+}
+
+function pathOrNull(x: unknown, field: string): string | null {
+  if (x === null) return null;
+  if (typeof x !== 'string' || x.trim().length === 0 || x.length > 4096) throw new SettingsError(field, 'must be a file path or null');
+  return x;
 }
 
 function checkRpc(x: unknown): string[] {

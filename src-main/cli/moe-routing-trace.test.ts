@@ -1,0 +1,103 @@
+// Routing traces through the CLI a user runs, on a synthetic model of the published gemma-4
+// trace's shape (30 MoE layers, 128 experts, 6 used): the trace's choices replace the routers'
+// (what the run records is the trace), a run's own recording replayed gives its tokens again,
+// `off` and `stream` give the same tokens on a replayed trace under a cap with the expert
+// cache's reads set against Belady's optimum, and a trace that does not fit is exit 2.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cliBuiltOrSkip, runCli } from './built-cli.test-util.js';
+import { validateReport } from './report-schema.test-util.js';
+import { detectCgroup } from '../supervisor/index.js';
+import { parseRouteTrace } from '../shared/moe/route-trace.js';
+
+const TRACES = join(__dirname, '..', '..', 'resources', 'traces');
+const GEMMA = join(TRACES, 'gemma-4-26b-a4b.route.csv');
+const built = cliBuiltOrSkip('the routing trace tests');
+const capped = detectCgroup();
+if (!capped.usable && process.env.CI !== 'true') console.warn(`skipping the capped routing trace test: ${capped.reason}`);
+
+let dir = '';
+let model = '';
+beforeAll(() => {
+  if (!built) return;
+  dir = mkdtempSync(join(tmpdir(), 'ramforge-routing-trace-'));
+  model = join(dir, 'g30.gguf');
+  const s = runCli(['synth', '--arch', 'qwen3moe', '--preset', 'tiny', '--layers', '30', '--experts', '128', '--experts-used', '6', '--expert-ff', '64', '--quiet', '--out', model]);
+  expect(s.code, s.stderr).toBe(0);
+});
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+function run(extra: string[]): Record<string, any> {
+  const path = join(dir, `r-${Math.random().toString(36).slice(2)}.json`);
+  const r = runCli(['run', model, '-p', 'Once upon a time', '-n', '12', '--temperature', '0', '--quiet', '--report-json', path, ...extra], { timeoutMs: 300_000 });
+  expect(r.code, r.stderr).toBe(0);
+  const report = JSON.parse(readFileSync(path, 'utf8'));
+  expect(validateReport(report), JSON.stringify(validateReport.errors)).toBe(true);
+  return report;
+}
+
+describe.skipIf(!built)('routing traces', () => {
+  it("replays a published trace: the run's routing, as recorded, is the trace's, decode step by decode step", () => {
+    const out = join(dir, 'replayed.csv');
+    const r = run(['--policy', 'off', '--routing-trace', GEMMA, '--routing-trace-out', out]);
+    const trace = parseRouteTrace(readFileSync(GEMMA, 'utf8'));
+    const rec = parseRouteTrace(readFileSync(out, 'utf8'));
+    expect([rec.layerIds.length, rec.experts, rec.used]).toEqual([30, 128, 6]);
+    // 11 decode passes after the prompt (the last sampled token is never decoded).
+    expect(rec.decodeSteps).toBe(11);
+    expect(Array.from(rec.decode)).toEqual(Array.from(trace.decode.subarray(0, rec.decode.length)));
+    // The prompt's first token, on every layer but the last (computed for the prompt's last token only).
+    expect(Array.from(rec.prompt.subarray(0, 29 * 6))).toEqual(Array.from(trace.prompt.subarray(0, 29 * 6)));
+    expect(Array.from(rec.prompt.subarray(29 * 6, 30 * 6))).toEqual([-1, -1, -1, -1, -1, -1]);
+    expect(r.residency.routing.trace).toBe(GEMMA);
+    expect(r.residency.routing.replaced_selections).toBeGreaterThanOrEqual(11 * 30);
+    expect(r.residency.routing.decode_wraps).toBe(0);
+  });
+
+  it("a run's own routing, recorded and replayed, gives the run's tokens again", () => {
+    const out = join(dir, 'own.csv');
+    const first = run(['--policy', 'off', '--routing-trace-out', out]);
+    const again = run(['--policy', 'off', '--routing-trace', out]);
+    expect(again.generation.token_ids).toEqual(first.generation.token_ids);
+    // A different routing changes the answer: the replay is what decides it.
+    const other = run(['--policy', 'off', '--routing-trace', GEMMA]);
+    expect(other.generation.token_ids).not.toEqual(first.generation.token_ids);
+  });
+
+  it('refuses a trace of another shape, a dense model and a folder that does not exist, with exit 2', () => {
+    const oss = runCli(['run', model, '-p', 'hi', '-n', '2', '-q', '--routing-trace', join(TRACES, 'gpt-oss-120b-k2.route.csv')]);
+    expect(oss.code).toBe(2);
+    expect(oss.stderr).toContain('the routing trace is for 36 MoE layers × 128 experts, 2 per token; the model has 30 MoE layers × 128 experts, 6 per token');
+    const dense = join(dir, 'dense.gguf');
+    expect(runCli(['synth', '--preset', 'tiny', '--quiet', '--out', dense]).code).toBe(0);
+    const d = runCli(['run', dense, '-p', 'hi', '-n', '2', '-q', '--routing-trace', GEMMA]);
+    expect(d.code).toBe(2);
+    expect(d.stderr).toMatch(/routing traces are for mixtures of experts/);
+    const nowhere = runCli(['run', model, '-p', 'hi', '-n', '2', '-q', '--routing-trace-out', join(dir, 'no', 'such', 'x.csv')]);
+    expect(nowhere.code).toBe(2);
+    expect(nowhere.stderr).toMatch(/does not exist/);
+  });
+
+  it.skipIf(!capped.usable && process.env.CI !== 'true')('under a cap: off and stream give the same tokens on the trace, and the expert cache reads at most 1.25× the optimum', () => {
+    const cap = ['--ram', '200M', '--enforce-ram', '--routing-trace', GEMMA];
+    const off = run(['--policy', 'off', ...cap]);
+    const stream = run(['--policy', 'stream', ...cap]);
+    expect(stream.generation.token_ids).toEqual(off.generation.token_ids);
+    const x = stream.residency.experts;
+    const g = stream.residency.routing;
+    expect(g.slots_per_layer).toBe(x.slots_per_layer);
+    expect(g.slots_per_layer).toBeLessThan(128);
+    expect(g.optimal_read_bytes).toBeGreaterThan(0);
+    // Belady's optimum is a floor: no cache of the same size reads less.
+    expect(x.read_bytes).toBeGreaterThanOrEqual(g.optimal_read_bytes);
+    expect(g.read_over_optimal).toBeLessThanOrEqual(1.25);
+    // The replayed routing is not what the hidden state predicts: read-ahead measures that and stops.
+    expect(x.prefetch_issued_share).toBeLessThan(0.5);
+    expect(stream.residency.limit_hits_decode).toBe(0);
+    expect(stream.cgroup.oom_kills ?? 0).toBe(0);
+  });
+});

@@ -1,0 +1,130 @@
+// The routing of a mixture of experts inside the worker: the native tap's options (the MoE
+// layers, a trace to replay), what it recorded taken after each generation, written to the
+// trace file the user asked for, and summed against Belady's optimum for the expert cache's size.
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import type { NativeContextOptions, NativeModel, NativeRouting } from '../native/addon.js';
+import { isExpertTensor } from '../shared/residency/expert-budget.js';
+import { parseRouteTrace, traceShapeMismatch, RouteTraceError, type RouteTrace } from '../shared/moe/route-trace.js';
+import { traceHeader, traceRows } from '../shared/moe/route-trace-write.js';
+import { addRequests, routingOptimum, type LayerRequests } from '../shared/moe/routing-optimum.js';
+import type { LoadParams, RoutingResult } from '../shared/worker-protocol.js';
+import { WorkerError } from './worker-error.js';
+
+const ROUTER = /^blk\.(\d+)\.ffn_gate_inp\.weight$/;
+
+interface MoeShape {
+  arch: string;
+  layerIds: number[];
+  experts: number;
+  used: number;
+  expertBytes: Map<number, number>;
+}
+
+/** The model's MoE layers (those with a router), experts, experts per token and each layer's bytes of one expert; null for a dense model. */
+export function moeShapeOf(model: NativeModel): MoeShape | null {
+  const md = model.info().metadata;
+  const arch = md['general.architecture'] ?? '';
+  const experts = Number(md[`${arch}.expert_count`] ?? 0);
+  const used = Number(md[`${arch}.expert_used_count`] ?? 0);
+  if (!Number.isInteger(experts) || experts < 2 || !Number.isInteger(used) || used < 1) return null;
+  const layers = new Set<number>();
+  const total = new Map<number, number>();
+  for (const t of model.tensors()) {
+    const r = ROUTER.exec(t.name);
+    if (r) layers.add(Number(r[1]));
+    const l = /^blk\.(\d+)\./.exec(t.name);
+    if (l && isExpertTensor(t.name)) total.set(Number(l[1]), (total.get(Number(l[1])) ?? 0) + t.bytes);
+  }
+  if (layers.size === 0) return null;
+  const expertBytes = new Map([...total].map(([l, b]) => [l, Math.round(b / experts)]));
+  return { arch, layerIds: [...layers].sort((a, b) => a - b), experts, used, expertBytes };
+}
+
+function readTrace(path: string): RouteTrace {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new WorkerError('BAD_ARGUMENT', `cannot read the routing trace ${path}: ${(e as Error).message}`);
+  }
+  try {
+    return parseRouteTrace(text);
+  } catch (e) {
+    if (e instanceof RouteTraceError) throw new WorkerError('BAD_ARGUMENT', `routing trace ${path}: ${e.message}`);
+    throw e;
+  }
+}
+
+export class RoutingLog {
+  private readonly requests: LayerRequests = new Map();
+  private replaced = 0;
+  private promptWraps = 0;
+  private decodeWraps = 0;
+  private dropped = 0;
+  /** Set once the residency runtime has sized the expert cache (null: no cache). */
+  slotsPerLayer: number | null = null;
+
+  private constructor(
+    private readonly shape: MoeShape,
+    private readonly trace: RouteTrace | null,
+    private readonly params: NonNullable<LoadParams['routing']>,
+  ) {}
+
+  /** For a mixture of experts whose load asks for routing (replay, record, or the optimum): the log; else null. */
+  static open(model: NativeModel, params: LoadParams): RoutingLog | null {
+    const r = params.routing;
+    if (!r || (!r.trace && !r.out && !r.optimum)) return null;
+    const shape = moeShapeOf(model);
+    if (!shape) {
+      if (r.trace || r.out) throw new WorkerError('BAD_ARGUMENT', 'routing traces are for mixtures of experts; this model has no router');
+      return null;
+    }
+    const trace = r.trace ? readTrace(r.trace) : null;
+    const mismatch = trace ? traceShapeMismatch(trace, { layers: shape.layerIds.length, experts: shape.experts, used: shape.used }) : null;
+    if (mismatch) throw new WorkerError('BAD_ARGUMENT', mismatch);
+    if (r.out) {
+      try {
+        writeFileSync(r.out, traceHeader({ model: basename(params.modelPath), ...shape }));
+      } catch (e) {
+        throw new WorkerError('BAD_ARGUMENT', `cannot write the routing trace ${r.out}: ${(e as Error).message}`);
+      }
+    }
+    return new RoutingLog(shape, trace, r);
+  }
+
+  /** createContext's `routing` option. */
+  nativeOption(): NonNullable<NativeContextOptions['routing']> {
+    const t = this.trace;
+    return {
+      moeLayers: this.shape.layerIds,
+      experts: this.shape.experts,
+      used: this.shape.used,
+      record: true,
+      recordWeights: this.params.out !== undefined,
+      ...(t ? { replay: { promptSteps: t.promptSteps, decodeSteps: t.decodeSteps, prompt: t.prompt, decode: t.decode } } : {}),
+    };
+  }
+
+  /** What the tap recorded since the last generation: written out, and the run's summary so far. */
+  absorb(taken: NativeRouting | null): RoutingResult {
+    if (taken) {
+      addRequests(this.requests, taken, this.shape.used);
+      this.replaced += taken.replacedTokens;
+      this.promptWraps += taken.promptWraps;
+      this.decodeWraps += taken.decodeWraps;
+      this.dropped += taken.droppedIds;
+      if (this.params.out) appendFileSync(this.params.out, traceRows(taken, this.shape.used, this.shape.expertBytes));
+    }
+    const opt = this.slotsPerLayer !== null ? routingOptimum(this.requests, this.slotsPerLayer, this.shape.expertBytes) : null;
+    return {
+      trace: this.params.trace ?? null,
+      recordedTo: this.params.out ?? null,
+      replacedSelections: this.replaced,
+      promptWraps: this.promptWraps,
+      decodeWraps: this.decodeWraps,
+      droppedIds: this.dropped,
+      optimum: opt,
+    };
+  }
+}
