@@ -16,6 +16,10 @@ namespace {
 
 // The router's selection node of a layer: "ffn_moe_topk-N".
 constexpr const char* kTopk = "ffn_moe_topk";
+// Read-ahead pays while more of what it reads is used than wasted.
+constexpr double kMinPrecision = 0.5;
+// Weight of the newest prediction in the precision measure (about the last 16 predictions).
+constexpr double kPrecisionAlpha = 1.0 / 16;
 
 }  // namespace
 
@@ -132,10 +136,14 @@ void ExpertCache::Route(Layer& L, int li, const ggml_tensor* ids) {
   }
   if (!L.predicted.empty()) {
     counters_.predicted += static_cast<double>(need.size());
+    double right = 0;
     for (int e : L.predicted)
-      if (keep[e]) counters_.predicted_right += 1;
+      if (keep[e]) right += 1;
+    counters_.predicted_right += right;
+    precision_ += kPrecisionAlpha * (right / static_cast<double>(L.predicted.size()) - precision_);
     L.predicted.clear();
   }
+  DropAheadLocked(L, li, keep);
   if (static_cast<int>(need.size()) > static_cast<int>(L.slots.size())) {
     lock.unlock();
     Stage(L, li, need);
@@ -153,6 +161,7 @@ void ExpertCache::Route(Layer& L, int li, const ggml_tensor* ids) {
       while ((v = VictimLocked(L, keep)) < 0 && !stop_) ready_cv_.wait(lock);
       if (v < 0) return;
       Slot& sl = L.slots[v];
+      WastedLocked(L, sl);
       if (sl.expert >= 0) L.slot_of[sl.expert] = -1;
       sl.expert = e;
       sl.pending = static_cast<int>(L.projs.size());
@@ -286,11 +295,17 @@ void ExpertCache::Predict(int li) {
     predicted.push_back(logits[i].second);
   }
   std::unique_lock<std::mutex> lock(mu_);
+  counters_.predictions += 1;
+  // Measured either way; read on only while it pays.
+  const bool issue = precision_ >= kMinPrecision;
+  if (issue) counters_.predictions_issued += 1;
   for (int e : predicted) {
+    if (!issue) break;
     if (next.slot_of[e] >= 0) continue;
     int v = VictimLocked(next, keep);
     if (v < 0) break;
     Slot& sl = next.slots[v];
+    WastedLocked(next, sl);
     if (sl.expert >= 0) next.slot_of[sl.expert] = -1;
     sl.expert = e;
     sl.pending = static_cast<int>(next.projs.size());
@@ -304,6 +319,44 @@ void ExpertCache::Predict(int li) {
   next.predicted = std::move(predicted);
   lock.unlock();
   io_cv_.notify_all();
+}
+
+// A slot read ahead and never used is given up (evicted, or its reads dropped): its bytes count
+// as read in vain.
+void ExpertCache::WastedLocked(Layer& L, const Slot& s) {
+  if (!s.prefetched || s.expert < 0) return;
+  size_t bytes = 0;
+  for (const auto& p : L.projs) bytes += p.slice;
+  counters_.prefetch_wasted_bytes += static_cast<double>(bytes);
+}
+
+// The layer's real routing has come: read-ahead still queued for experts it did not choose is
+// dropped, and a slot left with none of its reads done or in flight is freed again.
+void ExpertCache::DropAheadLocked(Layer& L, int li, const std::vector<char>& keep) {
+  std::vector<int> dropped_from(L.slots.size(), 0);
+  for (auto it = ahead_.begin(); it != ahead_.end();) {
+    if (it->layer == li && it->slot >= 0 && !keep[it->expert]) {
+      dropped_from[static_cast<size_t>(it->slot)]++;
+      counters_.prefetch_dropped += 1;
+      it = ahead_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (size_t s = 0; s < L.slots.size(); s++) {
+    if (dropped_from[s] == 0) continue;
+    Slot& sl = L.slots[s];
+    sl.pending -= dropped_from[s];
+    // Some projections were read or are being read: the slot keeps a partial expert, so it is
+    // emptied (a read in flight still lands and is counted, then the slot is free).
+    if (sl.expert >= 0) {
+      if (dropped_from[s] < static_cast<int>(L.projs.size())) WastedLocked(L, sl);
+      L.slot_of[sl.expert] = -1;
+    }
+    sl.expert = -1;
+    sl.prefetched = false;
+  }
+  ready_cv_.notify_all();
 }
 
 }  // namespace rf

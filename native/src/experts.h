@@ -12,7 +12,11 @@
 // that routes to more experts than the cache holds (a prompt) is computed from a staging buffer
 // that holds every expert of one layer: each layer's experts are read once per micro-batch.
 // While a layer computes, the next layer's router is applied to the current hidden state and
-// the experts it predicts are read ahead; the prediction's accuracy is counted.
+// the experts it predicts are read ahead; the prediction's accuracy is counted. Read-ahead runs
+// only while the measured precision of recent predictions pays for their bytes (a wrong guess
+// costs a read the disk could have spent on a demand): below it, predictions are still made
+// and measured, but nothing is read on them. Read-ahead still queued when the layer's real
+// routing arrives is dropped where the routing did not choose it.
 #pragma once
 #include <condition_variable>
 #include <cstdint>
@@ -57,6 +61,10 @@ struct ExpertCounters {
   double predicted = 0;     // routed experts a prediction was made for
   double predicted_right = 0;
   double staged = 0;        // micro-batch × layer computed from the staging buffer
+  double prefetch_dropped = 0;      // read-ahead jobs dropped before their read (the real routing came first)
+  double prefetch_wasted_bytes = 0; // bytes read ahead for experts evicted or dropped before any use
+  double predictions_issued = 0;    // predictions whose experts were read ahead (others only measured)
+  double predictions = 0;           // predictions made (issued or measured)
   double slot_bytes = 0;    // the cache's slots and the staging buffer, as allocated
   int slots_per_layer = 0;
   int layers = 0;
@@ -166,6 +174,9 @@ class ExpertCache {
   std::mutex mu_;
   std::condition_variable io_cv_, ready_cv_;
   std::deque<Job> demand_, ahead_;
+  double precision_ = 0.5;  // recent predictions' precision (exponentially weighted)
+  void DropAheadLocked(Layer& L, int li, const std::vector<char>& keep);
+  void WastedLocked(Layer& L, const Slot& s);
   bool stop_ = false;
   std::vector<std::thread> io_;
   ExpertCounters counters_;

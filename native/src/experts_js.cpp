@@ -78,6 +78,10 @@ Napi::Object ExpertCountersObject(Napi::Env env, ExpertCache& ec) {
   eo.Set("predicted", x.predicted);
   eo.Set("predictedRight", x.predicted_right);
   eo.Set("staged", x.staged);
+  eo.Set("prefetchDropped", x.prefetch_dropped);
+  eo.Set("prefetchWastedBytes", x.prefetch_wasted_bytes);
+  eo.Set("predictions", x.predictions);
+  eo.Set("predictionsIssued", x.predictions_issued);
   eo.Set("slotBytes", x.slot_bytes);
   eo.Set("slotsPerLayer", x.slots_per_layer);
   eo.Set("layers", x.layers);

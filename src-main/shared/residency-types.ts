@@ -75,6 +75,12 @@ export interface ExpertSample {
   predictedRight: number;
   /** Micro-batch × layer computed from the staging buffer (routed to more experts than the cache holds). */
   staged: number;
+  /** Read-ahead dropped before its read (the real routing came first), and bytes read ahead for experts never used. */
+  prefetchDropped: number;
+  prefetchWastedBytes: number;
+  /** Predictions made, and of them acted on (read ahead): read-ahead runs only while its measured precision pays. */
+  predictions: number;
+  predictionsIssued: number;
   /** Per MoE layer, the expert each slot holds (-1: empty or being read), and the micro-batches routed to each expert so far. */
   resident: { layer: number; slots: number[]; uses: number[] }[];
 }

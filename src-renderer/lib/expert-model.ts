@@ -91,6 +91,10 @@ export function normalizeExpertSample(raw: unknown): ExpertSample | undefined {
     predicted: n('predicted'),
     predictedRight: n('predictedRight'),
     staged: n('staged'),
+    prefetchDropped: n('prefetchDropped'),
+    prefetchWastedBytes: n('prefetchWastedBytes'),
+    predictions: n('predictions'),
+    predictionsIssued: n('predictionsIssued'),
     resident,
   };
 }

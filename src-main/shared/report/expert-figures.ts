@@ -24,6 +24,10 @@ export interface ExpertFigures {
   predicted_right: number;
   prediction_accuracy: number | null;
   staged: number;
+  /** Read-ahead: jobs dropped unread, bytes read for experts never used, and the share of predictions acted on. */
+  prefetch_dropped: number;
+  prefetch_wasted_bytes: number;
+  prefetch_issued_share: number | null;
   /** Between the first and the last decode sample. */
   decode_hit_rate: number | null;
   /** Routed experts in a slot or being read when needed: cache hits plus prefetch hits. */
@@ -65,6 +69,9 @@ export function expertFigures(samples: readonly ResidencySample[], schedule: Str
     predicted_right: x.predictedRight,
     prediction_accuracy: ratio(x.predictedRight, x.predicted),
     staged: x.staged,
+    prefetch_dropped: x.prefetchDropped,
+    prefetch_wasted_bytes: x.prefetchWastedBytes,
+    prefetch_issued_share: ratio(x.predictionsIssued, x.predictions),
     decode_hit_rate: ratio(d((e) => e.hits), d((e) => e.routed)),
     decode_ready_rate: ratio(d((e) => e.hits + e.prefetchHits), d((e) => e.routed)),
     decode_expert_bytes_per_token: tokens > 0 ? d((e) => e.readBytes) / tokens : null,
