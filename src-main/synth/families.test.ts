@@ -40,7 +40,7 @@ describe('synth writes the MoE families as the pinned llama.cpp loads them', () 
     expect([s20.nLayer, s20.nEmbd, s20.nExpert, s20.nExpertUsed, s20.nFfExp, s20.nHead, s20.headDim]).toEqual([24, 2880, 32, 4, 2880, 64, 64]);
     const s120 = resolveShape('gpt-oss', '120b');
     expect([s120.nLayer, s120.nExpert]).toEqual([36, 128]);
-    expect(presetsOf('gpt-oss')).toEqual(['tiny', '20b', '120b']);
+    expect(presetsOf('gpt-oss')).toEqual(['tiny', 'small', '20b', '120b']);
   });
 
   it('deepseek2: MLA, a leading dense layer, shared experts, grouped sigmoid routing', () => {

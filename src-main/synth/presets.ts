@@ -55,6 +55,7 @@ const QWEN2MOE: Partial<Record<PresetName, Row>> = {
 // 64 with 8 KV heads, a 128-token window on every other layer); tiny scaled down.
 const GPT_OSS: Partial<Record<PresetName, Row>> = {
   tiny: { nEmbd: 256, nLayer: 2, nHead: 8, nHeadKv: 2, headDim: 64, nFf: 256, nExpert: 8, nExpertUsed: 2, nFfExp: 256, slidingWindow: 64, nCtxTrain: 4096, tieEmbeddings: false, ropeFreqBase: 150000, normEps: 1e-5 },
+  small: { nEmbd: 1024, nLayer: 16, nHead: 16, nHeadKv: 4, headDim: 64, nFf: 1024, nExpert: 32, nExpertUsed: 4, nFfExp: 1024, slidingWindow: 128, nCtxTrain: 8192, tieEmbeddings: false, ropeFreqBase: 150000, normEps: 1e-5 },
   '20b': { nEmbd: 2880, nLayer: 24, nHead: 64, nHeadKv: 8, headDim: 64, nFf: 2880, nExpert: 32, nExpertUsed: 4, nFfExp: 2880, slidingWindow: 128, nCtxTrain: 131072, tieEmbeddings: false, ropeFreqBase: 150000, normEps: 1e-5 },
   '120b': { nEmbd: 2880, nLayer: 36, nHead: 64, nHeadKv: 8, headDim: 64, nFf: 2880, nExpert: 128, nExpertUsed: 4, nFfExp: 2880, slidingWindow: 128, nCtxTrain: 131072, tieEmbeddings: false, ropeFreqBase: 150000, normEps: 1e-5 },
 };
@@ -66,6 +67,7 @@ const GPT_OSS: Partial<Record<PresetName, Row>> = {
 // layout scaled down.
 const DEEPSEEK2: Partial<Record<PresetName, Row>> = {
   tiny: { nEmbd: 256, nLayer: 3, nHead: 4, nHeadKv: 1, headDim: 96, nFf: 768, nExpert: 16, nExpertUsed: 4, nFfExp: 256, nExpertShared: 1, nLeadingDense: 1, nExpertGroups: 4, nGroupUsed: 2, mla: { qLoraRank: 256, kvLoraRank: 256, ropeDim: 32, nopeDim: 64, vDim: 64 }, nCtxTrain: 4096, tieEmbeddings: false, ropeFreqBase: 10000, normEps: 1e-6 },
+  small: { nEmbd: 1024, nLayer: 8, nHead: 8, nHeadKv: 1, headDim: 192, nFf: 2816, nExpert: 64, nExpertUsed: 6, nFfExp: 1024, nExpertShared: 1, nLeadingDense: 1, nExpertGroups: 8, nGroupUsed: 4, mla: { qLoraRank: 256, kvLoraRank: 256, ropeDim: 64, nopeDim: 128, vDim: 128 }, nCtxTrain: 8192, tieEmbeddings: false, ropeFreqBase: 10000, normEps: 1e-6 },
   'v2-lite': { nEmbd: 2048, nLayer: 27, nHead: 16, nHeadKv: 1, headDim: 192, nFf: 10944, nExpert: 64, nExpertUsed: 6, nFfExp: 1408, nExpertShared: 2, nLeadingDense: 1, mla: { qLoraRank: 0, kvLoraRank: 512, ropeDim: 64, nopeDim: 128, vDim: 128 }, nCtxTrain: 163840, tieEmbeddings: false, ropeFreqBase: 10000, normEps: 1e-6 },
   v3: { nEmbd: 7168, nLayer: 3, nHead: 128, nHeadKv: 1, headDim: 192, nFf: 18432, nExpert: 256, nExpertUsed: 8, nFfExp: 2048, nExpertShared: 1, nLeadingDense: 1, nExpertGroups: 8, nGroupUsed: 4, mla: { qLoraRank: 1536, kvLoraRank: 512, ropeDim: 64, nopeDim: 128, vDim: 128 }, nCtxTrain: 163840, tieEmbeddings: false, ropeFreqBase: 10000, normEps: 1e-6 },
 };
@@ -74,6 +76,7 @@ const DEEPSEEK2: Partial<Record<PresetName, Row>> = {
 // 128 on a 4096-wide stream, 8 KV heads, half of each head roped); tiny scaled down.
 const GLM4MOE: Partial<Record<PresetName, Row>> = {
   tiny: { nEmbd: 256, nLayer: 3, nHead: 4, nHeadKv: 2, headDim: 64, nFf: 768, nExpert: 8, nExpertUsed: 2, nFfExp: 256, nExpertShared: 1, nLeadingDense: 1, nCtxTrain: 4096, tieEmbeddings: false, ropeFreqBase: 1000000, normEps: 1e-5 },
+  small: { nEmbd: 1024, nLayer: 9, nHead: 8, nHeadKv: 2, headDim: 128, nFf: 2816, nExpert: 64, nExpertUsed: 4, nFfExp: 1024, nExpertShared: 1, nLeadingDense: 1, nCtxTrain: 8192, tieEmbeddings: false, ropeFreqBase: 1000000, normEps: 1e-5 },
   air: { nEmbd: 4096, nLayer: 46, nHead: 96, nHeadKv: 8, headDim: 128, nFf: 10944, nExpert: 128, nExpertUsed: 8, nFfExp: 1408, nExpertShared: 1, nLeadingDense: 1, nCtxTrain: 131072, tieEmbeddings: false, ropeFreqBase: 1000000, normEps: 1e-5 },
 };
 
@@ -91,6 +94,8 @@ export const PRESET_TABLE: Record<ArchName, Partial<Record<PresetName, Row>>> = 
 /** The vocab file (models/ggml-vocab-NAME.gguf) each architecture and preset uses by default. */
 export function defaultVocab(arch: ArchName, preset: PresetName): string {
   // gpt-oss's o200k and GLM's tokenizers ship no vocab file here: Qwen2's 152k BPE is the nearest in size.
+  // Their small rows take the 32k vocab, so that the experts, not the embeddings, fill the file.
+  if ((arch === 'gpt-oss' || arch === 'glm4moe') && preset === 'small') return 'llama-spm';
   if (arch === 'qwen2' || arch === 'qwen3moe' || arch === 'qwen2moe' || arch === 'gpt-oss' || arch === 'glm4moe') return 'qwen2';
   if (arch === 'deepseek2') return 'deepseek-llm';
   if (arch === 'gptneox') return 'gpt-neox';
