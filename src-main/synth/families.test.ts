@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ggmlTypeById } from '../shared/gguf/ggml-types.js';
 import { planSynth, presetsOf, resolveShape } from './plan.js';
 import { SynthInputError } from './shape.js';
+import { missingTensors } from '../shared/gguf/arch-requirements.js';
 import type { VocabKvs } from './vocab.js';
 
 const VOCAB: VocabKvs = { name: 'test', path: 'test', kv: [], nVocab: 1000, hasChatTemplate: false };
@@ -94,5 +95,15 @@ describe('synth writes the MoE families as the pinned llama.cpp loads them', () 
   it('MXFP4 needs experts; grouped routing needs experts that divide into the groups', () => {
     expect(() => plan('llama', 'MXFP4')).toThrow(SynthInputError);
     expect(() => planSynth({ arch: 'deepseek2', preset: 'tiny', type: 'Q4_0', seed: 1, overrides: { nExpert: 10 } }, VOCAB)).toThrow(/multiple of the 4 expert groups/);
+  });
+
+  it("inspect's required-tensor tables accept each family as written and name what a file lacks", () => {
+    for (const [arch, type] of [['gpt-oss', 'MXFP4'], ['deepseek2', 'Q4_0'], ['glm4moe', 'Q4_0']] as const) {
+      const p = plan(arch, type);
+      const names = new Set(p.tensors.map((t) => t.name));
+      expect(missingTensors(arch, p.shape.nLayer, (n) => names.has(n))).toEqual([]);
+    }
+    const gptOss = new Set(plan('gpt-oss', 'MXFP4').tensors.map((t) => t.name).filter((n) => n !== 'blk.1.attn_sinks.weight'));
+    expect(missingTensors('gpt-oss', 2, (n) => gptOss.has(n))).toEqual(['blk.1.attn_sinks.weight']);
   });
 });
