@@ -1,9 +1,12 @@
 // Mixtures of experts out of core, through the CLI a user runs: under an enforced cap smaller
 // than the file, `stream` serves the experts from its expert cache — tokens identical to plain
 // llama.cpp (`off`), no limit hit in decode, and no more read per token than the weights a
-// token is routed to — for the Mixtral layout, qwen3moe and qwen2moe (a shared expert).
+// token is routed to — for the Mixtral layout, qwen3moe and qwen2moe (a shared expert), and at
+// half the file for the families people run beyond their memory: gpt-oss (MXFP4 experts with
+// per-expert biases through ADD_ID), deepseek2 (MLA, a leading dense layer, a shared expert,
+// grouped routing) and glm4moe.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from './built-cli.test-util.js';
@@ -27,6 +30,10 @@ const LAYOUTS = [
   { name: 'qwen3moe (32 experts, 4 used)', synth: ['--arch', 'qwen3moe', '--preset', 'small'], cap: '460M' },
   // 480M: at 540M the worker, measuring what load left it, holds every expert (nothing to cache).
   { name: 'qwen2moe (16 experts, 4 used, a shared expert)', synth: ['--arch', 'qwen2moe', '--preset', 'small'], cap: '480M' },
+  // No cap named: half the file (each about 0.9 GiB).
+  { name: 'gpt-oss (MXFP4, 32 experts, 4 used, per-expert biases), half the file', synth: ['--arch', 'gpt-oss', '--preset', 'small', '--type', 'MXFP4'] },
+  { name: 'deepseek2 (MLA, 1 dense + 7 MoE layers, 64 experts in 8 groups, 6 used, 1 shared), half the file', synth: ['--arch', 'deepseek2', '--preset', 'small'] },
+  { name: 'glm4moe (1 dense + 8 MoE layers, 64 experts, 4 used, 1 shared), half the file', synth: ['--arch', 'glm4moe', '--preset', 'small'] },
 ];
 
 function run(model: string, policy: string, cap: string): Record<string, any> {
@@ -39,10 +46,11 @@ function run(model: string, policy: string, cap: string): Record<string, any> {
 }
 
 describe.skipIf(!capped.usable && process.env.CI !== 'true')('a mixture of experts under a cap: the expert cache', () => {
-  it.each(LAYOUTS)('$name', ({ synth, cap }) => {
+  it.each<{ name: string; synth: string[]; cap?: string }>(LAYOUTS)('$name', ({ synth, cap: named }) => {
     const model = join(dir, `${synth[1]}.gguf`);
     const s = runCli(['synth', ...synth, '--seed', '5', '--quiet', '--out', model]);
     expect(s.code, s.stderr).toBe(0);
+    const cap = named ?? String(Math.floor(statSync(model).size / 2));
     const moe = JSON.parse(runCli(['inspect', model, '--json']).stdout).moe as { expertCount: number; activeBytesPerToken: number };
     const off = run(model, 'off', cap);
     const stream = run(model, 'stream', cap);
@@ -62,5 +70,6 @@ describe.skipIf(!capped.usable && process.env.CI !== 'true')('a mixture of exper
     expect(stream.cgroup.oom_kills ?? 0).toBe(0);
     // Plain llama.cpp has no expert cache (how much it reads depends on how near the cap is to the file).
     expect(off.residency.experts ?? null).toBeNull();
+    rmSync(model);
   });
 });

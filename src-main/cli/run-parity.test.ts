@@ -48,6 +48,16 @@ const MOE_CASES: [string, string, string[]][] = [
   ['qwen2moe', 'Q8_0', []],
 ];
 
+// The MoE families people run beyond their memory, each at its native types: gpt-oss's MXFP4
+// experts (per-expert biases, attention sinks, a sliding window), deepseek2's MLA with a leading
+// dense layer, shared experts and grouped routing, glm4moe's shared expert and selection bias.
+const FAMILY_CASES: [string, string][] = [
+  ['gpt-oss', 'MXFP4'],
+  ['deepseek2', 'Q4_0'],
+  ['glm4moe', 'Q4_0'],
+  ['deepseek2', 'Q8_0'],
+];
+
 async function expectParity(name: string, synthArgs: string[]): Promise<void> {
   const model = join(dir, `${name}.gguf`);
   const tokensJson = join(dir, `${name}.json`);
@@ -76,5 +86,9 @@ describe('greedy tokens equal llama.cpp llama-simple', () => {
 
   it.each(MOE_CASES)('mixture of experts: %s %s %j', async (arch, type, extra) => {
     await expectParity(`moe-${arch}-${type}`, ['--arch', arch, '--type', type, ...extra]);
+  });
+
+  it.each(FAMILY_CASES)('MoE family: %s %s', async (arch, type) => {
+    await expectParity(`family-${arch}-${type}`, ['--arch', arch, '--type', type]);
   });
 });

@@ -38,8 +38,8 @@ export interface TensorTypeCapability {
 
 export const OUR_ARCHITECTURES = ['llama', 'qwen2', 'gptneox'] as const;
 /** Mixtures of experts `synth` writes (llama's Mixtral layout is covered by llama above). */
-export const OUR_MOE_ARCHITECTURES = ['qwen3moe', 'qwen2moe'] as const;
-export const SYNTH_TYPES = ['F32', 'F16', 'Q8_0', 'Q4_0', 'Q4_K'] as const;
+export const OUR_MOE_ARCHITECTURES = ['qwen3moe', 'qwen2moe', 'gpt-oss', 'deepseek2', 'glm4moe'] as const;
+export const SYNTH_TYPES = ['F32', 'F16', 'Q8_0', 'Q4_0', 'Q4_K', 'MXFP4'] as const;
 
 /** Architecture names known to the pinned llama.cpp (src/llama-arch.cpp, LLM_ARCH_NAMES). */
 export const LLAMA_CPP_ARCHITECTURES: readonly string[] = [
@@ -208,7 +208,15 @@ const MOE_EVIDENCE = [
   'src-main/shared/gguf/moe-view.test.ts (experts per layer, bytes per expert, active bytes)',
   'src-main/shared/plan/plan-moe.test.ts (the dense part locked, the expert cache, the MoE floor)',
   'src-main/cli/run-parity.test.ts (greedy tokens equal llama.cpp llama-simple, Q4_0/Q8_0/F32; llama --experts at Q4_0/F16)',
+  'src-main/cli/moe-stream.test.ts (under an enforced cap, stream gives off\'s tokens from the expert cache: 0 limit hits in decode, reads ≤ the active bytes)',
 ];
+
+/** What each family adds to the MoE evidence: the layout its tests exercised. */
+const FAMILY_EVIDENCE: Partial<Record<(typeof OUR_MOE_ARCHITECTURES)[number], string>> = {
+  'gpt-oss': 'synth/families.test.ts, run-parity (MXFP4), moe-stream at half the file: MXFP4 expert slices, per-expert biases through ADD_ID, attention sinks, sliding window',
+  deepseek2: 'synth/families.test.ts, run-parity (Q4_0, Q8_0), moe-stream at half the file: MLA, a leading dense layer, a shared expert, grouped sigmoid routing',
+  glm4moe: 'synth/families.test.ts, run-parity (Q4_0), moe-stream at half the file: a leading dense layer, a shared expert, a selection bias',
+};
 
 export function architectureCapabilities(): ArchCapability[] {
   const ours: ArchCapability[] = OUR_ARCHITECTURES.map((name) => ({
@@ -220,15 +228,15 @@ export function architectureCapabilities(): ArchCapability[] {
     requiredTensorsChecked: name in ARCH_REQUIREMENTS,
     evidence: OUR_EVIDENCE,
   }));
-  // Run is checked against llama-simple; the stream schedule has no MoE test of its own yet.
+  // Run is checked against llama-simple, stream under an enforced cap (moe-stream.test.ts).
   const moe: ArchCapability[] = OUR_MOE_ARCHITECTURES.map((name) => ({
     name,
     inspect: 'tested',
     plan: 'tested',
     run: 'tested',
-    stream: 'generic',
+    stream: 'tested',
     requiredTensorsChecked: name in ARCH_REQUIREMENTS,
-    evidence: MOE_EVIDENCE,
+    evidence: FAMILY_EVIDENCE[name] ? [...MOE_EVIDENCE, FAMILY_EVIDENCE[name]] : MOE_EVIDENCE,
   }));
   const mine = [...OUR_ARCHITECTURES, ...OUR_MOE_ARCHITECTURES] as readonly string[];
   const others: ArchCapability[] = LLAMA_CPP_ARCHITECTURES.filter((a) => !mine.includes(a)).map((name) => ({

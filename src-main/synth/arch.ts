@@ -1,31 +1,25 @@
 // Architecture tables: hyperparameter keys and tensors (names, ggml shapes ne0-first) exactly as
 // the pinned llama.cpp's loader asks for them (src/models/{llama,qwen2,gptneox,qwen3moe,
-// qwen2moe}.cpp, llama-arch.cpp, llama-model.cpp). Mixtures of experts hold one 3-D tensor per
+// qwen2moe}.cpp, llama-arch.cpp, llama-model.cpp); gpt-oss, deepseek2 and glm4moe have their
+// own tables (arch-*.ts) beside the common keys written here. Mixtures of experts hold one 3-D tensor per
 // projection and layer, expert-major ({n_embd, n_ff_exp, n_expert} for gate and up,
 // {n_ff_exp, n_embd, n_expert} for down), and a router ffn_gate_inp {n_embd, n_expert}. Each tensor says what kind of values it holds; the planner turns that into
 // a ggml type (1-D tensors stay F32) and an init distribution.
-import { GgufValueType } from '../shared/gguf/ggml-types.js';
 import type { TypedKv } from '../shared/gguf/writer-types.js';
+import { type ArchTensor, type TensorRole, bool, f32, u32 } from './arch-common.js';
+import { deepseek2Hparams, deepseek2Tensors } from './arch-deepseek2.js';
+import { glm4moeHparams, glm4moeTensors } from './arch-glm4moe.js';
+import { gptOssHparams, gptOssTensors } from './arch-gpt-oss.js';
 import type { ArchName, ModelShape } from './shape.js';
 
-/**
- * matrix: a linear layer reading the normed stream (fan-in = ne0); residualOut: a linear layer
- * writing into the residual stream (attn_output, ffn_down); embedding: token_embd; output: the
- * head; norm: norm weight (1.0); normBias: 0; bias: linear bias; residualBias: the bias of a
- * residualOut layer; router: ffn_gate_inp, one row per expert, skewed (kept F32, as llama.cpp's
- * quantizer keeps it).
- */
-export type TensorRole = 'matrix' | 'residualOut' | 'embedding' | 'output' | 'norm' | 'normBias' | 'bias' | 'residualBias' | 'router';
+export type { ArchTensor, TensorRole } from './arch-common.js';
 
-export interface ArchTensor {
-  readonly name: string;
-  readonly dims: readonly number[];
-  readonly role: TensorRole;
-}
-
-const u32 = (key: string, value: number): TypedKv => ({ key, type: GgufValueType.UINT32, value });
-const f32 = (key: string, value: number): TypedKv => ({ key, type: GgufValueType.FLOAT32, value });
-const bool = (key: string, value: boolean): TypedKv => ({ key, type: GgufValueType.BOOL, value });
+/** The families written by a table of their own (arch-*.ts): their extra keys and their tensors. */
+const FAMILIES: Partial<Record<ArchName, { hparams: (s: ModelShape) => TypedKv[]; tensors: (s: ModelShape, nVocab: number) => ArchTensor[] }>> = {
+  'gpt-oss': { hparams: gptOssHparams, tensors: gptOssTensors },
+  deepseek2: { hparams: deepseek2Hparams, tensors: deepseek2Tensors },
+  glm4moe: { hparams: glm4moeHparams, tensors: glm4moeTensors },
+};
 
 export function archHparams(arch: ArchName, s: ModelShape, nVocab: number): TypedKv[] {
   const a = arch;
@@ -41,22 +35,24 @@ export function archHparams(arch: ArchName, s: ModelShape, nVocab: number): Type
     u32(`${a}.rope.dimension_count`, s.ropeDim),
   ];
   // Qwen3 heads are wider than n_embd / n_head (128 on a 2048-wide stream with 32 heads).
-  if (s.headDim * s.nHead !== s.nEmbd) kv.push(u32(`${a}.attention.key_length`, s.headDim), u32(`${a}.attention.value_length`, s.headDim));
+  if (s.headDim * s.nHead !== s.nEmbd && !s.mla) kv.push(u32(`${a}.attention.key_length`, s.headDim), u32(`${a}.attention.value_length`, s.headDim));
   if (s.nExpert > 0) {
     kv.push(u32(`${a}.expert_count`, s.nExpert), u32(`${a}.expert_used_count`, s.nExpertUsed));
     // llama's Mixtral layout has no key of its own: its experts are feed_forward_length wide.
     if (arch !== 'llama') kv.push(u32(`${a}.expert_feed_forward_length`, s.nFfExp));
-    if (s.nFfShexp > 0) kv.push(u32(`${a}.expert_shared_feed_forward_length`, s.nFfShexp));
+    if (arch === 'qwen2moe') kv.push(u32(`${a}.expert_shared_feed_forward_length`, s.nFfShexp));
   }
   if (arch === 'gptneox') {
     kv.push(f32(`${a}.attention.layer_norm_epsilon`, s.normEps), bool(`${a}.use_parallel_residual`, true));
   } else {
     kv.push(f32(`${a}.attention.layer_norm_rms_epsilon`, s.normEps));
   }
-  return kv;
+  return [...kv, ...(FAMILIES[arch]?.hparams(s) ?? [])];
 }
 
 export function archTensors(arch: ArchName, s: ModelShape, nVocab: number): ArchTensor[] {
+  const family = FAMILIES[arch];
+  if (family) return family.tensors(s, nVocab);
   const E = s.nEmbd;
   const headDim = s.headDim;
   const qDim = headDim * s.nHead;

@@ -32,6 +32,23 @@ function dequantQ4_0(b: Uint8Array): number[] {
   return y;
 }
 
+// dequantize_row_mxfp4: kvalues_mxfp4[code] · 2^(e-128), low nibbles first, then high.
+const KVALUES_MXFP4 = [0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12];
+function dequantMXFP4(b: Uint8Array): number[] {
+  const y: number[] = [];
+  for (let o = 0; o < b.length; o += 17) {
+    const d = 2 ** ((b[o] as number) - 128);
+    const lo: number[] = [];
+    const hi: number[] = [];
+    for (let j = 0; j < 16; j++) {
+      lo.push((KVALUES_MXFP4[(b[o + 1 + j] as number) & 15] as number) * d);
+      hi.push((KVALUES_MXFP4[(b[o + 1 + j] as number) >> 4] as number) * d);
+    }
+    y.push(...lo, ...hi);
+  }
+  return y;
+}
+
 function dequantQ8_0(b: Uint8Array): number[] {
   const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
   const y: number[] = [];
@@ -90,6 +107,7 @@ describe('weight generators decode to the intended distribution', () => {
     ['Q8_0', GGML_Q8_0, 34, dequantQ8_0],
     ['Q4_0', GGML_Q4_0, 18, dequantQ4_0],
     ['Q4_K', GGML_Q4_K, 144, dequantQ4_K],
+    ['MXFP4', ggmlTypeByName('MXFP4')!.id, 17, dequantMXFP4],
   ];
   for (const [name, id, size, decode] of cases) {
     it(`${name}: mean ~ 0, std ~ ${std}`, () => {

@@ -2,6 +2,7 @@
 import { ggmlTypeById } from '../shared/gguf/ggml-types.js';
 import { f16Filler, f32Filler } from './gen-float.js';
 import type { BlockFiller, Init } from './gen-common.js';
+import { mxfp4Filler } from './gen-mxfp4.js';
 import { q4_0Filler } from './gen-q4_0.js';
 import { q4_kFiller } from './gen-q4_k.js';
 import { q8_0Filler } from './gen-q8_0.js';
@@ -16,6 +17,7 @@ const FILLERS: Record<string, (init: Init, rng: Xoshiro128) => BlockFiller> = {
   Q4_0: q4_0Filler,
   Q8_0: q8_0Filler,
   Q4_K: q4_kFiller,
+  MXFP4: mxfp4Filler,
 };
 
 export function makeFiller(typeId: number, init: Init, rng: Xoshiro128): BlockFiller {

@@ -75,7 +75,7 @@ describe('planSynth: tensors exactly as llama.cpp loads them', () => {
   });
 
   for (const arch of ['llama', 'qwen2', 'gptneox'] as ArchName[]) {
-    for (const type of WEIGHT_TYPES) {
+    for (const type of WEIGHT_TYPES.filter((t) => t !== 'MXFP4')) {
       it(`${arch} ${type}: 1-D tensors F32, matrices ${type}, bytes add up`, () => {
         const p = planSynth({ arch, preset: 'tiny', type, seed: 1 }, VOCAB);
         let expected = 0;

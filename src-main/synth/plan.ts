@@ -1,6 +1,6 @@
 // Pure planning of a synthetic model: shape (preset + overrides, validated), metadata, and
 // every tensor with its ggml type and init distribution. Nothing here touches the disk.
-import { GgufValueType, ggmlTypeByName } from '../shared/gguf/ggml-types.js';
+import { GgufValueType, ggmlTypeById, ggmlTypeByName } from '../shared/gguf/ggml-types.js';
 import type { TypedKv, WriterKv, WriterTensor } from '../shared/gguf/writer-types.js';
 import { archHparams, archTensors, type TensorRole } from './arch.js';
 import { TOOLS_CHATML_TEMPLATE, fallbackChatTemplate } from './chat-templates.js';
@@ -41,7 +41,7 @@ export interface PlanInput {
 }
 
 /** llama_ftype of a file whose matrices are all of one type. */
-const FILE_TYPE: Record<WeightType, number> = { F32: 0, F16: 1, Q4_0: 2, Q8_0: 7, Q4_K: 14 };
+const FILE_TYPE: Record<WeightType, number> = { F32: 0, F16: 1, Q4_0: 2, Q8_0: 7, Q4_K: 14, MXFP4: 38 };
 
 export function checkArch(arch: string): ArchName {
   if (!(ARCHS as readonly string[]).includes(arch)) throw new SynthInputError(`unknown architecture '${arch}' (choose ${ARCHS.join(', ')})`);
@@ -93,13 +93,14 @@ export function resolveShape(arch: ArchName, preset: PresetName, o: ShapeOverrid
   positive(shape.nFf, 'feed-forward width');
   positive(shape.nCtxTrain, 'training context');
   if (shape.nLayer > 512) throw new SynthInputError(`layer count ${shape.nLayer} is over llama.cpp's limit of 512`);
-  if (shape.nEmbd % shape.nHead !== 0) throw new SynthInputError(`embedding width ${shape.nEmbd} is not a multiple of the head count ${shape.nHead}`);
+  if (base.headDim === undefined && shape.nEmbd % shape.nHead !== 0) throw new SynthInputError(`embedding width ${shape.nEmbd} is not a multiple of the head count ${shape.nHead}`);
   if (shape.nHead % shape.nHeadKv !== 0) throw new SynthInputError(`head count ${shape.nHead} is not a multiple of the KV head count ${shape.nHeadKv}`);
   if (arch === 'gptneox' && shape.nHeadKv !== shape.nHead) throw new SynthInputError('gptneox has no grouped-query attention: KV heads must equal heads');
   const headDim = base.headDim ?? shape.nEmbd / shape.nHead;
   if (headDim % 2 !== 0) throw new SynthInputError(`head size ${headDim} must be even for RoPE`);
   // Pythia rotates a quarter of each head (rotary_pct 0.25); llama and qwen2 all of it.
-  const ropeDim = arch === 'gptneox' ? Math.max(2, 2 * Math.floor(headDim / 8)) : headDim;
+  // GLM-4.5 rotates half of each head; DeepSeek's MLA a part of its own (mla.ropeDim).
+  const ropeDim = arch === 'gptneox' ? Math.max(2, 2 * Math.floor(headDim / 8)) : arch === 'glm4moe' ? headDim / 2 : (base.mla?.ropeDim ?? headDim);
   return { ...shape, ropeDim, headDim, ...resolveExperts(arch, base, o, shape.nFf) };
 }
 
@@ -110,7 +111,7 @@ function resolveExperts(arch: ArchName, base: Partial<ModelShape>, o: ShapeOverr
   const moeArch = MOE_ARCHS.includes(arch);
   if (!moeArch && arch !== 'llama') {
     for (const [k, flag] of [['nExpert', 'experts'], ['nExpertUsed', 'experts-used'], ['nFfExp', 'expert-ff'], ['nFfShexp', 'shared-ff'], ['routerSkew', 'router-skew']] as const)
-      if (o[k] !== undefined) throw new SynthInputError(`--${flag}: ${arch} has no mixture-of-experts layout (use llama, qwen3moe or qwen2moe)`);
+      if (o[k] !== undefined) throw new SynthInputError(`--${flag}: ${arch} has no mixture-of-experts layout (use llama or ${MOE_ARCHS.join(', ')})`);
     return { nExpert: 0, nExpertUsed: 0, nFfExp: 0, nFfShexp: 0, routerSkew: 0 };
   }
   const nExpert = o.nExpert ?? base.nExpert ?? 0;
@@ -120,22 +121,32 @@ function resolveExperts(arch: ArchName, base: Partial<ModelShape>, o: ShapeOverr
     return { nExpert: 0, nExpertUsed: 0, nFfExp: 0, nFfShexp: 0, routerSkew: 0 };
   }
   if (arch === 'llama' && o.nFfExp !== undefined) throw new SynthInputError("--expert-ff: llama's experts are --ff wide (the Mixtral layout has no separate expert width)");
-  if (arch !== 'qwen2moe' && o.nFfShexp !== undefined) throw new SynthInputError(`--shared-ff: ${arch} has no shared expert (qwen2moe has)`);
+  if (arch !== 'qwen2moe' && o.nFfShexp !== undefined) throw new SynthInputError(`--shared-ff: ${arch} has no shared expert of its own width (qwen2moe has; deepseek2's and glm4moe's are as wide as a routed one)`);
   const nExpertUsed = o.nExpertUsed ?? Math.min(base.nExpertUsed ?? 2, nExpert);
   const nFfExp = arch === 'llama' ? nFf : (o.nFfExp ?? base.nFfExp ?? 0);
-  const nFfShexp = arch === 'qwen2moe' ? (o.nFfShexp ?? base.nFfShexp ?? 0) : 0;
+  const nFfShexp = arch === 'qwen2moe' ? (o.nFfShexp ?? base.nFfShexp ?? 0) : nFfExp * (base.nExpertShared ?? 0);
   const routerSkew = o.routerSkew ?? DEFAULT_ROUTER_SKEW;
   if (!Number.isSafeInteger(nExpert) || nExpert < 1 || nExpert > 1024) throw new SynthInputError(`expert count must be an integer 1..1024 (llama.cpp's limit), got ${nExpert}`);
   if (!Number.isSafeInteger(nExpertUsed) || nExpertUsed < 1 || nExpertUsed > nExpert) throw new SynthInputError(`experts used per token must be an integer 1..${nExpert} (the expert count), got ${nExpertUsed}`);
   if (!Number.isSafeInteger(nFfExp) || nFfExp <= 0) throw new SynthInputError(`expert feed-forward width must be a positive integer, got ${nFfExp}`);
   if (arch === 'qwen2moe' && (!Number.isSafeInteger(nFfShexp) || nFfShexp <= 0)) throw new SynthInputError(`shared expert width must be a positive integer, got ${nFfShexp}`);
   if (!(Number.isFinite(routerSkew) && routerSkew >= 0 && routerSkew <= MAX_ROUTER_SKEW)) throw new SynthInputError(`router skew must be a number 0..${MAX_ROUTER_SKEW} (0: uniform routing), got ${routerSkew}`);
+  const groups = base.nExpertGroups ?? 0;
+  if (groups > 1 && nExpert % groups !== 0) throw new SynthInputError(`expert count ${nExpert} must be a multiple of the ${groups} expert groups`);
+  if (groups > 1 && nExpertUsed > (nExpert / groups) * (base.nGroupUsed ?? 0)) throw new SynthInputError(`experts used per token (${nExpertUsed}) must fit in the ${base.nGroupUsed} groups searched`);
   return { nExpert, nExpertUsed, nFfExp, nFfShexp, routerSkew };
 }
 
 function largestDivisorAtMost(n: number, limit: number): number {
   for (let d = Math.min(n, limit); d > 1; d--) if (n % d === 0) return d;
   return 1;
+}
+
+/** Norms, biases and routers stay F32 (as llama.cpp's quantizer keeps them); MXFP4 files hold their other matrices in Q8_0. */
+function tensorType(role: TensorRole, name: string, dims: readonly number[], type: WeightType): WeightType {
+  if (dims.length === 1 || role === 'router' || role === 'norm' || role === 'normBias' || role === 'bias' || role === 'residualBias') return 'F32';
+  if (type === 'MXFP4' && !/_exps\.weight$/.test(name)) return 'Q8_0';
+  return type;
 }
 
 function typeIdOf(t: WeightType): number {
@@ -198,14 +209,14 @@ export function planSynth(input: PlanInput, vocab: VocabKvs): SynthPlan {
   ] as const) {
     if (n % info.blockSize !== 0) throw new SynthInputError(`${what} ${n} is not a multiple of ${info.blockSize}, the block size of ${type}`);
   }
+  if (type === 'MXFP4' && shape.nExpert === 0) throw new SynthInputError('MXFP4 is the type of routed experts: it needs a mixture of experts');
   const nVocab = vocab.nVocab;
-  const tensors: PlannedTensor[] = archTensors(arch, shape, nVocab).map((t) => ({
-    name: t.name,
-    dims: t.dims,
-    role: t.role,
-    typeId: t.dims.length === 1 || t.role === 'router' ? typeIdOf('F32') : typeIdOf(type),
-    init: initFor(t.role, t.dims, shape, t.name, input.seed),
-  }));
+  const tensors: PlannedTensor[] = archTensors(arch, shape, nVocab).map((t) => {
+    const typeId = typeIdOf(tensorType(t.role, t.name, t.dims, type));
+    const block = (ggmlTypeById(typeId) as { blockSize: number }).blockSize;
+    if ((t.dims[0] as number) % block !== 0) throw new SynthInputError(`${t.name}: its rows of ${t.dims[0]} are not a multiple of ${block}, the block size of ${type}`);
+    return { name: t.name, dims: t.dims, role: t.role, typeId, init: initFor(t.role, t.dims, shape, t.name, input.seed) };
+  });
   const params = tensors.reduce((s, t) => s + t.dims.reduce((a, b) => a * b, 1), 0);
 
   const str = (key: string, value: string): TypedKv => ({ key, type: GgufValueType.STRING, value });

@@ -1,14 +1,18 @@
 // The shape of a synthetic model and the names users pick from.
-export const ARCHS = ['llama', 'qwen2', 'gptneox', 'qwen3moe', 'qwen2moe'] as const;
+export const ARCHS = ['llama', 'qwen2', 'gptneox', 'qwen3moe', 'qwen2moe', 'gpt-oss', 'deepseek2', 'glm4moe'] as const;
 export type ArchName = (typeof ARCHS)[number];
 
-/** Architectures whose every layer is a mixture of experts (llama is one with --experts). */
-export const MOE_ARCHS: readonly ArchName[] = ['qwen3moe', 'qwen2moe'];
+/** Architectures that are mixtures of experts (llama is one with --experts). */
+export const MOE_ARCHS: readonly ArchName[] = ['qwen3moe', 'qwen2moe', 'gpt-oss', 'deepseek2', 'glm4moe'];
 
-export const PRESETS = ['tiny', 'small', '1b', '3b', '8b', '20b', '30b-a3b'] as const;
+/** Architectures whose MoE layers carry shared experts beside the routed ones (*_shexp). */
+export const SHEXP_ARCHS: readonly ArchName[] = ['qwen2moe', 'deepseek2', 'glm4moe'];
+
+export const PRESETS = ['tiny', 'small', '1b', '3b', '8b', '20b', '30b-a3b', '120b', 'v2-lite', 'v3', 'air'] as const;
 export type PresetName = (typeof PRESETS)[number];
 
-export const WEIGHT_TYPES = ['F32', 'F16', 'Q8_0', 'Q4_0', 'Q4_K'] as const;
+/** MXFP4: gpt-oss's native type: the routed experts in MXFP4, the other matrices in Q8_0. */
+export const WEIGHT_TYPES = ['F32', 'F16', 'Q8_0', 'Q4_0', 'Q4_K', 'MXFP4'] as const;
 export type WeightType = (typeof WEIGHT_TYPES)[number];
 
 export interface ModelShape {
@@ -36,6 +40,26 @@ export interface ModelShape {
   readonly nFfShexp: number;
   /** Skew of the routers (src-main/shared/moe/routing-model.ts); 0 is uniform routing. */
   readonly routerSkew: number;
+  /** Layers before the first MoE layer that run a dense FFN (deepseek2, glm4moe). */
+  readonly nLeadingDense?: number;
+  /** Shared experts per MoE layer, each nFfExp wide (deepseek2, glm4moe: nFfShexp = count × nFfExp). */
+  readonly nExpertShared?: number;
+  /** Grouped routing (DeepSeek V3): the experts in this many groups, tokens routed within nGroupUsed of them. */
+  readonly nExpertGroups?: number;
+  readonly nGroupUsed?: number;
+  /** Sliding-window attention on every other layer (gpt-oss), in tokens. */
+  readonly slidingWindow?: number;
+  /** Multi-head latent attention (deepseek2). */
+  readonly mla?: MlaShape;
+}
+
+/** DeepSeek's multi-head latent attention: low-rank Q (0: a plain wq) and KV, a roped part of each head. */
+export interface MlaShape {
+  readonly qLoraRank: number;
+  readonly kvLoraRank: number;
+  readonly ropeDim: number;
+  readonly nopeDim: number;
+  readonly vDim: number;
 }
 
 export type ShapeOverrides = Partial<

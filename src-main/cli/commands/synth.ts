@@ -69,7 +69,7 @@ async function writeDraft(args: ParsedArgs, target: string, out: string): Promis
 const SYNTH_FLAGS = [
     { name: 'arch', type: 'string', valueName: 'ARCH', description: `architecture: ${ARCHS.join(', ')}`, default: 'llama' },
     { name: 'preset', type: 'string', valueName: 'NAME', description: `size: ${PRESETS.join(', ')}`, default: 'tiny' },
-    { name: 'type', type: 'string', valueName: 'TYPE', description: `weight type of the matrices: ${WEIGHT_TYPES.join(', ')} (norms stay F32)`, default: 'Q4_0' },
+    { name: 'type', type: 'string', valueName: 'TYPE', description: `weight type of the matrices: ${WEIGHT_TYPES.join(', ')} (norms and biases stay F32; MXFP4, gpt-oss's native type, is for the routed experts and writes the other matrices in Q8_0)`, default: 'Q4_0' },
     { name: 'seed', type: 'int', description: 'random seed; the same seed writes the same bytes', default: 1 },
     { name: 'out', short: 'o', type: 'string', valueName: 'PATH', description: 'output file (required)' },
     { name: 'layers', type: 'int', description: 'override the number of layers' },
@@ -78,7 +78,7 @@ const SYNTH_FLAGS = [
     { name: 'heads', type: 'int', description: 'override the attention head count' },
     { name: 'kv-heads', type: 'int', description: 'override the KV head count (grouped-query attention)' },
     { name: 'ctx-train', type: 'int', description: 'override the training context length written to the file' },
-    { name: 'experts', type: 'int', description: 'experts per layer: with --arch llama, the Mixtral layout (a router and one 3-D tensor per projection); overrides the qwen3moe/qwen2moe presets' },
+    { name: 'experts', type: 'int', description: 'experts per layer: with --arch llama, the Mixtral layout (a router and one 3-D tensor per projection); overrides the MoE architectures\' presets' },
     { name: 'experts-used', type: 'int', description: 'experts each token is routed to (default 2 for llama, else the preset\'s)' },
     { name: 'expert-ff', type: 'int', description: 'feed-forward width of one expert (qwen3moe, qwen2moe; llama\'s experts are --ff wide)' },
     { name: 'shared-ff', type: 'int', description: 'feed-forward width of the shared expert (qwen2moe)' },
@@ -118,6 +118,8 @@ export const command: CommandSpec = {
     '  ramforge synth --draft-of t.gguf --layers 1 --out t-draft.gguf',
     '  ramforge synth --arch llama --preset small --experts 16 --experts-used 2 --out mixtral-like.gguf',
     '  ramforge synth --arch qwen3moe --preset 30b-a3b --type Q4_0 --out qwen3-30b-a3b-shape.gguf',
+    '  ramforge synth --arch gpt-oss --preset 20b --type MXFP4 --out gpt-oss-20b-shape.gguf',
+    '  ramforge synth --arch deepseek2 --preset v2-lite --type Q4_0 --out deepseek-v2-lite-shape.gguf',
   ].join('\n'),
   async run(args) {
     const f = typedFlags(args.flags, SYNTH_FLAGS);

@@ -32,7 +32,57 @@ const QWEN_MOE_LAYER: readonly (readonly string[])[] = [
   ['ffn_down_exps.weight'],
 ];
 
+/** Leading dense layers and MoE layers alike: a dense FFN or routed experts (gate and up split or fused). */
+const DENSE_OR_ROUTED: readonly (readonly string[])[] = [
+  ['ffn_gate.weight', 'ffn_gate_inp.weight'],
+  ['ffn_up.weight', 'ffn_up_exps.weight', 'ffn_gate_up_exps.weight'],
+  ['ffn_down.weight', 'ffn_down_exps.weight'],
+];
+
+/** gpt-oss (openai-moe.cpp): every tensor its loader creates with flags 0. */
+const GPT_OSS: ArchRequirements = {
+  global: [...LLAMA_LIKE.global, ['output.weight']],
+  perLayer: [
+    ...LLAMA_LIKE.perLayer.filter((r) => !r[0]?.startsWith('ffn_')),
+    ['post_attention_norm.weight'],
+    ['attn_output.bias'],
+    ['attn_sinks.weight'],
+    ['ffn_gate_inp.weight'],
+    ['ffn_gate_inp.bias'],
+    ['ffn_gate_exps.weight'],
+    ['ffn_up_exps.weight'],
+    ['ffn_down_exps.weight'],
+    ['ffn_gate_exps.bias'],
+    ['ffn_up_exps.bias'],
+    ['ffn_down_exps.bias'],
+  ],
+};
+
+/** deepseek2 (deepseek2.cpp): MLA (a low-rank or plain Q; split or joint K/V expansion), leading dense layers. */
+const DEEPSEEK2: ArchRequirements = {
+  global: LLAMA_LIKE.global,
+  perLayer: [
+    ['attn_norm.weight'],
+    ['attn_kv_a_norm.weight'],
+    ['attn_q_b.weight', 'attn_q.weight'],
+    ['attn_kv_a_mqa.weight'],
+    ['attn_k_b.weight', 'attn_kv_b.weight'],
+    ['attn_output.weight'],
+    ['ffn_norm.weight'],
+    ...DENSE_OR_ROUTED,
+  ],
+};
+
+/** glm4moe (glm4-moe.cpp): qwen2-like attention, post_attention_norm before the FFN, leading dense layers. */
+const GLM4MOE: ArchRequirements = {
+  global: LLAMA_LIKE.global,
+  perLayer: [...LLAMA_LIKE.perLayer.filter((r) => !r[0]?.startsWith('ffn_')), ['post_attention_norm.weight'], ...DENSE_OR_ROUTED],
+};
+
 export const ARCH_REQUIREMENTS: Readonly<Record<string, ArchRequirements>> = {
+  'gpt-oss': GPT_OSS,
+  deepseek2: DEEPSEEK2,
+  glm4moe: GLM4MOE,
   llama: LLAMA_LIKE,
   qwen2: {
     global: LLAMA_LIKE.global,

@@ -4,7 +4,7 @@
 import { GgufError } from './reader-errors.js';
 import type { GgufHeader, GgufTensorInfo } from './reader-types.js';
 import { kvArrayLength, kvInteger, kvIntegerOrArray, kvString } from './metadata.js';
-import { missingTensors } from './arch-requirements.js';
+import { ARCH_REQUIREMENTS, missingTensors } from './arch-requirements.js';
 import { buildMoeView, type MoeView } from './moe-view.js';
 
 export interface GgufShard {
@@ -169,7 +169,7 @@ export function checkModelView(view: ModelView, first: GgufHeader): void {
   if (view.vocabOnly) return;
   const bcEntry = view.architecture ? first.kvByKey.get(`${view.architecture}.block_count`) : undefined;
   const bcOffset = bcEntry?.valueOffset ?? null;
-  const known = view.architecture !== null && ['llama', 'qwen2', 'gptneox', 'qwen3moe', 'qwen2moe'].includes(view.architecture);
+  const known = view.architecture !== null && view.architecture in ARCH_REQUIREMENTS;
   if (view.blockCount === null) {
     if (known) throw new GgufError('BAD_METADATA', `'${view.architecture}.block_count' is missing`, null);
   } else {
