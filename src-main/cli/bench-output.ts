@@ -82,6 +82,11 @@ function expertColumns(r: RunReport) {
     expert_ready_rate: x.decode_ready_rate,
     expert_prediction_accuracy: x.decode_prediction_accuracy,
     expert_slots_per_layer: x.slots_per_layer,
+    // The MoE's floor: what Belady's offline optimum would have read for this routing and cache size.
+    expert_optimal_read_bytes: r.residency.routing?.optimal_read_bytes ?? null,
+    expert_read_over_optimal: r.residency.routing?.read_over_optimal ?? null,
+    prefetch_issued_share: x.prefetch_issued_share,
+    prefetch_wasted_bytes: x.prefetch_wasted_bytes,
   };
 }
 
@@ -111,7 +116,7 @@ export function benchTable(rows: BenchRow[]): string {
   const head = [
     'policy', 'status', 'decode tok/s', 'vs first', 'prompt tok/s', 'read/token', 'floor/token', 'read/floor', 'limit hits (decode)', 'locked min', 'read rate', 'peak', 'same tokens',
     ...(drafts ? ['tokens/pass', 'accepted', 'vs ideal'] : []),
-    ...(experts ? ['experts cached', 'cache hits', 'ready in time', 'predicted'] : []),
+    ...(experts ? ['experts cached', 'cache hits', 'ready in time', 'predicted', 'read/optimal', 'read ahead on', 'read in vain'] : []),
     ...(network ? ['network/token', 'wait on nodes/token'] : []),
   ];
   const pct = (v: number | null | undefined) => (v == null ? '—' : `${(100 * v).toFixed(1)} %`);
@@ -137,7 +142,17 @@ export function benchTable(rows: BenchRow[]): string {
           r.vs_ideal == null ? '—' : `${r.vs_ideal.toFixed(2)}×`,
         ]
       : []),
-    ...(experts ? [r.experts ? `${r.experts.slots_per_layer ?? '—'} of ${r.experts.experts ?? '—'}` : '—', pct(r.expert_hit_rate), pct(r.expert_ready_rate), pct(r.expert_prediction_accuracy)] : []),
+    ...(experts
+      ? [
+          r.experts ? `${r.experts.slots_per_layer ?? '—'} of ${r.experts.experts ?? '—'}` : '—',
+          pct(r.expert_hit_rate),
+          pct(r.expert_ready_rate),
+          pct(r.expert_prediction_accuracy),
+          r.expert_read_over_optimal == null ? '—' : `${r.expert_read_over_optimal.toFixed(2)}×`,
+          pct(r.prefetch_issued_share),
+          r.prefetch_wasted_bytes === undefined ? '—' : b(r.prefetch_wasted_bytes),
+        ]
+      : []),
     ...(network ? [b(r.network_bytes_per_token ?? null), r.network_wait_ms_per_token == null ? '—' : `${r.network_wait_ms_per_token.toFixed(1)} ms`] : []),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((x) => (x[i] as string).length)));

@@ -3,6 +3,7 @@
 // gets the same plan whichever way it is named.
 import type { DraftPlanInput } from '../shared/plan/plan-types.js';
 import type { MeasuredRouting } from '../shared/moe/measured-routing.js';
+import type { TraceRouting } from '../shared/moe/trace-routing.js';
 import { UsageError } from '../shared/errors.js';
 import { parseSize } from '../shared/size.js';
 import { PlanInputError } from '../shared/plan/plan.js';
@@ -27,6 +28,8 @@ export interface PlanContext {
   readonly draft?: (ctx: number) => DraftPlanInput;
   /** A mixture of experts: the routing earlier runs of the file measured. */
   readonly routing?: MeasuredRouting | null;
+  /** A mixture of experts: the routing trace to replay (`--routing-trace`). */
+  readonly routeTrace?: TraceRouting | null;
   /** The GPUs `--gpu` chooses among (null: none probed). */
   readonly gpus?: GpuProbe | null;
   /** `--rpc`: the nodes, as each answered (cli/rpc-nodes.ts). */
@@ -57,7 +60,7 @@ export function planForView(view: ModelView, flags: ParsedArgs['flags'], c: Plan
     // With a draft the shape makes room for it, as it does for `run --draft`.
     const shape = chooseRunShape({ view, settings: { ...settings, serving: c.serving === true }, physicalCores: physicalCores(), ...(c.draft ? { draft: c.draft } : {}) });
     const kv = flagValues(flags)['kv-bytes'] ?? DEFAULT_KV_ELEMENT_BYTES;
-    const machine = { physicalCores: physicalCores(), machineBytes: totalmem(), diskBandwidthBytesPerS: c.disk.bytesPerS, diskBandwidthSource: c.disk.source, readaheadBytes: c.readaheadBytes, kvTypeBytes: kv, routing: c.routing ?? null, gpus: c.gpus ?? null, rpcNodes: c.rpcNodes ?? [] };
+    const machine = { physicalCores: physicalCores(), machineBytes: totalmem(), diskBandwidthBytesPerS: c.disk.bytesPerS, diskBandwidthSource: c.disk.source, readaheadBytes: c.readaheadBytes, kvTypeBytes: kv, routing: c.routing ?? null, routeTrace: c.routeTrace ?? null, gpus: c.gpus ?? null, rpcNodes: c.rpcNodes ?? [] };
     const plan = planForShape(view, settings, shape, machine, settings.ramBytes, c.draft, c.serving === true);
     return { plan, shape };
   } catch (e) {

@@ -11,6 +11,7 @@ import { cliBuiltOrSkip, runCli } from './built-cli.test-util.js';
 import { validateReport } from './report-schema.test-util.js';
 import { detectCgroup } from '../supervisor/index.js';
 import { parseRouteTrace } from '../shared/moe/route-trace.js';
+import { traceHitRate, traceRouting } from '../shared/moe/trace-routing.js';
 
 const TRACES = join(__dirname, '..', '..', 'resources', 'traces');
 const GEMMA = join(TRACES, 'gemma-4-26b-a4b.route.csv');
@@ -99,5 +100,28 @@ describe.skipIf(!built)('routing traces', () => {
     expect(x.prefetch_issued_share).toBeLessThan(0.5);
     expect(stream.residency.limit_hits_decode).toBe(0);
     expect(stream.cgroup.oom_kills ?? 0).toBe(0);
+  });
+});
+
+describe.skipIf(!built)('plan --routing-trace', () => {
+  it("predicts the expert cache by replaying the trace: LRU's hit rate at the plan's cache, Belady's for the floor", () => {
+    const plan = (ram: string): Record<string, any> => {
+      const r = runCli(['plan', model, '--ram', ram, '--json', '--routing-trace', GEMMA]);
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout);
+    };
+    const routing = traceRouting('gemma', parseRouteTrace(readFileSync(GEMMA, 'utf8')));
+    const out = plan('240M');
+    const m = out.moe;
+    expect(m.routing.source).toBe('trace');
+    expect(m.routing.description).toContain('gemma-4-26b-a4b.route.csv');
+    expect(m.cacheExpertsPerLayer).toBeLessThan(128);
+    expect(m.quantities.hitRate.value).toBeCloseTo(traceHitRate(routing, m.cacheExpertsPerLayer, 'lru', 128), 9);
+    expect(m.quantities.floorBytesPerToken.formula).toContain("Belady's optimum");
+    // The floor is what the optimum reads: never more than what LRU at the same cache reads.
+    expect(m.quantities.floorBytesPerToken.value).toBeLessThanOrEqual(m.quantities.bytesReadPerToken.value);
+    // The same plan without the trace predicts from the synthetic skew instead.
+    const r = runCli(['plan', model, '--ram', '240M', '--json']);
+    expect(JSON.parse(r.stdout).moe.routing.source).toBe('synthetic-skew');
   });
 });

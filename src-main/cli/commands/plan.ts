@@ -20,6 +20,9 @@ import { measuredRoutingOf } from '../../node/load-machine.js';
 import { draftPlanInput } from '../../shared/draft/draft-budget.js';
 import { probeGpus } from '../../node/gpu-devices.js';
 import { serveParallel } from './serve-api-flags.js';
+import { basename, resolve } from 'node:path';
+import { routeTraceFor } from '../../node/route-trace-file.js';
+import { traceRouting } from '../../shared/moe/trace-routing.js';
 
 export const command: CommandSpec = {
   name: 'plan',
@@ -27,7 +30,7 @@ export const command: CommandSpec = {
   positionals: [{ name: 'model', description: 'a .gguf file, any shard of a split set, a directory holding one model, or an http(s) URL (only its header is read)', required: true }],
   flags: [
     // As every command that plans declares them (run-flags.ts): the app plans a load with the run's own settings.
-    ...flagsNamed('ram', 'vram', 'gpu', 'ctx', 'prefetch-depth', 'batch', 'threads', 'parallel', 'kv-bytes', 'disk-bw', 'draft', 'draft-max', 'draft-min', 'rpc'),
+    ...flagsNamed('ram', 'vram', 'gpu', 'ctx', 'prefetch-depth', 'batch', 'threads', 'parallel', 'kv-bytes', 'disk-bw', 'draft', 'draft-max', 'draft-min', 'rpc', 'routing-trace'),
     { name: 'json', type: 'boolean', description: 'print the plan as JSON (docs/cli-json.md, "plan")' },
     { name: 'serve', type: 'boolean', description: 'plan as `serve --api` loads the model: its /v1/embeddings context budgeted and, without --parallel, the sequences serve chooses' },
   ],
@@ -52,7 +55,10 @@ export const command: CommandSpec = {
     const max = f['draft-max'];
     if (f['draft-min'] > max) throw new UsageError(`--draft-min must be at most --draft-max (${max})`);
     // What earlier runs of this file measured of its routing (a mixture of experts), if anything.
-    const context = { disk, readaheadBytes, routing: remote ? null : measuredRoutingOf(m.shards[0]?.path as string), gpus: f.gpu === 'none' ? null : probeGpus(), rpcNodes: await rpcNodesFromFlags(args.flags, Boolean(args.flags.json)) };
+    // A routing trace to replay decides the expert cache's prediction (checked against the model's shape).
+    const tracePath = f['routing-trace'];
+    const routeTrace = tracePath === undefined ? null : traceRouting(basename(tracePath), routeTraceFor(m.view, resolve(tracePath)));
+    const context = { disk, readaheadBytes, routeTrace, routing: remote ? null : measuredRoutingOf(m.shards[0]?.path as string), gpus: f.gpu === 'none' ? null : probeGpus(), rpcNodes: await rpcNodesFromFlags(args.flags, Boolean(args.flags.json)) };
     const withDraft = draft ? { ...context, draft: (ctx: number) => draftPlanInput(m, { path: draft.shards[0]!.path, shards: draft.shards, view: draft.view }, { ctx, max }) } : context;
     // As serve --api loads it: the sequences it would choose (unless given), the embeddings context.
     const serving = args.flags.serve === true;

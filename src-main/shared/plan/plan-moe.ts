@@ -9,6 +9,7 @@ import type { ModelView } from '../gguf/model-view.js';
 import type { MoeView } from '../gguf/moe-view.js';
 import type { MemoryPlan, MoePlan, Quantity, RoutingSource } from './plan-types.js';
 import { bestHitRate, expertPopularity, lruHitRate } from '../moe/routing-model.js';
+import { traceHitRate, type TraceRouting } from '../moe/trace-routing.js';
 import { predictedTokS } from './estimates.js';
 import { capWithHeadroom } from './stream-select.js';
 
@@ -22,6 +23,8 @@ export interface DenseBudget {
   readonly readaheadBytes: number;
   /** The routing earlier runs measured (popularity by rank), when there is enough of it. */
   readonly routing?: { readonly popularity: readonly number[]; readonly batches: number };
+  /** A routing trace the run replays: the cache is predicted by replaying it (decode steps, the prompt warming). */
+  readonly trace?: TraceRouting;
 }
 
 const fb = (n: number): string => formatBytes(n);
@@ -78,7 +81,8 @@ export function withExpertCache(plan: MemoryPlan, view: ModelView, d: DenseBudge
   // the cap could hold once the dense part is locked (dense weights beyond the cap stream too).
   const room = cap - locked;
   const maxPerLayer = Math.max(0, Math.min(n, Math.floor(Math.max(0, room) / (L * bpe))));
-  const best = bestHitRate(pop, maxPerLayer);
+  // A trace says what a perfect-foresight cache of that size hits on it: Belady's optimum.
+  const best = d.trace ? traceHitRate(d.trace, maxPerLayer, 'optimal', n) : bestHitRate(pop, maxPerLayer);
   const floor = Math.round(routed * (1 - best)) + Math.max(0, -room);
   const ramTouched = d.persistentResidentBytes + denseLayer + Math.round(routed * hit);
   const speed = predictedTokS(read, plan.input.diskBandwidthBytesPerS, ramTouched, plan.input.memoryBandwidthBytesPerS, 0, plan.input.vramBandwidthBytesPerS);
@@ -190,7 +194,7 @@ function moePlan(m: MoeView, x: CacheFigures): MoePlan {
       ),
       floorBytesPerToken: q(
         floor,
-        `routed experts not held by the best cache the cap allows: ${L} × ${k} × ${fb(bpe)} × (1 − ${pct(best)}, the share of the ${maxPerLayer} most popular of ${n} experts)${room < 0 ? ` + dense weights beyond the cap ${fb(-room)}` : ''} = ${fb(floor)} (no schedule reads less)`,
+        `routed experts not held by the best cache the cap allows: ${L} × ${k} × ${fb(bpe)} × (1 − ${pct(best)}, ${source === 'trace' ? `Belady's optimum: a cache of ${maxPerLayer} of ${n} experts that knew the trace's future` : `the share of the ${maxPerLayer} most popular of ${n} experts`})${room < 0 ? ` + dense weights beyond the cap ${fb(-room)}` : ''} = ${fb(floor)} (no schedule reads less)`,
       ),
       predictedDecodeTokS: canRun ? speed : q(null, 'cannot run at this cap'),
       minimumRamBytes: q(minimum, `locked ${fb(locked)} + ${k} routed experts × ${L} layers × ${fb(bpe)} + staging ${fb(n * bpe)}, plus headroom = ${fb(minimum)}`),
@@ -201,6 +205,7 @@ function moePlan(m: MoeView, x: CacheFigures): MoePlan {
 
 /** Where the expert popularity comes from (measured, the synthetic skew, else uniform) and the hit rate of `perLayer` cached experts under it. */
 function routingFor(m: MoeView, d: DenseBudget, n: number, k: number, perLayer: number) {
+  if (d.trace) return traceRoutingFor(d.trace, m, n, k, perLayer);
   const measured = d.routing && d.routing.popularity.length === n ? d.routing : null;
   const source: RoutingSource = measured ? 'measured' : m.routerSkew !== null ? 'synthetic-skew' : 'uniform';
   const skew = m.routerSkew ?? 0;
@@ -219,7 +224,22 @@ function routingFor(m: MoeView, d: DenseBudget, n: number, k: number, perLayer: 
   return { source, skew, pop, hit, routingText, hitFormula };
 }
 
+/** The routing a replayed trace gives: an LRU cache of `perLayer` replaying it, as the runtime evicts. */
+function traceRoutingFor(t: TraceRouting, m: MoeView, n: number, k: number, perLayer: number) {
+  const hit = traceHitRate(t, perLayer, 'lru', n);
+  return {
+    source: 'trace' as RoutingSource,
+    skew: m.routerSkew ?? 0,
+    // The popularity is not used where a trace decides the hit rates (hit and best come from replaying it).
+    pop: popularity(n, k, 0),
+    hit,
+    routingText: `the routing trace ${t.name}, replayed (${t.decodeSteps} decode steps, its prompt warming the cache)`,
+    hitFormula: `LRU cache of ${perLayer} of ${n} experts replaying the trace's decode steps = ${pct(hit)}`,
+  };
+}
+
 function routingName(source: RoutingSource, skew: number): string {
+  if (source === 'trace') return 'the routing trace';
   return source === 'measured' ? 'the routing runs measured' : source === 'uniform' ? 'uniform routing' : `synthetic routing (skew ${skew})`;
 }
 

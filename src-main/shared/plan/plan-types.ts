@@ -2,6 +2,7 @@
 // depth) and the CLI/UI show. Every number carries the formula that produced it.
 import type { RpcNodeInfo } from '../remote/rpc-endpoint.js';
 import type { RemotePlan } from './place-remote.js';
+import type { TraceRouting } from '../moe/trace-routing.js';
 
 export type Tier = 'vram' | 'remote' | 'pinned' | 'streamed';
 export type Verdict = 'fits' | 'out-of-core' | 'cannot-run';
@@ -45,6 +46,8 @@ export interface PlanInput {
   readonly gpuDevice?: string;
   /** A mixture of experts: the routing earlier runs of this file measured (popularity by rank). */
   readonly routing?: { readonly popularity: readonly number[]; readonly batches: number };
+  /** A mixture of experts: a routing trace to be replayed (`--routing-trace`): the cache is predicted by replaying it. */
+  readonly routeTrace?: TraceRouting;
   /** llama.cpp RPC nodes (`--rpc`), as they described themselves: they hold the last layers. */
   readonly remote?: readonly RpcNodeInfo[];
 }
@@ -86,7 +89,7 @@ export interface MemoryPlan {
     readonly fileBytes: number;
     readonly tensorBytes: number;
   };
-  readonly input: Required<Omit<PlanInput, 'vramBytes' | 'threads' | 'diskBandwidthSource' | 'readaheadBytes' | 'parallel' | 'draft' | 'routing' | 'gpuDevice' | 'remote'>> & {
+  readonly input: Required<Omit<PlanInput, 'vramBytes' | 'threads' | 'diskBandwidthSource' | 'readaheadBytes' | 'parallel' | 'draft' | 'routing' | 'routeTrace' | 'gpuDevice' | 'remote'>> & {
     readonly vramBytes: number | null;
     readonly threads: number | null;
     readonly diskBandwidthSource: string;
@@ -159,7 +162,7 @@ export interface DraftPlan {
 }
 
 /** Where the routing statistics behind an expert-cache prediction come from. */
-export type RoutingSource = 'measured' | 'synthetic-skew' | 'uniform';
+export type RoutingSource = 'trace' | 'measured' | 'synthetic-skew' | 'uniform';
 
 /**
  * The expert cache of a mixture of experts: the dense part (attention, norms, routers, shared

@@ -14,6 +14,7 @@ import { chooseRunShape, type RunShape } from './run-shape.js';
 import { machineFitError } from './machine-fit.js';
 import { toLoadParams } from './load-params.js';
 import type { MeasuredRouting } from '../moe/measured-routing.js';
+import type { TraceRouting } from '../moe/trace-routing.js';
 import type { GpuProbe } from '../gpu/gpu-choice.js';
 import { gpuPlanInput, preparedGpu, refuseOverVram, resolveGpu, type PreparedGpu } from './gpu-settings.js';
 import type { RpcNodeInfo } from '../remote/rpc-endpoint.js';
@@ -31,6 +32,8 @@ export interface LoadMachine {
   kvTypeBytes?: number;
   /** A mixture of experts: the routing earlier runs of the file measured. */
   routing?: MeasuredRouting | null;
+  /** A mixture of experts: the routing trace the run replays (the cache predicted by replaying it). */
+  routeTrace?: TraceRouting | null;
   /** The GPUs the machine has (node/gpu-devices.ts); absent or null: none. */
   gpus?: GpuProbe | null;
   /** The RPC nodes the settings name, as each answered (node/rpc-node.ts), in their order. */
@@ -151,6 +154,7 @@ function planInput(s: RunSettings, shape: RunShape, m: LoadMachine, ramBytes: nu
     diskBandwidthSource: m.diskBandwidthSource,
     readaheadBytes: m.readaheadBytes,
     ...(m.routing ? { routing: m.routing } : {}),
+    ...(m.routeTrace ? { routeTrace: m.routeTrace } : {}),
     ...(m.rpcNodes && m.rpcNodes.length > 0 ? { remote: m.rpcNodes } : {}),
     ...(draft ? { draft: draft(shape.ctx) } : {}),
   };
