@@ -34,6 +34,11 @@ export interface BenchOptions {
   draft?: OpenedModel | null;
   /** With RPC nodes each policy runs twice a repetition: on this machine alone and with the nodes (`POLICY+rpc`). */
   rpcNodes?: readonly RpcNodeInfo[];
+  /**
+   * Also run the model held in RAM, without the cap (`resident`: plain llama.cpp, prefaulted,
+   * the capped runs' shape and kernels): the compute term measured in the same command.
+   */
+  resident?: boolean;
   onRun?: (policy: string, rep: number) => void;
   /** A run that failed: how it ended and, with RPC nodes, which no longer answer (asked at once, while it is so). */
   onFailed?: (policy: string, lines: string[]) => void;
@@ -59,22 +64,28 @@ export async function benchAtCap(o: BenchOptions): Promise<BenchResult> {
   // the comparison is of residency schedules, not of kernels.
   const anyReleasing = o.policies.some(releasesPages);
   const repack = prepared.settings.repack ?? !(anyReleasing || (plan !== null && plan.verdict !== 'fits'));
-  const variants = o.policies.flatMap((policy) => [
+  const variants: { label: string; policy: PolicyName; run: PreparedRun; flags: ParsedArgs['flags']; uncapped?: boolean }[] = o.policies.flatMap((policy) => [
     { label: policy as string, policy, run: prepared, flags: settingsFlags },
     ...(withDraft ? [{ label: `${policy}+draft`, policy, run: withDraft, flags: f }] : []),
     ...(withRpc ? [{ label: `${policy}+rpc`, policy, run: withRpc, flags: { ...f, draft: undefined } }] : []),
   ]);
+  if (o.resident) {
+    // The capped runs' shape, so that the tokens are comparable; no budget, so nothing is planned out of core.
+    const s = prepared.shape;
+    const flags = { ...settingsFlags, ram: undefined, 'enforce-ram': false, ctx: s.ctx, batch: s.batch, threads: s.threads };
+    variants.push({ label: 'resident', policy: 'off', run: prepareRun(o.opened, flags), flags, uncapped: true });
+  }
   const runs = new Map<string, RunReport[]>(variants.map((v) => [v.label, []]));
   for (let rep = 0; rep < o.reps; rep++)
     for (const v of variants) {
       o.onRun?.(v.label, rep);
-      const load = { ...loadParams(o.modelPath, v.flags, v.run, v.policy), repack: releasesPages(v.policy) ? false : repack };
+      const load = { ...loadParams(o.modelPath, v.flags, v.run, v.policy), repack: releasesPages(v.policy) ? false : repack, ...(v.uncapped ? { prefault: true } : {}) };
       const generate = { prompt: o.prompt, maxTokens: o.tokens, sampling: GREEDY };
       const result = await runOnce({
         files: o.opened.shards.map((s) => s.path),
         load,
         generate,
-        cap: o.enforced ? { limitBytes: o.capBytes, timeoutS: flagValues(f)['enforce-timeout'] } : undefined,
+        cap: o.enforced && !v.uncapped ? { limitBytes: o.capBytes, timeoutS: flagValues(f)['enforce-timeout'] } : undefined,
         coldStart: true,
         ...(v.run.gpu ? { gpuEnv: v.run.gpu.env } : {}),
       });

@@ -83,23 +83,30 @@ describe.skipIf(!built)('routing traces', () => {
     expect(nowhere.stderr).toMatch(/does not exist/);
   });
 
-  it.skipIf(!capped.usable && process.env.CI !== 'true')('under a cap: off and stream give the same tokens on the trace, and the expert cache reads at most 1.25× the optimum', () => {
-    const cap = ['--ram', '200M', '--enforce-ram', '--routing-trace', GEMMA];
-    const off = run(['--policy', 'off', ...cap]);
-    const stream = run(['--policy', 'stream', ...cap]);
-    expect(stream.generation.token_ids).toEqual(off.generation.token_ids);
+  it.skipIf(!capped.usable && process.env.CI !== 'true')('bench under a cap: off, stream and the resident run give the same tokens on the trace, and the expert cache reads at most 1.25× the optimum', () => {
+    const b = runCli(['bench', model, '--ram', '200M', '--policies', 'off,stream', '--tokens', '12', '--routing-trace', GEMMA, '--resident', '--json', '--report-dir', dir], { timeoutMs: 600_000 });
+    expect(b.code, b.stderr).toBe(0);
+    const rows = JSON.parse(b.stdout).results as Record<string, any>[];
+    expect(rows.map((r) => r.policy)).toEqual(['off', 'stream', 'resident']);
+    expect(rows.map((r) => r.identical_tokens)).toEqual([true, true, true]);
+    const stream = JSON.parse(readFileSync(join(dir, 'bench-209715200-stream.json'), 'utf8'));
+    expect(validateReport(stream), JSON.stringify(validateReport.errors)).toBe(true);
     const x = stream.residency.experts;
     const g = stream.residency.routing;
+    expect(g.trace).toBe(GEMMA);
     expect(g.slots_per_layer).toBe(x.slots_per_layer);
     expect(g.slots_per_layer).toBeLessThan(128);
     expect(g.optimal_read_bytes).toBeGreaterThan(0);
     // Belady's optimum is a floor: no cache of the same size reads less.
     expect(x.read_bytes).toBeGreaterThanOrEqual(g.optimal_read_bytes);
     expect(g.read_over_optimal).toBeLessThanOrEqual(1.25);
+    expect(rows[1]!.expert_read_over_optimal).toBe(g.read_over_optimal);
     // The replayed routing is not what the hidden state predicts: read-ahead measures that and stops.
     expect(x.prefetch_issued_share).toBeLessThan(0.5);
     expect(stream.residency.limit_hits_decode).toBe(0);
     expect(stream.cgroup.oom_kills ?? 0).toBe(0);
+    // The resident run holds the model without the cap: nothing read per token.
+    expect(rows[2]!.bytes_read_per_token).toBe(0);
   });
 });
 
