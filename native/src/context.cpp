@@ -121,38 +121,16 @@ Context::Context(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Context>(inf
     p.pooling_type = LLAMA_POOLING_TYPE_MEAN;
     p.n_ubatch = p.n_batch;
   }
-  const bool routing = opts.Has("routing") && !opts.Get("routing").IsUndefined();
-  if (routing || (opts.Has("observeLayers") && opts.Get("observeLayers").ToBoolean().Value())) {
-    residency_ = std::make_unique<Residency>();
-    // The eval callback splits the graph at every layer boundary; only the stream schedule
-    // and the graph trace need it, so a run that streams nothing does not pay for it.
-    bool callback = !opts.Has("layerCallback") || opts.Get("layerCallback").ToBoolean().Value();
-    // Layers on RPC nodes: the callback times the waits on each (it asks for no node itself).
-    if (opts.Has("remoteNodes") && opts.Get("remoteNodes").IsArray()) {
-      Napi::Array a = opts.Get("remoteNodes").As<Napi::Array>();
-      std::vector<std::string> eps;
-      for (uint32_t i = 0; i < a.Length(); i++)
-        if (a.Get(i).IsString()) eps.push_back(a.Get(i).As<Napi::String>().Utf8Value());
-      if (!eps.empty()) {
-        residency_->WatchRemote(eps);
-        callback = true;
-      }
-    }
-    // The routing tap (an MoE's routing recorded or replayed) sees each router's selection.
-    if (routing) {
-      RouteConfig rc;
-      std::string err = ParseRouting(opts.Get("routing"), &rc);
-      if (err.empty()) err = residency_->ConfigureRouting(std::move(rc));
-      if (!err.empty()) {
-        ThrowError(env, "BAD_ARGUMENT", err);
-        return;
-      }
-      callback = true;
-    }
-    if (callback) {
-      p.cb_eval = Residency::EvalCallback;
-      p.cb_eval_user_data = residency_.get();
-    }
+  bool callback = false;
+  std::string rerr;
+  residency_ = MakeResidency(opts, &callback, &rerr);
+  if (!rerr.empty()) {
+    ThrowError(env, "BAD_ARGUMENT", rerr);
+    return;
+  }
+  if (callback) {
+    p.cb_eval = Residency::EvalCallback;
+    p.cb_eval_user_data = residency_.get();
   }
   LogMark();
   ctx_.reset(llama_init_from_model(model_->get(), p));

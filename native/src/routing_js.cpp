@@ -1,5 +1,5 @@
-// routing.h's JS surface: createContext's `routing` option checked into a RouteConfig, and
-// routingTake(), what the tap recorded since the last take.
+// createContext's residency options (the engine, its eval callback, RPC nodes' waits, the
+// routing tap of routing.h) and routingTake(), what the tap recorded since the last take.
 #include <climits>
 #include <cstring>
 
@@ -48,6 +48,35 @@ std::string ParseRouting(const Napi::Value& v, RouteConfig* out) {
     out->replay = true;
   }
   return "";
+}
+
+std::unique_ptr<Residency> MakeResidency(const Napi::Object& opts, bool* callback, std::string* err) {
+  const bool routing = opts.Has("routing") && !opts.Get("routing").IsUndefined();
+  *callback = false;
+  if (!routing && !(opts.Has("observeLayers") && opts.Get("observeLayers").ToBoolean().Value())) return nullptr;
+  auto residency = std::make_unique<Residency>();
+  // The eval callback splits the graph at every layer boundary; only the stream schedule
+  // and the graph trace need it, so a run that streams nothing does not pay for it.
+  *callback = !opts.Has("layerCallback") || opts.Get("layerCallback").ToBoolean().Value();
+  // Layers on RPC nodes: the callback times the waits on each (it asks for no node itself).
+  if (opts.Has("remoteNodes") && opts.Get("remoteNodes").IsArray()) {
+    Napi::Array a = opts.Get("remoteNodes").As<Napi::Array>();
+    std::vector<std::string> eps;
+    for (uint32_t i = 0; i < a.Length(); i++)
+      if (a.Get(i).IsString()) eps.push_back(a.Get(i).As<Napi::String>().Utf8Value());
+    if (!eps.empty()) {
+      residency->WatchRemote(eps);
+      *callback = true;
+    }
+  }
+  // The routing tap (an MoE's routing recorded or replayed) sees each router's selection.
+  if (routing) {
+    RouteConfig rc;
+    *err = ParseRouting(opts.Get("routing"), &rc);
+    if (err->empty()) *err = residency->ConfigureRouting(std::move(rc));
+    *callback = true;
+  }
+  return residency;
 }
 
 Napi::Value Context::RoutingTake(const Napi::CallbackInfo& info) {
