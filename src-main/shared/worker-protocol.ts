@@ -273,6 +273,8 @@ export interface RoutingResult {
   decodeWraps: number;
   /** Routed experts not kept (past the recording's bound): the optimum then covers less than the run. */
   droppedIds: number;
+  /** Micro-batch × layer requests let go to bound the log (a long session): the optimum covers the newer ones. */
+  forgottenRequests: number;
   /** What a cache of the expert cache's size would have read (null: no expert cache ran). */
   optimum: RoutingOptimum | null;
 }

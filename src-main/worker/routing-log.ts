@@ -62,6 +62,8 @@ export class RoutingLog {
   private promptWraps = 0;
   private decodeWraps = 0;
   private dropped = 0;
+  /** Requests let go to keep the log bounded (the optimum then covers the newer ones). */
+  private forgotten = 0;
   /** Set once the residency runtime has sized the expert cache (null: no cache). */
   slotsPerLayer: number | null = null;
 
@@ -109,7 +111,7 @@ export class RoutingLog {
   /** What the tap recorded since the last generation: written out, and the run's summary so far. */
   absorb(taken: NativeRouting | null): RoutingResult {
     if (taken) {
-      addRequests(this.requests, taken, this.shape.used);
+      this.forgotten += addRequests(this.requests, taken, this.shape.used);
       this.replaced += taken.replacedTokens;
       this.promptWraps += taken.promptWraps;
       this.decodeWraps += taken.decodeWraps;
@@ -124,6 +126,7 @@ export class RoutingLog {
       promptWraps: this.promptWraps,
       decodeWraps: this.decodeWraps,
       droppedIds: this.dropped,
+      forgottenRequests: this.forgotten,
       optimum: opt,
     };
   }

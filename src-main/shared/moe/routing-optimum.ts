@@ -7,7 +7,15 @@ import type { TakenRouting } from './route-trace-write.js';
 /** Per model layer, its requests in order: one per micro-batch, the distinct experts its tokens chose. */
 export type LayerRequests = Map<number, RouteRequest[]>;
 
-export function addRequests(into: LayerRequests, t: TakenRouting, used: number): void {
+/**
+ * Requests kept per layer: a long session (serve) must not grow the worker without bound under
+ * its cap, so past this the oldest half is let go and the optimum covers the newer requests.
+ */
+export const MAX_REQUESTS_PER_LAYER = 16384;
+
+/** Adds what the tap took; returns how many requests were let go to stay within the bound. */
+export function addRequests(into: LayerRequests, t: TakenRouting, used: number, max = MAX_REQUESTS_PER_LAYER): number {
+  let dropped = 0;
   let at = 0;
   for (let s = 0; s + 4 < t.selections.length; s += 5) {
     const phase = t.selections[s + 1] as number;
@@ -15,10 +23,16 @@ export function addRequests(into: LayerRequests, t: TakenRouting, used: number):
     const cols = t.selections[s + 4] as number;
     const experts = [...new Set(Array.from(t.ids.subarray(at, at + cols * used)))];
     at += cols * used;
-    const list = into.get(layer) ?? [];
+    let list = into.get(layer) ?? [];
     list.push({ phase, experts });
+    if (list.length > max) {
+      const cut = Math.floor(list.length / 2);
+      list = list.slice(cut);
+      dropped += cut;
+    }
     into.set(layer, list);
   }
+  return dropped;
 }
 
 export interface RoutingOptimum {

@@ -29,9 +29,11 @@ export function routingFigures(r: RoutingResult | undefined, experts: ExpertFigu
   if (r.trace) notes.push(`routing replayed from the trace (${r.replacedSelections} token × layer selections)`);
   if (r.promptWraps + r.decodeWraps > 0) notes.push(`the run outlasted the trace: its prompt steps started over ${r.promptWraps}×, its decode steps ${r.decodeWraps}×`);
   if (r.droppedIds > 0) notes.push(`${r.droppedIds} routed experts past the recording's bound are not counted`);
+  if (r.forgottenRequests > 0) notes.push(`the optimum covers the newest requests only (${r.forgottenRequests} older layer × micro-batch requests let go): the cache's reads then cover more than it`);
   if (!o) notes.push('no expert cache ran: nothing to set against the optimum');
   const read = experts?.read_bytes;
-  const ratio = o && read !== undefined && o.optimalReadBytes > 0 ? read / o.optimalReadBytes : null;
+  // Both must cover the same run: not once older requests were let go.
+  const ratio = o && read !== undefined && o.optimalReadBytes > 0 && r.forgottenRequests === 0 ? read / o.optimalReadBytes : null;
   if (o && o.optimalReadBytes === 0) notes.push('the optimum reads nothing (every expert fits the cache)');
   return {
     trace: r.trace,
