@@ -8,10 +8,8 @@ import type { OpenedModel } from '../node/gguf-file.js';
 import { PlanInputError } from '../shared/plan/plan.js';
 import { givenDiskBandwidth } from './make-plan.js';
 import { loadMachine, runDiskBandwidth } from '../node/load-machine.js';
-import { SettingsError, checkPolicy, validateSampling, type RunSettings } from '../shared/settings/run-settings.js';
-import { routeShapeOf, routeTraceFor } from '../node/route-trace-file.js';
-import { existsSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { SettingsError, checkPolicy, validateSampling } from '../shared/settings/run-settings.js';
+import { checkRoutingSettings } from '../node/route-trace-file.js';
 import type { RunShape } from '../shared/settings/run-shape.js';
 import type { RpcNodeInfo } from '../shared/remote/rpc-endpoint.js';
 import { draftPlanInput } from '../shared/draft/draft-budget.js';
@@ -44,7 +42,7 @@ export type PreparedRun = PreparedLoad;
 export function prepareRun(opened: OpenedModel, f: ParsedArgs['flags'], draft: OpenedModel | null = null, rpcNodes: readonly RpcNodeInfo[] = [], serving = false): PreparedRun {
   const settings = settingsFromFlags(f);
   checkLayerFlags(opened, f);
-  checkRoutingFlags(opened, settings);
+  checkRoutingSettings(opened.view, settings);
   const files = opened.shards.map((x) => x.path);
   const disk = runDiskBandwidth(files[0] as string, givenDiskBandwidth(f));
   const draftInput = draft ? (ctx: number) => draftPlanInput(opened, { path: draft.shards[0]!.path, shards: draft.shards, view: draft.view }, { ctx, max: settings.draftMax }) : undefined;
@@ -57,15 +55,6 @@ export function prepareRun(opened: OpenedModel, f: ParsedArgs['flags'], draft: O
     if (e instanceof PlanInputError) throw new UsageError(e.message);
     throw e;
   }
-}
-
-/** A trace to replay fits the model; routing to write needs a mixture of experts and a folder to write in. */
-function checkRoutingFlags(opened: OpenedModel, s: RunSettings): void {
-  if (s.routingTrace !== null) routeTraceFor(opened.view, s.routingTrace);
-  const out = s.routingTraceOut;
-  if (out === null) return;
-  if (!routeShapeOf(opened.view)) throw new UsageError(`--routing-trace-out ${out}: routing traces are for mixtures of experts; this model has no experts`);
-  if (!existsSync(dirname(out))) throw new UsageError(`--routing-trace-out ${out}: the folder ${dirname(out)} does not exist`);
 }
 
 /** Layers named by --release-layer and --inspect-layer exist in this model. */
