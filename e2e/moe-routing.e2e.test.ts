@@ -3,10 +3,11 @@
 // is refused before load with the CLI's message; the published trace, replayed under an enforced
 // cap that makes the expert cache run, puts on the dashboard the expert cache's reads ÷ Belady's
 // optimum for that routing and cache size (the MoE's floor), the optimum's bytes, the trace, and
-// read-ahead's recall.
+// read-ahead's recall — live, and again from the turn's report saved and opened.
 import { describe, expect, it } from 'vitest';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CHROMIUM, IS_CI, ROOT, chromiumAvailable } from './support/env.js';
+import { CHROMIUM, DOWNLOADS, IS_CI, ROOT, chromiumAvailable } from './support/env.js';
 import { screenshot } from './support/browser.js';
 import { chatOnce, loadAndWait } from './support/ui.js';
 import { servedApp } from './support/app.js';
@@ -47,7 +48,7 @@ describe.runIf(canRun)('routing traces in the app', () => {
     expect(await byId('engine-status').getAttribute('data-status')).toBe('idle');
   }, 300_000);
 
-  it("replays the published trace under a cap: the dashboard shows read ÷ optimal, the optimum's bytes and the trace", async () => {
+  it("replays the published trace under a cap: the dashboard shows read ÷ optimal, the optimum's bytes and the trace, live and from the saved report", async () => {
     await setTrace(GEMMA);
     // 159 MiB of weights, 200 MiB enforced: the experts are served by the expert cache.
     await byId('setting-ram').fill('200M');
@@ -74,5 +75,20 @@ describe.runIf(canRun)('routing traces in the app', () => {
     expect(await byId('routing-wasted').textContent()).toMatch(/B$/);
     await panel.scrollIntoViewIfNeeded();
     await screenshot(app.page, 'moe-routing-dashboard');
+
+    // The turn's report, saved and opened again: the same figures, from residency.routing.
+    await app.page.waitForSelector('[data-testid="export-report"]:not([disabled])', { timeout: 30_000 });
+    const [download] = await Promise.all([app.page.waitForEvent('download'), byId('export-report').click()]);
+    mkdirSync(DOWNLOADS, { recursive: true });
+    const saved = join(DOWNLOADS, 'moe-routing-report.json');
+    await download.saveAs(saved);
+    const routing = (JSON.parse(readFileSync(saved, 'utf8')) as { residency: { routing: { trace: string; read_over_optimal: number } } }).residency.routing;
+    expect(routing.trace).toBe(GEMMA);
+    expect(routing.read_over_optimal.toFixed(2)).toBe(ratio.toFixed(2));
+    await byId('open-report-input').setInputFiles(saved);
+    await byId('report-view').waitFor({ timeout: 30_000 });
+    expect(await byId('routing-panel').getAttribute('data-trace')).toBe(GEMMA);
+    expect(Number(await byId('routing-panel').getAttribute('data-read-over-optimal')).toFixed(2)).toBe(ratio.toFixed(2));
+    expect(await byId('routing-optimum-note').textContent()).toBe("Belady's optimum for this routing and cache size: the MoE's floor");
   }, 600_000);
 });
