@@ -26,6 +26,16 @@ export function synthMoeModel(): string {
   return out;
 }
 
+/** A mixture of experts of the published gemma-4 routing trace's shape: 30 MoE layers of 128 experts, 6 routed a token (~159 MiB). */
+export function synthTraceShapedMoeModel(): string {
+  mkdirSync(CACHE, { recursive: true });
+  const out = join(CACHE, 'e2e-qwen3moe-30x128-top6.gguf');
+  if (existsSync(out)) return out;
+  const r = spawnSync(process.execPath, [CLI, 'synth', '--arch', 'qwen3moe', '--preset', 'tiny', '--layers', '30', '--experts', '128', '--experts-used', '6', '--expert-ff', '64', '--quiet', '--out', out], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`ramforge synth failed (${r.status}): ${r.stderr}`);
+  return out;
+}
+
 /** A base model: the tiny preset with no chat template (tokenizer.chat_template absent), as most base models ship. */
 export function synthBaseModel(): string {
   mkdirSync(CACHE, { recursive: true });

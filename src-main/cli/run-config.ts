@@ -8,11 +8,8 @@ import type { OpenedModel } from '../node/gguf-file.js';
 import { PlanInputError } from '../shared/plan/plan.js';
 import { givenDiskBandwidth } from './make-plan.js';
 import { loadMachine, runDiskBandwidth } from '../node/load-machine.js';
-import { SettingsError, checkPolicy, validateSampling, type RunSettings } from '../shared/settings/run-settings.js';
-import { routeShapeOf, routeTraceFor } from '../node/route-trace-file.js';
-import { existsSync } from 'node:fs';
-import { basename, dirname } from 'node:path';
-import { traceRouting, type TraceRouting } from '../shared/moe/trace-routing.js';
+import { SettingsError, checkPolicy, validateSampling } from '../shared/settings/run-settings.js';
+import { checkRoutingSettings } from '../node/route-trace-file.js';
 import type { RunShape } from '../shared/settings/run-shape.js';
 import type { RpcNodeInfo } from '../shared/remote/rpc-endpoint.js';
 import { draftPlanInput } from '../shared/draft/draft-budget.js';
@@ -45,7 +42,7 @@ export type PreparedRun = PreparedLoad;
 export function prepareRun(opened: OpenedModel, f: ParsedArgs['flags'], draft: OpenedModel | null = null, rpcNodes: readonly RpcNodeInfo[] = [], serving = false): PreparedRun {
   const settings = settingsFromFlags(f);
   checkLayerFlags(opened, f);
-  const routeTrace = checkRoutingFlags(opened, settings);
+  const routeTrace = checkRoutingSettings(opened.view, settings);
   const files = opened.shards.map((x) => x.path);
   const disk = runDiskBandwidth(files[0] as string, givenDiskBandwidth(f));
   const draftInput = draft ? (ctx: number) => draftPlanInput(opened, { path: draft.shards[0]!.path, shards: draft.shards, view: draft.view }, { ctx, max: settings.draftMax }) : undefined;
@@ -58,16 +55,6 @@ export function prepareRun(opened: OpenedModel, f: ParsedArgs['flags'], draft: O
     if (e instanceof PlanInputError) throw new UsageError(e.message);
     throw e;
   }
-}
-
-/** A trace to replay fits the model; routing to write needs a mixture of experts and a folder to write in. */
-function checkRoutingFlags(opened: OpenedModel, s: RunSettings): TraceRouting | null {
-  const trace = s.routingTrace !== null ? traceRouting(basename(s.routingTrace), routeTraceFor(opened.view, s.routingTrace)) : null;
-  const out = s.routingTraceOut;
-  if (out === null) return trace;
-  if (!routeShapeOf(opened.view)) throw new UsageError(`--routing-trace-out ${out}: routing traces are for mixtures of experts; this model has no experts`);
-  if (!existsSync(dirname(out))) throw new UsageError(`--routing-trace-out ${out}: the folder ${dirname(out)} does not exist`);
-  return trace;
 }
 
 /** Layers named by --release-layer and --inspect-layer exist in this model. */

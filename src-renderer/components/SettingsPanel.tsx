@@ -6,6 +6,7 @@ import { useStore } from '../store/index.js';
 import { IntField } from './IntField.js';
 import { DraftSettings } from './DraftSettings.js';
 import { RpcSettings } from './RpcSettings.js';
+import { RoutingSettings } from './RoutingSettings.js';
 import { GpuSettings } from './GpuSettings.js';
 
 const POLICIES: RunSettings['policy'][] = ['auto', ...POLICY_NAMES];
@@ -72,6 +73,7 @@ export function SettingsPanel() {
         {triState('prefault', 'Prefault', 'setting-prefault', 'Prefault the whole mapping at load (auto: only when the model fits)')}
         <DraftSettings />
         <RpcSettings />
+        <RoutingSettings />
         {settingsError && <div className="field wide err-text">{settingsError}</div>}
       </div>
       <LoadControls />

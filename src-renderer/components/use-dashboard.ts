@@ -17,9 +17,10 @@ export function useDashboardData(): { data: DashboardData; report: OpenReport | 
   const ticks = useStore((s) => s.cgroupTicks);
   const last = useStore((s) => s.lastReport);
   const engine = useStore((s) => s.engine);
+  const routing = useStore((s) => s.routing);
   const data = useMemo(
-    () => (selected ? reportDashboard(selected.info) : liveDashboard(plan, samples, ticks, last?.info ?? null, engine)),
-    [selected, plan, samples, ticks, last, engine],
+    () => (selected ? reportDashboard(selected.info) : liveDashboard(plan, samples, ticks, last?.info ?? null, engine, routing)),
+    [selected, plan, samples, ticks, last, engine, routing],
   );
   return { data, report: selected ?? last };
 }

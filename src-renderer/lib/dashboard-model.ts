@@ -7,6 +7,8 @@ import { eventsOf } from './sample-model.js';
 import { normalizeSchedule, type ScheduleInfo, type StreamCounters } from './schedule-model.js';
 import { figuresFromSamples, firstKnown, UNKNOWN, type Fig, type StreamFigures } from './stream-figures.js';
 import { cgroupSeries, type CgroupPoint, type CgroupTick } from './series.js';
+import { liveRouting, type RoutingView } from './routing-model.js';
+import type { RoutingResult } from '../../src-main/shared/worker-protocol.js';
 
 export interface DashboardLayer {
   index: number;
@@ -30,6 +32,8 @@ export interface DashboardData {
   figures: StreamFigures;
   schedule: ScheduleInfo | null;
   counters: StreamCounters | null;
+  /** A mixture of experts: its expert reads against Belady's optimum, the trace, read-ahead (null: none). */
+  routing: RoutingView | null;
   predictedBytesPerToken: number | null;
   /** The storage rate the plan assumed, to read the measured rate against. */
   diskBytesPerS: number | null;
@@ -68,6 +72,7 @@ export function liveDashboard(
   ticks: readonly CgroupTick[],
   report: ReportInfo | null,
   engine: EngineState,
+  routing: RoutingResult | null = null,
 ): DashboardData {
   const layers: DashboardLayer[] = plan?.layers.length ? plan.layers : report?.layers.length ? report.layers : layersFromSamples(samples);
   return {
@@ -82,6 +87,8 @@ export function liveDashboard(
     figures: liveFigures(samples, plan, report),
     schedule: normalizeSchedule(engine.model?.schedule) ?? report?.schedule ?? null,
     counters: report?.counters ?? null,
+    // This load's own routing and samples first; after a restart, what the last report kept.
+    routing: liveRouting(routing, samples, engine.model?.schedule ?? null, engine.settings?.routingTrace ?? null) ?? report?.routing ?? null,
     predictedBytesPerToken: plan?.bytesPerToken ?? null,
     diskBytesPerS: plan?.diskBytesPerS ?? null,
     oom: engine.lastExit?.reason === 'oom' || report?.status === 'oom',
@@ -102,6 +109,7 @@ export function reportDashboard(r: ReportInfo): DashboardData {
     figures: r.figures,
     schedule: r.schedule,
     counters: r.counters,
+    routing: r.routing,
     predictedBytesPerToken: null,
     diskBytesPerS: r.plannedDiskBytesPerS,
     oom: r.status === 'oom',

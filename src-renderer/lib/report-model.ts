@@ -8,6 +8,7 @@ import { normalizeEvent, normalizeSample } from './sample-model.js';
 import { normalizeSchedule, streamCounters, type ScheduleInfo, type StreamCounters } from './schedule-model.js';
 import { figuresFromReport, type StreamFigures } from './stream-figures.js';
 import { normalizeTrace, type TraceInfo } from './trace-model.js';
+import { routingFromReport, type RoutingView } from './routing-model.js';
 
 export interface LedgerRow {
   category: string;
@@ -80,6 +81,8 @@ export interface ReportInfo {
   /** The streaming split the worker executed (stream policy), else null. */
   schedule: ScheduleInfo | null;
   counters: StreamCounters | null;
+  /** A mixture of experts: the expert reads against Belady's optimum, the trace replayed, read-ahead. */
+  routing: RoutingView | null;
   shape: RunShapeInfo;
   /** The storage rate the run's plan assumed. */
   plannedDiskBytesPerS: number | null;
@@ -189,6 +192,7 @@ export function normalizeReport(raw: unknown): ReportInfo {
     figures: figuresFromReport(residency, timeline),
     schedule: normalizeSchedule(field(residency, 'schedule')),
     counters: streamCounters(field(residency, 'counters')),
+    routing: routingFromReport(residency),
     plannedDiskBytesPerS: num(obj(field(raw, 'plan'), 'input'), 'diskBandwidthBytesPerS'),
     shape: {
       ctx: num(config, 'ctx'),

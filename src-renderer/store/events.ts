@@ -30,6 +30,7 @@ export function handleEvent(s: Store, e: ApiEvent, tokens = 1, passes?: PassCoun
     case 'generation-done':
       s.onGenerationDone(e.requestId, e.result);
       s.onSpecDone(e.requestId, e.result);
+      if (e.result.routing) s.setRouting(e.result.routing);
       void s.fetchLastReport();
       break;
     case 'generation-error':

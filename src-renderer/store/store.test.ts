@@ -185,6 +185,17 @@ describe('events, reports and telemetry', () => {
     expect((api as FakeApi).exportReport).toHaveBeenCalledWith({ schema_version: 1, model: { name: 'm' } });
   });
 
+  it("keeps the routing summary a generation brings (a mixture of experts'), until the next load", async () => {
+    const routing = { trace: '/t/a.csv', recordedTo: null, replacedSelections: 3, promptWraps: 0, decodeWraps: 0, droppedIds: 0, forgottenRequests: 0, optimum: null };
+    (api as FakeApi).emit({ type: 'generation-done', requestId: 'x', result: { ...result(''), routing }, reportId: null });
+    expect(useStore.getState().routing).toEqual(routing);
+    // A generation without one (a dense model) leaves it; a new load starts over.
+    (api as FakeApi).emit({ type: 'generation-done', requestId: 'y', result: result(''), reportId: null });
+    expect(useStore.getState().routing).toEqual(routing);
+    await useStore.getState().loadModel('/m.gguf');
+    expect(useStore.getState().routing).toBeNull();
+  });
+
   it('opens a report file and rejects one that is not JSON', async () => {
     const r = await useStore.getState().openReportFile(new File([JSON.stringify({ schema_version: 1, outcome: { status: 'ok', exit_code: 0 } })], 'r.json'));
     expect(r?.info.status).toBe('ok');

@@ -4,7 +4,7 @@
 // start drops. The app runs it as a child process, so an untrusted header is parsed here and
 // never in the app's main process. What cannot run (a bad file, settings out of bounds, a shape
 // larger than the machine, an enforced cap below the minimum) is exit 2 with the reason, before
-// any worker starts.
+// any worker starts; so is a routing trace of another shape than the model's.
 import { typedFlags, type CommandSpec, type FlagSpec } from '../args.js';
 import { EXIT, UsageError } from '../../shared/errors.js';
 import { openModelInput } from '../model-input.js';
@@ -16,6 +16,10 @@ import { draftPlanInput } from '../../shared/draft/draft-budget.js';
 import { openDraftModel } from '../draft-input.js';
 import { formatBytes } from '../../shared/size.js';
 import { askRpcNodes } from '../rpc-nodes.js';
+import { checkRoutingSettings, type RoutingNames } from '../../node/route-trace-file.js';
+
+/** The app's settings form's names for the routing fields (the CLI's messages name its flags). */
+const APP_ROUTING_NAMES: RoutingNames = { trace: 'routing trace', out: 'routing output' };
 
 const PREPARE_FLAGS = [
   { name: 'settings', type: 'string', valueName: 'JSON', description: 'run settings (src-main/shared/settings/run-settings.ts; fields left out keep their defaults)' },
@@ -34,13 +38,15 @@ export const command: CommandSpec = {
     const settings = parseSettings(typedFlags(args.flags, PREPARE_FLAGS).settings);
     const opened = await openModelInput(modelPath);
     const files = opened.shards.map((s) => s.path);
+    // A trace of another shape is refused here, with the CLI's words, before any worker starts.
+    const routeTrace = checkRoutingSettings(opened.view, settings, APP_ROUTING_NAMES);
     const draft = settings.draft === null ? null : await openDraftModel(opened, settings.draft, 'draft');
     const draftInput = draft ? (ctx: number) => draftPlanInput(opened, { path: draft.shards[0]!.path, shards: draft.shards, view: draft.view }, { ctx, max: settings.draftMax }) : undefined;
     // The RPC nodes the settings name are asked what they hold, as `run --rpc` asks them.
     const rpcNodes = await askRpcNodes(settings.rpc);
     let prepared: ReturnType<typeof prepareLoad>;
     try {
-      prepared = prepareLoad({ modelPath, view: opened.view, settings, machine: { ...loadMachine(files, runDiskBandwidth(files[0] as string, null), undefined, { gpus: true }), rpcNodes }, ...(draftInput ? { draft: draftInput } : {}), serving: true });
+      prepared = prepareLoad({ modelPath, view: opened.view, settings, machine: { ...loadMachine(files, runDiskBandwidth(files[0] as string, null), undefined, { gpus: true }), rpcNodes, routeTrace }, ...(draftInput ? { draft: draftInput } : {}), serving: true });
     } catch (e) {
       if (e instanceof BelowMinimumError) throw new UsageError(belowMinimumText(e));
       if (e instanceof SettingsError || e instanceof PlanInputError) throw new UsageError(e.message);

@@ -1,7 +1,8 @@
 // Live memory dashboard (or a saved report's): residency heatmap, eviction/prefetch
 // timeline, the stream schedule and how decode ran under the cap (limit hits, locked-weight
-// residency, read rate, bytes per token against the floor), cgroup usage, tok/s, speculative
-// decoding and the API server's load (live only), ledger.
+// residency, read rate, bytes per token against the floor), a mixture of experts' expert reads
+// against Belady's optimum (its floor), cgroup usage, tok/s, speculative decoding and the API
+// server's load (live only), ledger.
 import { useMemo } from 'react';
 import { formatBytes, formatBytesPerTok, formatCount, formatMs, formatPct, formatRate, formatTokS } from '../../lib/format.js';
 import { bytesPerTokenSeries, peakOf, tokSSeries } from '../../lib/series.js';
@@ -28,6 +29,8 @@ import { useDashboardData } from '../use-dashboard.js';
 import { ReportSummary } from './ReportSummary.js';
 import { SchedulePanel } from './SchedulePanel.js';
 import { NetworkPanel } from '../NetworkPanel.js';
+import { RoutingPanel } from '../RoutingPanel.js';
+import { OPTIMUM_NOTE } from '../../lib/routing-model.js';
 import { networkView } from '../../lib/network-model.js';
 import { useStore } from '../../store/index.js';
 
@@ -64,6 +67,9 @@ export function DashboardView() {
         <Kpi label="read / token" value={formatBytesPerTok(measured)} />
         <Kpi label="floor / token" value={formatBytesPerTok(f.floor.value)} title={note(f.floor.note)} testId="kpi-floor" />
         <Kpi label="read / floor" value={overFloor === null ? '—' : `${overFloor.toFixed(2)}×`} title="bytes read per token over the floor: 1× is the best any schedule can do" testId="kpi-read-over-floor" />
+        {data.routing?.readOverOptimal != null && (
+          <Kpi label="read / optimal" value={`${data.routing.readOverOptimal.toFixed(2)}×`} title={`expert reads over ${OPTIMUM_NOTE}`} testId="kpi-read-over-optimal" />
+        )}
         <Kpi label="read rate" value={formatRate(f.readRate.value)} title={note(f.readRate.note)} testId="kpi-read-rate" />
         <Kpi label="limit hits" value={formatCount(f.limitHits.value)} title={`during decode: ${f.limitHits.note ?? 'unknown'}`} testId="kpi-limit-hits" />
         <Kpi label="locked min" value={formatPct(f.pinnedResidentMin.value, 1)} title={`lowest resident share of the locked weights during decode: ${f.pinnedResidentMin.note ?? 'unknown'}`} testId="kpi-pinned-min" />
@@ -95,6 +101,7 @@ export function DashboardView() {
           </div>
         </div>
       )}
+      {data.routing && <RoutingPanel view={data.routing} live={live} />}
       <div className="panel">
         <h4>Prefetch / eviction timeline</h4>
         <EventTimeline events={data.events} />

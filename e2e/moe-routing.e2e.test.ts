@@ -1,0 +1,94 @@
+// Routing traces in the app: a synthetic mixture of experts of the published gemma-4 trace's
+// shape (30 MoE layers × 128 experts, 6 a token). A trace of another shape typed in the settings
+// is refused before load with the CLI's message; the published trace, replayed under an enforced
+// cap that makes the expert cache run, puts on the dashboard the expert cache's reads ÷ Belady's
+// optimum for that routing and cache size (the MoE's floor), the optimum's bytes, the trace, and
+// read-ahead's recall — live, and again from the turn's report saved and opened.
+import { describe, expect, it } from 'vitest';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CHROMIUM, DOWNLOADS, IS_CI, ROOT, chromiumAvailable } from './support/env.js';
+import { screenshot } from './support/browser.js';
+import { chatOnce, loadAndWait } from './support/ui.js';
+import { servedApp } from './support/app.js';
+import { startServe } from './support/serve.js';
+import { synthTraceShapedMoeModel } from './support/models.js';
+import { detectCgroup } from '../src-main/supervisor/index.js';
+
+const TRACES = join(ROOT, 'resources', 'traces');
+const GEMMA = join(TRACES, 'gemma-4-26b-a4b.route.csv');
+const OSS = join(TRACES, 'gpt-oss-120b-k2.route.csv');
+
+const haveChromium = chromiumAvailable();
+const cgroup = detectCgroup();
+const canRun = (haveChromium && cgroup.usable) || IS_CI;
+if (!canRun) {
+  process.stdout.write(`moe-routing e2e: SKIPPED — ${!haveChromium ? `${CHROMIUM} is not installed` : `no memory cgroup can be made here (${cgroup.usable ? '' : cgroup.reason})`}; with CI=true this fails instead\n`);
+}
+
+describe.runIf(canRun)('routing traces in the app', () => {
+  const app = servedApp(() => {
+    if (!cgroup.usable) throw new Error(`CI=true but no memory cgroup can be made: ${cgroup.reason}`);
+    return startServe();
+  });
+  const byId = (id: string) => app.page.getByTestId(id);
+  const setTrace = async (path: string) => {
+    await byId('setting-routing-trace').fill(path);
+    await byId('setting-routing-trace').press('Enter');
+  };
+
+  it("refuses a trace of another shape before load, with the CLI's message", async () => {
+    await byId('file-input').setInputFiles(synthTraceShapedMoeModel());
+    await byId('model-name').waitFor({ timeout: 180_000 });
+    await setTrace(OSS);
+    await byId('load-model').click();
+    const err = byId('load-error');
+    await err.waitFor({ timeout: 60_000 });
+    expect(await err.textContent()).toBe(`routing trace ${OSS}: the routing trace is for 36 MoE layers × 128 experts, 2 per token; the model has 30 MoE layers × 128 experts, 6 per token`);
+    expect(await byId('engine-status').getAttribute('data-status')).toBe('idle');
+  }, 300_000);
+
+  it("replays the published trace under a cap: the dashboard shows read ÷ optimal, the optimum's bytes and the trace, live and from the saved report", async () => {
+    await setTrace(GEMMA);
+    // 159 MiB of weights, 200 MiB enforced: the experts are served by the expert cache.
+    await byId('setting-ram').fill('200M');
+    await byId('setting-enforce').check();
+    await byId('setting-policy').selectOption('stream');
+    await loadAndWait(app.page);
+    await chatOnce(app.page, 12);
+
+    await byId('nav-dashboard').click();
+    const panel = byId('routing-panel');
+    await app.page.waitForSelector('[data-testid="routing-panel"]:not([data-read-over-optimal=""])', { timeout: 60_000 });
+    expect(await panel.getAttribute('data-trace')).toBe(GEMMA);
+    const ratio = Number(await panel.getAttribute('data-read-over-optimal'));
+    // Belady's optimum is a floor: no cache of the same size reads less; read-ahead, which stops
+    // itself on routing it cannot predict, keeps the cache near it.
+    expect(ratio).toBeGreaterThanOrEqual(1);
+    expect(ratio).toBeLessThanOrEqual(1.25);
+    expect(await byId('routing-read-over-optimal').textContent()).toBe(`${ratio.toFixed(2)}×`);
+    expect(await byId('kpi-read-over-optimal').textContent()).toBe(`${ratio.toFixed(2)}×`);
+    expect(await byId('routing-optimal-bytes').textContent()).toMatch(/^\d+(\.\d)? (KiB|MiB)$/);
+    expect(await byId('routing-optimum-note').textContent()).toBe("Belady's optimum for this routing and cache size: the MoE's floor");
+    expect(await byId('routing-trace').textContent()).toMatch(/^Routing: replayed from gemma-4-26b-a4b\.route\.csv \(\d+ token × layer selections\)/);
+    expect(await byId('routing-recall').textContent()).toMatch(/%$/);
+    expect(await byId('routing-wasted').textContent()).toMatch(/B$/);
+    await panel.scrollIntoViewIfNeeded();
+    await screenshot(app.page, 'moe-routing-dashboard');
+
+    // The turn's report, saved and opened again: the same figures, from residency.routing.
+    await app.page.waitForSelector('[data-testid="export-report"]:not([disabled])', { timeout: 30_000 });
+    const [download] = await Promise.all([app.page.waitForEvent('download'), byId('export-report').click()]);
+    mkdirSync(DOWNLOADS, { recursive: true });
+    const saved = join(DOWNLOADS, 'moe-routing-report.json');
+    await download.saveAs(saved);
+    const routing = (JSON.parse(readFileSync(saved, 'utf8')) as { residency: { routing: { trace: string; read_over_optimal: number } } }).residency.routing;
+    expect(routing.trace).toBe(GEMMA);
+    expect(routing.read_over_optimal.toFixed(2)).toBe(ratio.toFixed(2));
+    await byId('open-report-input').setInputFiles(saved);
+    await byId('report-view').waitFor({ timeout: 30_000 });
+    expect(await byId('routing-panel').getAttribute('data-trace')).toBe(GEMMA);
+    expect(Number(await byId('routing-panel').getAttribute('data-read-over-optimal')).toFixed(2)).toBe(ratio.toFixed(2));
+    expect(await byId('routing-optimum-note').textContent()).toBe("Belady's optimum for this routing and cache size: the MoE's floor");
+  }, 600_000);
+});
