@@ -76,6 +76,7 @@ void Context::Init(Napi::Env env, Napi::Object exports) {
                                       InstanceMethod("serveInfo", &Context::ServeInfo),
                                       InstanceMethod("traceTake", &Context::TraceTake),
                                       InstanceMethod("routingTake", &Context::RoutingTake),
+                                      InstanceMethod("routingActive", &Context::RoutingActive),
                                       InstanceMethod("free", &Context::Free),
                                   });
   constructor_ = Napi::Persistent(fn);

@@ -61,6 +61,7 @@ class Context : public Napi::ObjectWrap<Context> {
   Napi::Value TraceArm(const Napi::CallbackInfo& info);
   Napi::Value TraceTake(const Napi::CallbackInfo& info);
   Napi::Value RoutingTake(const Napi::CallbackInfo& info);
+  Napi::Value RoutingActive(const Napi::CallbackInfo& info);
   bool CheckResidency(Napi::Env env);
   Napi::Value Free(const Napi::CallbackInfo& info);
   bool CheckUsable(Napi::Env env);

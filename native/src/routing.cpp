@@ -79,6 +79,7 @@ void RouteTap::OnDecodeStart(int n_tokens, int phase) {
 }
 
 bool RouteTap::Ask(const ggml_tensor* t) const {
+  if (!active_.load()) return false;
   if (HasPrefix(t->name, kTopk)) return true;
   if (cfg_.record_weights)
     for (const char* w : kWeights)
@@ -93,6 +94,7 @@ int RouteTap::MoeIndex(const ggml_tensor* t, const char* prefix) const {
 }
 
 void RouteTap::Computed(ggml_tensor* t) {
+  if (!active_.load()) return;
   int mi = MoeIndex(t, kTopk);
   if (mi >= 0) {
     if (t->type == GGML_TYPE_I32 && t->ne[0] == cfg_.used) OnSelection(t, mi);

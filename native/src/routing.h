@@ -10,6 +10,7 @@
 // prompt's last layer is computed for its output tokens only (llama.cpp prunes the rest before
 // it): a selection with fewer columns than the micro-batch has tokens holds its last tokens.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -57,6 +58,9 @@ class RouteTap {
   // A llama_decode of n tokens starts; phase 0 prompt, 1 decode (-1: decode when n == 1).
   void OnDecodeStart(int n_tokens, int phase);
   bool Ask(const ggml_tensor* t) const;
+  // Off: the tap asks for nothing (no graph split of its own) and records nothing. A run that
+  // kept the routing only for the optimum turns it off when no expert cache runs after all.
+  void SetActive(bool on) { active_.store(on); }
   // After a node the tap asked for: replace (replay) and record. Must run before the expert
   // cache sees the selection.
   void Computed(ggml_tensor* t);
@@ -69,6 +73,7 @@ class RouteTap {
   const int32_t* TraceRow(int phase, int64_t step, int mi);
 
   RouteConfig cfg_;
+  std::atomic<bool> active_{true};
   std::unordered_map<int, int> moe_index_;  // model layer -> index in moe_layers
   std::mutex mu_;
   int turn_ = -1;

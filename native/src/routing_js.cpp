@@ -79,6 +79,12 @@ std::unique_ptr<Residency> MakeResidency(const Napi::Object& opts, bool* callbac
   return residency;
 }
 
+Napi::Value Context::RoutingActive(const Napi::CallbackInfo& info) {
+  RouteTap* tap = residency_ ? residency_->routing() : nullptr;
+  if (tap && info.Length() > 0) tap->SetActive(info[0].ToBoolean().Value());
+  return info.Env().Undefined();
+}
+
 Napi::Value Context::RoutingTake(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   RouteTap* tap = residency_ ? residency_->routing() : nullptr;

@@ -276,6 +276,8 @@ export interface NativeContext {
   traceTake(): NativeTrace;
   /** What the routing tap recorded since the last take (null: no tap). */
   routingTake(): NativeRouting | null;
+  /** Turns the routing tap on or off (off: it asks for no node and records nothing). */
+  routingActive(on: boolean): void;
   free(): void;
 }
 

@@ -75,7 +75,8 @@ export class Engine {
     addon.trimHeap();
     await this.startResidency(model, ctx, files, ni, params, draft);
     if (routing) routing.slotsPerLayer = this.residency?.schedule?.expertCache?.slotsPerLayer ?? null;
-    this.routing = routing;
+    if (routing && !routing.needed()) ctx.routingActive(false);
+    this.routing = routing?.needed() ? routing : null;
     return this.info;
   }
 

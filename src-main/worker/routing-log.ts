@@ -95,6 +95,15 @@ export class RoutingLog {
     return new RoutingLog(shape, trace, r);
   }
 
+  /**
+   * Whether the tap must stay on once the expert cache is sized: a trace to replay or a file to
+   * write always, the optimum only beside an expert cache (else the tap would split the graph at
+   * every router for nothing).
+   */
+  needed(): boolean {
+    return this.params.trace !== undefined || this.params.out !== undefined || this.slotsPerLayer !== null;
+  }
+
   /** createContext's `routing` option. */
   nativeOption(): NonNullable<NativeContextOptions['routing']> {
     const t = this.trace;
