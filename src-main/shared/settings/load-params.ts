@@ -48,6 +48,17 @@ export function comparisonRepack(policies: readonly PolicyName[], repack: boolea
   return policies.every((p) => repackFor(p, repack, verdict));
 }
 
+/**
+ * Whether the context gets the scheduler's eval callback. It splits the graph wherever it asks
+ * (each split a barrier of the compute threads), so only what needs it has it: the stream
+ * schedule when weights stream, reuse-aware's profile, the graph trace. A stream run whose plan
+ * fits (an MoE whose every expert is held) runs without it, as off does.
+ */
+export function layerCallbackFor(params: LoadParams): boolean {
+  const streams = params.policy === 'stream' && (params.stream?.tensors.length ?? 0) > 0;
+  return params.graphTrace !== undefined || params.policy === 'reuse-aware' || streams;
+}
+
 export function toLoadParams(i: LoadInput): LoadParams {
   const s = i.settings;
   const policy = i.policy ?? resolvePolicy(s.policy, i.plan);
