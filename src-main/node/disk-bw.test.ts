@@ -84,4 +84,27 @@ describe('disk bandwidth', () => {
     expect(Math.max(...seen.map((x) => x.offset))).toBeGreaterThan(16 * 1024 ** 3);
     expect(cachedDiskBandwidth(f)?.bytesPerS).toBe(1.4e9);
   });
+
+  it('each model file is measured on its own bytes (a small file the host caches reads faster than a large one on the same device); an unmeasured file takes the figure of its device’s largest measured file, named', async () => {
+    await rm(diskBwCachePath(), { force: true });
+    const make = async (name: string, bytes: number) => {
+      const f = join(dir, name);
+      const fh = await open(f, 'w');
+      await fh.truncate(bytes);
+      await fh.close();
+      return f;
+    };
+    const small = await make('small-model.bin', 800 * 1024 ** 2);
+    const large = await make('large-model.bin', 17 * 1024 ** 3);
+    const other = await make('other-model.bin', 2 * 1024 ** 3);
+    const rate = (bytesPerS: number) => async (_: string, regions: readonly ProbeRegion[]) => ({ bytesPerS, bytesRead: 1, seconds: 1, direct: true, regions: regions.length });
+    expect((await diskBandwidthFor(small, rate(6e9))).bytesPerS).toBe(6e9);
+    expect((await diskBandwidthFor(large, rate(1.4e9))).bytesPerS).toBe(1.4e9);
+    expect(cachedDiskBandwidth(small)?.bytesPerS).toBe(6e9);
+    expect(cachedDiskBandwidth(large)?.bytesPerS).toBe(1.4e9);
+    const fallback = cachedDiskBandwidth(other);
+    expect(fallback?.bytesPerS).toBe(1.4e9);
+    expect(fallback?.source).toContain(large);
+  });
 });
+

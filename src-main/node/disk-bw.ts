@@ -25,8 +25,16 @@ export interface DiskBandwidth {
 
 interface CacheFile {
   schemaVersion: 1;
+  /**
+   * Keyed by the file measured (`dev:ino:size:mtime`): the same storage serves a small or
+   * recently read file from the host's cache and a large one at the device's rate, so each model
+   * is measured on its own bytes. (Entries of the earlier probe are keyed by device alone.)
+   */
   devices: Record<string, Measurement & { file: string; measuredAt: string; method?: string }>;
 }
+
+type Stat = { dev: number; ino: number; size: number; mtimeMs: number };
+const fileKey = (st: Stat): string => `${st.dev}:${st.ino}:${st.size}:${Math.floor(st.mtimeMs)}`;
 
 export function diskBwCachePath(): string {
   return join(cacheRoot(), 'disk-bw.json');
@@ -62,30 +70,38 @@ async function readCache(): Promise<CacheFile> {
   return { schemaVersion: 1, devices: {} };
 }
 
-/** The cached bandwidth of the device holding `file`, or null when it was never measured. */
+/**
+ * The cached read rate of `file`, else the one measured on the largest other file of its device
+ * (the sustained rate, not the host cache's; the source names the file), or null.
+ */
 export function cachedDiskBandwidth(file: string): DiskBandwidth | null {
   try {
-    const dev = String(statSync(file).dev);
+    const st = statSync(file);
     const c = JSON.parse(readFileSync(diskBwCachePath(), 'utf8')) as CacheFile;
-    const hit = c?.schemaVersion === 1 ? c.devices?.[dev] : undefined;
-    return current(hit) ? { bytesPerS: hit.bytesPerS, source: `measured ${hit.measuredAt.slice(0, 10)} with ${describe(hit, hit.file)}, cached` } : null;
+    if (c?.schemaVersion !== 1 || typeof c.devices !== 'object') return null;
+    const own = c.devices[fileKey(st)];
+    const sizeOf = (k: string) => Number(k.split(':')[2] ?? 0);
+    const sameDevice = Object.entries(c.devices).filter(([k, v]) => k.startsWith(`${st.dev}:`) && current(v));
+    const hit = current(own) ? own : sameDevice.sort(([a], [b]) => sizeOf(b) - sizeOf(a)).map(([, v]) => v)[0];
+    return hit ? { bytesPerS: hit.bytesPerS, source: `measured ${hit.measuredAt.slice(0, 10)} with ${describe(hit, hit.file)}, cached` } : null;
   } catch {
     return null;
   }
 }
 
-/** The cached bandwidth of the device holding `file`, measuring (and caching) it if needed. */
+/** The cached read rate of `file` itself, measuring (and caching) it if needed. */
 export async function diskBandwidthFor(file: string, measure: Measure): Promise<DiskBandwidth> {
-  const dev = String((await stat(file)).dev);
+  const st = await stat(file);
+  const key = fileKey(st);
   const cache = await readCache();
-  const hit = cache.devices[dev];
+  const hit = cache.devices[key];
   if (current(hit)) return { bytesPerS: hit.bytesPerS, source: `measured ${hit.measuredAt.slice(0, 10)} with ${describe(hit, hit.file)}, cached` };
-  const size = (await stat(file)).size;
+  const size = st.size;
   if (size < MIN_CACHEABLE_BYTES) {
     return { bytesPerS: ASSUMED_BYTES_PER_S, source: `assumed ${ASSUMED_BYTES_PER_S / 1e9} GB/s: ${file} is too small to measure the device on (pass --disk-bw)` };
   }
   const m = await measure(file, probeRegions(size));
-  cache.devices[dev] = { ...m, file, measuredAt: new Date().toISOString(), method: PROBE_METHOD };
+  cache.devices[key] = { ...m, file, measuredAt: new Date().toISOString(), method: PROBE_METHOD };
   const path = diskBwCachePath();
   await mkdir(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;
