@@ -1,5 +1,5 @@
-// measureRead(path, {bytes, chunkBytes, threads}) -> Promise<{bytes, seconds, direct}>: how fast
-// the device holding a file reads, measured the way the stream schedule reads (direct I/O,
+// measureRead(path, {bytes, chunkBytes, threads, offset}) -> Promise<{bytes, seconds, direct}>: how
+// fast the device holding a file reads (`bytes` from `offset`, a multiple of 2 MiB), measured the way the stream schedule reads (direct I/O,
 // several requests in flight, into 2 MiB pages) so the page cache cannot flatter it. Where the
 // file system refuses O_DIRECT, the file's pages are dropped from the cache first and it is read
 // through the cache (still a cold read). Runs on a pool thread.
@@ -25,8 +25,8 @@ constexpr size_t kHuge = 2u << 20;
 
 class ProbeWorker : public Napi::AsyncWorker {
  public:
-  ProbeWorker(Napi::Env env, std::string path, size_t bytes, size_t chunk, int threads)
-      : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), path_(std::move(path)), bytes_(bytes), chunk_(chunk), threads_(threads) {}
+  ProbeWorker(Napi::Env env, std::string path, size_t bytes, size_t chunk, int threads, size_t offset)
+      : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), path_(std::move(path)), bytes_(bytes), chunk_(chunk), threads_(threads), offset_(offset) {}
   Napi::Promise Promise() { return deferred_.Promise(); }
 
   void Execute() override {
@@ -36,7 +36,8 @@ class ProbeWorker : public Napi::AsyncWorker {
     if (fd < 0) return SetError("cannot open " + path_ + ": " + std::strerror(errno));
     struct stat st;
     fstat(fd, &st);
-    size_t total = std::min(bytes_, static_cast<size_t>(st.st_size) & ~(kHuge - 1));
+    size_t end = static_cast<size_t>(st.st_size) & ~(kHuge - 1);
+    size_t total = offset_ < end ? std::min(bytes_, end - offset_) : 0;
     if (total < chunk_) {
       close(fd);
       return SetError("the file is too small to measure (" + std::to_string(st.st_size) + " bytes)");
@@ -61,7 +62,7 @@ class ProbeWorker : public Napi::AsyncWorker {
         for (;;) {
           size_t off = next.fetch_add(chunk_);
           if (off >= total) return;
-          ssize_t r = pread(fd, b, std::min(chunk_, total - off), static_cast<off_t>(off));
+          ssize_t r = pread(fd, b, std::min(chunk_, total - off), static_cast<off_t>(offset_ + off));
           if (r < 0 && errno == EINTR) continue;
           if (r <= 0) {
             err = r < 0 ? errno : EIO;
@@ -93,6 +94,7 @@ class ProbeWorker : public Napi::AsyncWorker {
   std::string path_;
   size_t bytes_, chunk_;
   int threads_;
+  size_t offset_;
   bool direct_ = false;
   size_t read_ = 0;
   double seconds_ = 0;
@@ -112,12 +114,14 @@ Napi::Value MeasureRead(const Napi::CallbackInfo& info) {
   }
   Napi::Object o = info.Length() > 1 && info[1].IsObject() ? info[1].As<Napi::Object>() : Napi::Object::New(env);
   double bytes = Num(o, "bytes", 512.0 * 1024 * 1024), chunk = Num(o, "chunkBytes", 4.0 * 1024 * 1024), threads = Num(o, "threads", 4);
+  double offset = Num(o, "offset", 0);
   if (!(bytes >= kHuge && bytes <= 64.0 * 1024 * 1024 * 1024) || !(chunk >= 4096 && chunk <= 64.0 * 1024 * 1024) ||
-      static_cast<size_t>(chunk) % 4096 != 0 || !(threads >= 1 && threads <= 16)) {
-    ThrowError(env, "BAD_ARGUMENT", "measureRead: bytes 2 MiB..64 GiB, chunkBytes a multiple of 4 KiB up to 64 MiB, threads 1..16");
+      static_cast<size_t>(chunk) % 4096 != 0 || !(threads >= 1 && threads <= 16) || !(offset >= 0 && offset <= 1099511627776.0) ||
+      static_cast<size_t>(offset) % kHuge != 0) {
+    ThrowError(env, "BAD_ARGUMENT", "measureRead: bytes 2 MiB..64 GiB, chunkBytes a multiple of 4 KiB up to 64 MiB, threads 1..16, offset a multiple of 2 MiB");
     return env.Undefined();
   }
-  auto* w = new ProbeWorker(env, info[0].As<Napi::String>().Utf8Value(), static_cast<size_t>(bytes), static_cast<size_t>(chunk), static_cast<int>(threads));
+  auto* w = new ProbeWorker(env, info[0].As<Napi::String>().Utf8Value(), static_cast<size_t>(bytes), static_cast<size_t>(chunk), static_cast<int>(threads), static_cast<size_t>(offset));
   Napi::Promise p = w->Promise();
   w->Queue();
   return p;

@@ -71,6 +71,10 @@ bool StreamSchedule::Ask(ggml_tensor* t) {
   int us[GGML_MAX_SRC];
   int n = UnitsOf(t, us, GGML_MAX_SRC);
   if (n == 0) {
+    // Nothing streams (an MoE whose expert cache serves the experts, the dense part locked):
+    // no wait can come, so no node needs to be a split point; each split costs a barrier of
+    // the compute threads.
+    if (units_.empty()) return false;
     for (int i = 0; i < GGML_MAX_SRC; i++)
       if (t->src[i] && weights_.count(t->src[i])) return true;
     return false;

@@ -6,6 +6,7 @@ import { AppService } from './service.js';
 import { FakeHost, fakePrepare, fakeReport, waitUntil } from './fake-host.test-util.js';
 import { defaultSettings } from './settings.js';
 import type { ApiEvent } from '../shared/api.js';
+import type { LoadParams } from '../shared/worker-protocol.js';
 import { DEFAULT_SAMPLING } from '../shared/settings/run-settings.js';
 
 let dir: string;
@@ -215,6 +216,26 @@ describe('AppService', () => {
     expect(reports.map((r) => (r as { policy: string }).policy)).toEqual(['off', 'stream']);
     expect(hosts.length).toBe(2);
     expect(events.filter((e) => e.type === 'token' && e.requestId === 'c:stream').length).toBe(4);
+  });
+
+  it('compares off and stream on a model its plan says fits: both loads repacked (stream streams nothing), as bench does; out of core, neither', async () => {
+    for (const [tiers, repack] of [[['pinned'], true], [['pinned', 'streamed'], false]] as const) {
+      const loads: LoadParams[][] = [];
+      const svc2 = new AppService({
+        dataDir: dir,
+        hostFactory: async (o) => {
+          const h = new FakeHost(o);
+          loads.push(h.loads);
+          return h;
+        },
+        planModel: async () => fakePlan([...tiers]),
+        prepareModel: fakePrepare(fakePlan([...tiers])),
+        buildReport: fakeReport,
+      });
+      await svc2.comparePolicies('c', '/m/a.gguf', { ...defaultSettings(), ramBytes: 300 * 2 ** 20 }, ['off', 'stream'], 'Once', 2);
+      expect(loads.map((l) => [l[0]?.policy, l[0]?.repack])).toEqual([['off', repack], ['stream', repack]]);
+      await svc2.close();
+    }
   });
 
   it('rejects bad arguments before touching the worker', async () => {

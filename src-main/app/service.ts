@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { ApiEvent, Conversation, EngineState, ModelRef, RamforgeHostApi, RecoveryReport, RunSettings } from '../shared/api.js';
 import type { GenerateParams, GenerationResult, ModelInfo, WorkerExit } from '../shared/worker-protocol.js';
-import { comparePolicies } from './compare-policies.js';
+import { comparePolicies, verdictOf } from './compare-policies.js';
 import { ConversationStore } from './conversations.js';
 import { describeExit, describeExitOnNodes } from './exit-message.js';
 import type { HostFactory, HostLike } from './host-like.js';
@@ -395,7 +395,12 @@ export class AppService implements RamforgeHostApi {
   }
 
   comparePolicies(requestId: unknown, path: unknown, settings: unknown, policies: unknown, prompt: unknown, maxTokens: unknown): Promise<unknown[]> {
-    const runner = { load: (p: string, s: RunSettings) => this.load(p, s), turn: (id: string, g: GenerateParams) => this.runGeneration(id, g), lastTurnReport: () => this.report ?? null };
+    const runner = {
+      verdict: (p: string, s: RunSettings) => this.library.planChecked(p, s).then(verdictOf, () => null),
+      load: (p: string, s: RunSettings) => this.load(p, s),
+      turn: (id: string, g: GenerateParams) => this.runGeneration(id, g),
+      lastTurnReport: () => this.report ?? null,
+    };
     return comparePolicies(runner, requestId, path, settings, policies, prompt, maxTokens);
   }
 

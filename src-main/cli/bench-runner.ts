@@ -14,7 +14,7 @@ import { writeJsonAtomic } from '../node/atomic-write.js';
 import { medianRow, type BenchRow } from './bench-output.js';
 import type { RunReport } from '../shared/report/report-types.js';
 import type { PolicyName } from '../shared/worker-protocol.js';
-import { releasesPages } from '../shared/policy-rules.js';
+import { comparisonRepack } from '../shared/settings/load-params.js';
 import { GREEDY } from '../shared/settings/run-settings.js';
 import type { RpcNodeInfo } from '../shared/remote/rpc-endpoint.js';
 
@@ -60,10 +60,8 @@ export async function benchAtCap(o: BenchOptions): Promise<BenchResult> {
   const withDraft = o.draft ? prepareRun(o.opened, { ...f, rpc: undefined }, o.draft) : null;
   const withRpc = o.rpcNodes?.length ? prepareRun(o.opened, { ...f, draft: undefined }, null, o.rpcNodes) : null;
   const plan = prepared.plan;
-  // One weight layout for every policy: repacked and plain Q4_0 kernels round differently, and
-  // the comparison is of residency schedules, not of kernels.
-  const anyReleasing = o.policies.some(releasesPages);
-  const repack = prepared.settings.repack ?? !(anyReleasing || (plan !== null && plan.verdict !== 'fits'));
+  // One weight layout for every policy: the comparison is of residency schedules, not of kernels.
+  const repack = comparisonRepack(o.policies, prepared.settings.repack, plan?.verdict ?? null);
   const variants: { label: string; policy: PolicyName; run: PreparedRun; flags: ParsedArgs['flags']; uncapped?: boolean }[] = o.policies.flatMap((policy) => [
     { label: policy as string, policy, run: prepared, flags: settingsFlags },
     ...(withDraft ? [{ label: `${policy}+draft`, policy, run: withDraft, flags: f }] : []),
@@ -79,7 +77,7 @@ export async function benchAtCap(o: BenchOptions): Promise<BenchResult> {
   for (let rep = 0; rep < o.reps; rep++)
     for (const v of variants) {
       o.onRun?.(v.label, rep);
-      const load = { ...loadParams(o.modelPath, v.flags, v.run, v.policy), repack: releasesPages(v.policy) ? false : repack, ...(v.uncapped ? { prefault: true } : {}) };
+      const load = { ...loadParams(o.modelPath, v.flags, v.run, v.policy), repack, ...(v.uncapped ? { prefault: true } : {}) };
       const generate = { prompt: o.prompt, maxTokens: o.tokens, sampling: GREEDY };
       const result = await runOnce({
         files: o.opened.shards.map((s) => s.path),

@@ -73,3 +73,26 @@ describe.skipIf(!capped.usable && process.env.CI !== 'true')('a mixture of exper
     rmSync(model);
   });
 });
+
+describe.skipIf(!capped.usable && process.env.CI !== 'true')('a mixture of experts under a cap it fits in: stream costs nothing', () => {
+  it('bench off,stream: both repacked for the CPU kernels, stream without the eval callback (no split) and no expert cache, same tokens, no OOM kill', () => {
+    const model = join(dir, 'fits-qwen3moe.gguf');
+    const s = runCli(['synth', '--arch', 'qwen3moe', '--preset', 'small', '--seed', '5', '--quiet', '--out', model]);
+    expect(s.code, s.stderr).toBe(0);
+    const reports = join(dir, 'fits-reports');
+    const r = runCli(['bench', model, '--ram', '2G', '--policies', 'off,stream', '--tokens', '4', '--report-dir', reports], { timeoutMs: 300_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const read = (policy: string) => JSON.parse(readFileSync(join(reports, `bench-${2 * 1024 ** 3}-${policy}.json`), 'utf8'));
+    const off = read('off');
+    const stream = read('stream');
+    for (const x of [off, stream]) expect(validateReport(x), JSON.stringify(validateReport.errors)).toBe(true);
+    expect(stream.plan.verdict).toBe('fits');
+    expect(off.config.repack).toBe(true);
+    expect(stream.config.repack).toBe(true);
+    expect(stream.generation.token_ids).toEqual(off.generation.token_ids);
+    expect(stream.residency.schedule.units).toBe(0);
+    expect(stream.residency.schedule.expertCache).toBeNull();
+    expect(stream.residency.counters.splits).toBe(0);
+    for (const x of [off, stream]) expect(x.cgroup.oom_kills ?? 0).toBe(0);
+  });
+});

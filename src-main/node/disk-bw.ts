@@ -1,12 +1,19 @@
 // Storage bandwidth for the planner: measured once per device on the model file itself, the
 // way the stream schedule reads (direct I/O, several 4 MiB requests in flight, so the page
-// cache cannot flatter it), and cached in cacheRoot()/disk-bw.json.
+// cache cannot flatter it), over regions spread across the whole file (so the host's cache of
+// its first part cannot either), and cached in cacheRoot()/disk-bw.json.
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { cacheRoot } from './paths.js';
+import { probeRegions, type ProbeRegion } from '../shared/disk-probe-regions.js';
+import { formatBytes } from '../shared/size.js';
 
-export const MEASURE_BYTES = 512 * 1024 * 1024;
+/**
+ * How the cached figure was measured. Entries without it read the file's first 512 MiB, which
+ * the host had cached (6–7 GiB/s measured where the file reads at 1–2 GB/s): measured again.
+ */
+export const PROBE_METHOD = 'spread-regions-1';
 /** Files smaller than this say nothing about the device: the figure is assumed instead. */
 export const MIN_CACHEABLE_BYTES = 64 * 1024 * 1024;
 export const ASSUMED_BYTES_PER_S = 1e9;
@@ -18,8 +25,16 @@ export interface DiskBandwidth {
 
 interface CacheFile {
   schemaVersion: 1;
-  devices: Record<string, Measurement & { file: string; measuredAt: string }>;
+  /**
+   * Keyed by the file measured (`dev:ino:size:mtime`): the same storage serves a small or
+   * recently read file from the host's cache and a large one at the device's rate, so each model
+   * is measured on its own bytes. (Entries of the earlier probe are keyed by device alone.)
+   */
+  devices: Record<string, Measurement & { file: string; measuredAt: string; method?: string }>;
 }
+
+type Stat = { dev: number; ino: number; size: number; mtimeMs: number };
+const fileKey = (st: Stat): string => `${st.dev}:${st.ino}:${st.size}:${Math.floor(st.mtimeMs)}`;
 
 export function diskBwCachePath(): string {
   return join(cacheRoot(), 'disk-bw.json');
@@ -32,9 +47,18 @@ export interface Measurement {
   seconds: number;
   /** Direct I/O (the page cache cannot flatter it); false: a cold buffered read. */
   direct: boolean;
+  /** Regions of the file read (spread over it; fewer than asked when the deadline came first). */
+  regions: number;
 }
 
-export type Measure = (file: string, maxBytes: number) => Promise<Measurement>;
+export type Measure = (file: string, regions: readonly ProbeRegion[]) => Promise<Measurement>;
+
+type Cached = CacheFile['devices'][string];
+const current = (hit: Cached | undefined): hit is Cached => hit !== undefined && hit.bytesPerS > 0 && hit.method === PROBE_METHOD;
+
+function describe(m: Measurement, file: string): string {
+  return `${m.direct ? 'direct I/O' : 'a cold buffered read (the file system refuses direct I/O)'} over ${m.regions} region${m.regions === 1 ? '' : 's'} (${formatBytes(m.bytesRead)}) spread across ${file}`;
+}
 
 async function readCache(): Promise<CacheFile> {
   try {
@@ -46,36 +70,44 @@ async function readCache(): Promise<CacheFile> {
   return { schemaVersion: 1, devices: {} };
 }
 
-/** The cached bandwidth of the device holding `file`, or null when it was never measured. */
+/**
+ * The cached read rate of `file`, else the one measured on the largest other file of its device
+ * (the sustained rate, not the host cache's; the source names the file), or null.
+ */
 export function cachedDiskBandwidth(file: string): DiskBandwidth | null {
   try {
-    const dev = String(statSync(file).dev);
+    const st = statSync(file);
     const c = JSON.parse(readFileSync(diskBwCachePath(), 'utf8')) as CacheFile;
-    const hit = c?.schemaVersion === 1 ? c.devices?.[dev] : undefined;
-    return hit && hit.bytesPerS > 0 ? { bytesPerS: hit.bytesPerS, source: `measured ${hit.measuredAt.slice(0, 10)}, cached` } : null;
+    if (c?.schemaVersion !== 1 || typeof c.devices !== 'object') return null;
+    const own = c.devices[fileKey(st)];
+    const sizeOf = (k: string) => Number(k.split(':')[2] ?? 0);
+    const sameDevice = Object.entries(c.devices).filter(([k, v]) => k.startsWith(`${st.dev}:`) && current(v));
+    const hit = current(own) ? own : sameDevice.sort(([a], [b]) => sizeOf(b) - sizeOf(a)).map(([, v]) => v)[0];
+    return hit ? { bytesPerS: hit.bytesPerS, source: `measured ${hit.measuredAt.slice(0, 10)} with ${describe(hit, hit.file)}, cached` } : null;
   } catch {
     return null;
   }
 }
 
-/** The cached bandwidth of the device holding `file`, measuring (and caching) it if needed. */
+/** The cached read rate of `file` itself, measuring (and caching) it if needed. */
 export async function diskBandwidthFor(file: string, measure: Measure): Promise<DiskBandwidth> {
-  const dev = String((await stat(file)).dev);
+  const st = await stat(file);
+  const key = fileKey(st);
   const cache = await readCache();
-  const hit = cache.devices[dev];
-  if (hit && hit.bytesPerS > 0) return { bytesPerS: hit.bytesPerS, source: `measured ${hit.measuredAt.slice(0, 10)}${hit.direct ? ' with direct I/O' : ''}, cached` };
-  const size = (await stat(file)).size;
+  const hit = cache.devices[key];
+  if (current(hit)) return { bytesPerS: hit.bytesPerS, source: `measured ${hit.measuredAt.slice(0, 10)} with ${describe(hit, hit.file)}, cached` };
+  const size = st.size;
   if (size < MIN_CACHEABLE_BYTES) {
     return { bytesPerS: ASSUMED_BYTES_PER_S, source: `assumed ${ASSUMED_BYTES_PER_S / 1e9} GB/s: ${file} is too small to measure the device on (pass --disk-bw)` };
   }
-  const m = await measure(file, Math.min(size, MEASURE_BYTES));
-  cache.devices[dev] = { ...m, file, measuredAt: new Date().toISOString() };
+  const m = await measure(file, probeRegions(size));
+  cache.devices[key] = { ...m, file, measuredAt: new Date().toISOString(), method: PROBE_METHOD };
   const path = diskBwCachePath();
   await mkdir(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;
   await writeFile(tmp, JSON.stringify(cache, null, 2) + '\n');
   await rename(tmp, path);
-  return { bytesPerS: m.bytesPerS, source: m.direct ? 'measured with direct I/O' : 'measured cold (buffered: the file system refuses direct I/O)' };
+  return { bytesPerS: m.bytesPerS, source: `measured with ${describe(m, file)}` };
 }
 
 /** `--disk-bw` values: a size per second, e.g. 2G, 2G/s, 500MB/s, 1.5GiB/s. */

@@ -284,7 +284,8 @@ export type WorkerRequest =
   | { id: number; type: 'load'; params: LoadParams }
   | { id: number; type: 'generate'; params: GenerateParams }
   | { id: number; type: 'embed'; texts: string[] }
-  | { id: number; type: 'probe-disk'; path: string; bytes: number }
+  /** The device's read rate: `bytes` of `path` from `offset` (a multiple of 2 MiB, default 0), direct I/O. */
+  | { id: number; type: 'probe-disk'; path: string; bytes: number; offset?: number }
   /** Cancels the request with that id, or every request. */
   | { type: 'cancel'; target?: number }
   | { type: 'shutdown' };

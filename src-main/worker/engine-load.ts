@@ -8,7 +8,7 @@ import { loadDraft, type LoadedDraft } from './draft-loader.js';
 import { WorkerError, codeOf } from './worker-error.js';
 import { DRAFT_CONTEXT_BATCH } from '../shared/draft/draft-budget.js';
 import { DEFAULT_CTX, MAX_UBATCH, draftRefusal } from '../shared/settings/run-settings.js';
-import { ResidencyRuntime } from './residency-runtime.js';
+import { layerCallbackFor } from '../shared/settings/load-params.js';
 import { basename } from 'node:path';
 
 /** Our hardened reader sees the file before llama.cpp does, whoever asked for the load. */
@@ -104,7 +104,7 @@ export function createTargetContext(model: NativeModel, params: LoadParams, rout
       // Layers on RPC nodes: the native half times the waits on each, whatever the policy.
       observeLayers: policy !== 'off' || params.graphTrace !== undefined || rpcServers.length > 0,
       ...(rpcServers.length > 0 ? { remoteNodes: rpcServers } : {}),
-      layerCallback: params.graphTrace !== undefined || policy === 'reuse-aware' || ResidencyRuntime.streams(params),
+      layerCallback: layerCallbackFor(params),
       ...(routing ? { routing } : {}),
     });
   } catch (e) {

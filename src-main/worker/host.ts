@@ -247,8 +247,8 @@ export class WorkerHost extends EventEmitter {
   }
 
   /** Measures the read speed of the device holding `path` (native, direct I/O). */
-  probeDisk(path: string, bytes: number): Promise<DiskProbe> {
-    return this.request<DiskProbe>({ type: 'probe-disk', path, bytes });
+  probeDisk(path: string, bytes: number, offset = 0): Promise<DiskProbe> {
+    return this.request<DiskProbe>({ type: 'probe-disk', path, bytes, offset });
   }
 
   cancel(): void {

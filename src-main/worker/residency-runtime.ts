@@ -119,11 +119,6 @@ export class ResidencyRuntime {
   /** What the stream schedule runs (null for other policies). */
   streamLayout: StreamLayout | null = null;
 
-  /** True when some weights stream, i.e. the schedule needs the scheduler's eval callback. */
-  static streams(params: LoadParams): boolean {
-    return params.policy === 'stream' && (params.stream?.tensors.length ?? 0) > 0;
-  }
-
   /** The split this worker executes, and what it was made from (stream policy only). */
   schedule: StreamSchedule | null = null;
 

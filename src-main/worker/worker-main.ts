@@ -60,7 +60,7 @@ async function handle(req: Exclude<WorkerRequest, { type: 'cancel' } | { type: '
         value = await engine.embed(req.texts);
         break;
       case 'probe-disk':
-        value = await loadAddon().measureRead(req.path, { bytes: req.bytes });
+        value = await loadAddon().measureRead(req.path, { bytes: req.bytes, offset: req.offset ?? 0 });
         break;
     }
     channel.send({ type: 'result', id, ok: true, value });

@@ -1,7 +1,9 @@
 // Valid little model headers of the three architectures we have evidence for, built with the
 // test writer: a few F32/Q8_0 tensors per layer, real key names, a small vocab.
 import { GgufValueType as V } from './ggml-types.js';
-import { buildGguf, type GgufSpec, type KvSpec, type TensorSpec } from './build-gguf.test-util.js';
+import { buildGguf, tensorBytes, type GgufSpec, type KvSpec, type TensorSpec } from './build-gguf.test-util.js';
+import { parseGgufHeader } from './reader.js';
+import { buildModelView, type ModelView } from './model-view.js';
 
 export type TinyArch = 'llama' | 'qwen2' | 'gptneox';
 
@@ -126,4 +128,13 @@ function moeKv(arch: string, x: NonNullable<TinyOptions['experts']>): KvSpec[] {
 
 export function tinyModel(o: TinyOptions = {}): Uint8Array {
   return buildGguf(tinySpec(o)).bytes;
+}
+
+/** A model view of real size built from a header only (the payload is never materialised). */
+export function headerOnlyView(o: TinyOptions, path = 'model.gguf'): ModelView {
+  const spec = tinySpec(o);
+  const { bytes, offsets } = buildGguf({ ...spec, dataBytes: 0 });
+  let end = 0;
+  for (const t of spec.tensors ?? []) end = Math.ceil(end / 32) * 32 + tensorBytes(t);
+  return buildModelView([{ path, header: parseGgufHeader(bytes, offsets.dataOffset + end) }]);
 }

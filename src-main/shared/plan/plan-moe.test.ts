@@ -2,23 +2,11 @@ import { describe, expect, it } from 'vitest';
 import Ajv from 'ajv';
 import { planMemory, type MemoryPlan } from './plan.js';
 import { PLAN_JSON_SCHEMA } from './plan-schema.js';
-import { parseGgufHeader } from '../gguf/reader.js';
-import { buildModelView, type ModelView } from '../gguf/model-view.js';
-import { buildGguf, tensorBytes } from '../gguf/build-gguf.test-util.js';
-import { tinySpec, type TinyOptions } from '../gguf/tiny-models.test-util.js';
+import { headerOnlyView, type TinyOptions } from '../gguf/tiny-models.test-util.js';
 import { expertPopularity, lruHitRate, bestHitRate } from '../moe/routing-model.js';
 
 const GiB = 1024 ** 3;
 const validate = new Ajv({ allErrors: true, strict: false }).compile(PLAN_JSON_SCHEMA);
-
-/** A model view of real size built from a header only (the payload is never materialised). */
-function headerOnlyView(o: TinyOptions): ModelView {
-  const spec = tinySpec(o);
-  const { bytes, offsets } = buildGguf({ ...spec, dataBytes: 0 });
-  let end = 0;
-  for (const t of spec.tensors ?? []) end = Math.ceil(end / 32) * 32 + tensorBytes(t);
-  return buildModelView([{ path: 'model.gguf', header: parseGgufHeader(bytes, offsets.dataOffset + end) }]);
-}
 
 // The Mixtral-layout model: about 1.2 GiB at Q4_0, 16 experts of which 2 route.
 const mixtral = (experts: TinyOptions['experts'] = { count: 16, used: 2, skew: 0.35 }) =>

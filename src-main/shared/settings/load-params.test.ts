@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { resolvePolicy, toLoadParams } from './load-params.js';
-import { DEFAULT_RUN_SETTINGS } from './run-settings.js';
+import { comparisonRepack, layerCallbackFor, resolvePolicy, toLoadParams } from './load-params.js';
+import { DEFAULT_RUN_SETTINGS, type RunSettings } from './run-settings.js';
+import { prepareLoad, type LoadMachine } from './prepare-load.js';
+import { headerOnlyView } from '../gguf/tiny-models.test-util.js';
 import type { MemoryPlan } from '../plan/plan-types.js';
 
 const shape = { ctx: 2048, batch: 32, threads: 2, reasons: [] };
@@ -47,5 +49,48 @@ describe('settings → load params', () => {
     expect(toLoadParams({ modelPath: '/m.gguf', settings: { ...DEFAULT_RUN_SETTINGS, policy: 'stream' }, shape, plan: null }).repack).toBe(false);
     const ooc = toLoadParams({ modelPath: '/m.gguf', settings: { ...DEFAULT_RUN_SETTINGS, policy: 'stream', repack: true }, shape, plan: plan('out-of-core') });
     expect(ooc.repack).toBe(false);
+  });
+});
+
+describe('a mixture of experts that fits its cap streams nothing and costs nothing', () => {
+  // The Qwen3-30B-A3B shape in miniature (8 of 64 experts used), Q4_0; no graph trace, as the CLI runs.
+  const view = headerOnlyView({ arch: 'llama', layers: 12, embd: 1024, heads: 16, kvHeads: 4, ff: 2816, vocab: 32000, matType: 2, experts: { count: 64, used: 8, skew: 0.35 } });
+  const machine: LoadMachine = { physicalCores: 2, machineBytes: 24 * 1024 ** 3, diskBandwidthBytesPerS: 1.4e9, diskBandwidthSource: 'test', readaheadBytes: 0 };
+  const prepare = (policy: RunSettings['policy'], ramBytes: number) => prepareLoad({ modelPath: '/m.gguf', view, settings: { ...DEFAULT_RUN_SETTINGS, policy, ramBytes, enforceRam: true, graphTrace: false }, machine });
+
+  it('under a cap above the whole file: stream loads as off does — repacked, no eval callback — and a comparison of the two repacks both', () => {
+    const cap = 2 * view.fileBytes;
+    const stream = prepare('stream', cap);
+    expect(stream.plan?.verdict).toBe('fits');
+    expect(stream.plan?.moe?.cacheExpertsPerLayer).toBe(64);
+    const off = prepare('off', cap);
+    expect(stream.load).toMatchObject({ policy: 'stream', repack: true, ramBytes: cap });
+    expect(off.load).toMatchObject({ policy: 'off', repack: true });
+    expect(stream.load.stream?.tensors).toEqual([]);
+    expect(layerCallbackFor(stream.load)).toBe(false);
+    expect(layerCallbackFor(off.load)).toBe(false);
+    expect(comparisonRepack(['off', 'stream'], null, stream.plan!.verdict)).toBe(true);
+  });
+
+  it('under half the file: stream streams, with the callback and file-backed weights, and so does a comparison beside it', () => {
+    const stream = prepare('stream', Math.floor(view.fileBytes / 2));
+    expect(stream.plan?.verdict).toBe('out-of-core');
+    expect(stream.load.repack).toBe(false);
+    expect(layerCallbackFor(stream.load)).toBe(true);
+    expect(comparisonRepack(['off', 'stream'], null, stream.plan!.verdict)).toBe(false);
+  });
+
+  it('a comparison repacks only where every policy would: a releasing policy, the user\'s --no-repack, or no plan keep one file-backed layout', () => {
+    expect(comparisonRepack(['off', 'stream'], null, 'fits')).toBe(true);
+    expect(comparisonRepack(['off', 'conservative'], null, 'fits')).toBe(false);
+    expect(comparisonRepack(['off', 'stream'], false, 'fits')).toBe(false);
+    expect(comparisonRepack(['off', 'stream'], null, null)).toBe(false);
+    expect(comparisonRepack(['off'], null, null)).toBe(true);
+  });
+
+  it('the graph trace and reuse-aware keep their callback whatever the plan', () => {
+    const p = prepare('stream', 2 * view.fileBytes).load;
+    expect(layerCallbackFor({ ...p, graphTrace: { maxEvents: 10, detail: false } })).toBe(true);
+    expect(layerCallbackFor({ ...p, policy: 'reuse-aware' })).toBe(true);
   });
 });

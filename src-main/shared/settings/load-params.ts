@@ -24,19 +24,49 @@ export interface LoadInput {
   gpu?: GpuPlan | null;
 }
 
+/**
+ * Whether a load repacks its weights into the CPU kernels' layouts. Repacked weights live in
+ * anonymous memory: out of reach of page release and streaming, and with no swap they can never
+ * leave RAM. A stream run whose plan fits streams nothing: it runs from RAM as off does, with
+ * the same (faster) repacked kernels — an MoE's experts too, where the kernels take them.
+ * `verdict` null: no plan (a stream run then never repacks).
+ */
+export function repackFor(policy: PolicyName, repack: boolean | null, verdict: MemoryPlan['verdict'] | null): boolean {
+  const outOfCore = verdict !== null && verdict !== 'fits';
+  const streamsNothing = policy === 'stream' && verdict === 'fits';
+  if (releasesPages(policy) && !streamsNothing) return false;
+  return repack ?? !outOfCore;
+}
+
+/**
+ * One weight layout for a side-by-side comparison of policies (`bench`, the app's compare):
+ * repacked and plain Q4_0 kernels round differently, so the layout is repacked only where every
+ * policy's own load would be. `off` beside a `stream` that streams nothing is then repacked in
+ * both, as each would run alone.
+ */
+export function comparisonRepack(policies: readonly PolicyName[], repack: boolean | null, verdict: MemoryPlan['verdict'] | null): boolean {
+  return policies.every((p) => repackFor(p, repack, verdict));
+}
+
+/**
+ * Whether the context gets the scheduler's eval callback. It splits the graph wherever it asks
+ * (each split a barrier of the compute threads), so only what needs it has it: the stream
+ * schedule when weights stream, reuse-aware's profile, the graph trace. A stream run whose plan
+ * fits (an MoE whose every expert is held) runs without it, as off does.
+ */
+export function layerCallbackFor(params: LoadParams): boolean {
+  const streams = params.policy === 'stream' && (params.stream?.tensors.length ?? 0) > 0;
+  return params.graphTrace !== undefined || params.policy === 'reuse-aware' || streams;
+}
+
 export function toLoadParams(i: LoadInput): LoadParams {
   const s = i.settings;
   const policy = i.policy ?? resolvePolicy(s.policy, i.plan);
   const outOfCore = i.plan !== null && i.plan.verdict !== 'fits';
-  // Repacked weights live in anonymous memory: out of reach of page release and streaming, and
-  // with no swap they can never leave RAM. A stream run whose plan fits streams nothing: it runs
-  // from RAM as off does, with the same (faster) repacked kernels.
-  const releases = releasesPages(policy) && !(policy === 'stream' && i.plan !== null && !outOfCore);
-  const repack = s.repack ?? !(releases || outOfCore);
   const p: LoadParams = {
     modelPath: i.modelPath,
     mmap: s.mmap,
-    repack: releases ? false : repack,
+    repack: repackFor(policy, s.repack, i.plan?.verdict ?? null),
     // Prefaulting a model that does not fit reads it once only for the cap to evict it again.
     prefault: s.prefault ?? !outOfCore,
     ctx: i.shape.ctx,
