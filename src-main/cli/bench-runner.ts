@@ -39,6 +39,8 @@ export interface BenchOptions {
    * the capped runs' shape and kernels): the compute term measured in the same command.
    */
   resident?: boolean;
+  /** Each `stream` also runs without expert read-ahead (`stream-no-read-ahead`): the A/B of read-ahead. */
+  readAheadAb?: boolean;
   onRun?: (policy: string, rep: number) => void;
   /** A run that failed: how it ended and, with RPC nodes, which no longer answer (asked at once, while it is so). */
   onFailed?: (policy: string, lines: string[]) => void;
@@ -67,6 +69,12 @@ export async function benchAtCap(o: BenchOptions): Promise<BenchResult> {
     ...(withDraft ? [{ label: `${policy}+draft`, policy, run: withDraft, flags: f }] : []),
     ...(withRpc ? [{ label: `${policy}+rpc`, policy, run: withRpc, flags: { ...f, draft: undefined } }] : []),
   ]);
+  if (o.readAheadAb) {
+    const flags = { ...settingsFlags, 'expert-read-ahead': false };
+    const without = prepareRun(o.opened, flags);
+    for (let i = variants.length - 1; i >= 0; i--)
+      if (variants[i]!.label === 'stream') variants.splice(i + 1, 0, { label: 'stream-no-read-ahead', policy: 'stream', run: without, flags });
+  }
   if (o.resident) {
     // The capped runs' shape, so that the tokens are comparable; no budget, so nothing is planned out of core.
     const s = prepared.shape;

@@ -28,6 +28,7 @@ export function settingsFromFlags(flags: ParsedArgs['flags']): RunSettings {
     parallel: f.parallel,
     policy: f.policy,
     prefetchDepth: f['prefetch-depth'],
+    expertReadAhead: f['expert-read-ahead'],
     mmap: f.mmap,
     repack: given(f.repack),
     prefault: given(f.prefetch),
@@ -51,5 +52,5 @@ export function settingsFromFlags(flags: ParsedArgs['flags']): RunSettings {
 
 /** The flag a settings field is set by. */
 export function flagOf(field: string): string {
-  return { enforceRam: 'enforce-ram', ramBytes: 'ram', vramBytes: 'vram', prefetchDepth: 'prefetch-depth', prefault: 'prefetch', draftMax: 'draft-max', draftMin: 'draft-min', routingTrace: 'routing-trace', routingTraceOut: 'routing-trace-out' }[field] ?? field;
+  return { enforceRam: 'enforce-ram', ramBytes: 'ram', vramBytes: 'vram', prefetchDepth: 'prefetch-depth', expertReadAhead: 'expert-read-ahead', prefault: 'prefetch', draftMax: 'draft-max', draftMin: 'draft-min', routingTrace: 'routing-trace', routingTraceOut: 'routing-trace-out' }[field] ?? field;
 }

@@ -84,11 +84,14 @@ describe.skipIf(!built)('routing traces', () => {
   });
 
   it.skipIf(!capped.usable && process.env.CI !== 'true')('bench under a cap: off, stream and the resident run give the same tokens on the trace, and the expert cache reads at most 1.25× the optimum', () => {
-    const b = runCli(['bench', model, '--ram', '200M', '--policies', 'off,stream', '--tokens', '12', '--routing-trace', GEMMA, '--resident', '--json', '--report-dir', dir], { timeoutMs: 600_000 });
+    const b = runCli(['bench', model, '--ram', '200M', '--policies', 'off,stream', '--tokens', '12', '--routing-trace', GEMMA, '--resident', '--read-ahead-ab', '--json', '--report-dir', dir], { timeoutMs: 600_000 });
     expect(b.code, b.stderr).toBe(0);
     const rows = JSON.parse(b.stdout).results as Record<string, any>[];
-    expect(rows.map((r) => r.policy)).toEqual(['off', 'stream', 'resident']);
-    expect(rows.map((r) => r.identical_tokens)).toEqual([true, true, true]);
+    expect(rows.map((r) => r.policy)).toEqual(['off', 'stream', 'stream-no-read-ahead', 'resident']);
+    expect(rows.map((r) => r.identical_tokens)).toEqual([true, true, true, true]);
+    // The A/B: without read-ahead nothing is predicted or read ahead.
+    expect(rows[2]!.experts.prefetches).toBe(0);
+    expect(rows[2]!.prefetch_issued_share).toBeNull();
     const stream = JSON.parse(readFileSync(join(dir, 'bench-209715200-stream.json'), 'utf8'));
     expect(validateReport(stream), JSON.stringify(validateReport.errors)).toBe(true);
     const x = stream.residency.experts;
@@ -106,7 +109,7 @@ describe.skipIf(!built)('routing traces', () => {
     expect(stream.residency.limit_hits_decode).toBe(0);
     expect(stream.cgroup.oom_kills ?? 0).toBe(0);
     // The resident run holds the model without the cap: nothing read per token.
-    expect(rows[2]!.bytes_read_per_token).toBe(0);
+    expect(rows[3]!.bytes_read_per_token).toBe(0);
   });
 });
 

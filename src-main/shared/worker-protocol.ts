@@ -26,6 +26,8 @@ export interface LoadParams {
   /** RAM budget in bytes the plan is made for (advisory unless the worker runs capped). */
   ramBytes?: number;
   prefetchDepth?: number;
+  /** false: the expert cache never reads predicted experts ahead (default: while it pays). */
+  expertReadAhead?: boolean;
   /** Per-layer tiers from the memory plan; the residency engine executes them. */
   tiers?: ('vram' | 'remote' | 'pinned' | 'streamed')[];
   /**

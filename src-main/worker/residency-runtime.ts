@@ -228,7 +228,7 @@ export class ResidencyRuntime {
           tensors: inv.tensors.filter((t) => apart.has(t.name)).map((t) => ({ name: t.name, layer: t.layer, file: t.file as number, offset: t.fileOffset as number })),
           slotsPerLayer: expertCache.slotsPerLayer,
           staging: expertCache.stagingBytes > 0,
-          predict: true,
+          predict: this.params.expertReadAhead !== false,
           evict: EXPERT_EVICTION,
           ioThreads: STREAM_IO_THREADS,
         }

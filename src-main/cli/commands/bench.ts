@@ -22,6 +22,7 @@ const BENCH_FLAGS = [
   { name: 'reps', type: 'int', default: 1, range: LIMITS.reps, description: 'repetitions, policies alternating; the table shows the run with the median decode tok/s' },
   { name: 'json', type: 'boolean', description: 'print one JSON object instead of the table' },
   { name: 'report-dir', type: 'string', valueName: 'DIR', description: 'also write each run’s full report (schema v1) into DIR' },
+  { name: 'read-ahead-ab', type: 'boolean', description: 'a mixture of experts: each stream run also runs without expert read-ahead (stream-no-read-ahead), side by side' },
   { name: 'resident', type: 'boolean', description: "also run the model held in RAM without the cap (plain llama.cpp, the capped runs' shape): the compute a token costs, measured in the same command (default: when the file fits in half the machine's RAM; --no-resident skips it)" },
 ] as const satisfies readonly FlagSpec[];
 const BENCH_CAP_FLAGS = [{ name: 'advisory', type: 'boolean', description: 'do not enforce the cap even where a memory cgroup is available' }] as const satisfies readonly FlagSpec[];
@@ -68,6 +69,7 @@ export const command: CommandSpec = {
       tokens,
       reps,
       enforced,
+      readAheadAb: own['read-ahead-ab'] === true,
       resident: own.resident ?? opened.view.fileBytes <= totalmem() / 2,
       prompt: own.prompt,
       ...(own['report-dir'] !== undefined ? { reportDir: own['report-dir'] } : {}),

@@ -31,6 +31,16 @@ describe('settings → load params', () => {
     expect(toLoadParams({ modelPath: '/m.gguf', settings: DEFAULT_RUN_SETTINGS, shape, plan: null }).residencyTargetBytes).toBeUndefined();
   });
 
+  it("a mixture of experts' routing: a trace, a file to write and, under stream out of core, the optimum reach the worker; read-ahead only when turned off", () => {
+    const out = toLoadParams({ modelPath: '/m.gguf', settings: { ...DEFAULT_RUN_SETTINGS, ramBytes: 100, routingTrace: '/t.csv', routingTraceOut: '/o.csv', expertReadAhead: false }, shape, plan: plan('out-of-core') });
+    expect(out.routing).toEqual({ trace: '/t.csv', out: '/o.csv', optimum: true });
+    expect(out.expertReadAhead).toBe(false);
+    const fits = toLoadParams({ modelPath: '/m.gguf', settings: DEFAULT_RUN_SETTINGS, shape, plan: plan('fits') });
+    expect(fits.routing).toBeUndefined();
+    expect(fits.expertReadAhead).toBeUndefined();
+    expect(toLoadParams({ modelPath: '/m.gguf', settings: { ...DEFAULT_RUN_SETTINGS, routingTrace: '/t.csv' }, shape, plan: plan('fits'), policy: 'off' }).routing).toEqual({ trace: '/t.csv' });
+  });
+
   it('a model that fits: repack and prefault on unless the user said otherwise', () => {
     const p = toLoadParams({ modelPath: '/m.gguf', settings: DEFAULT_RUN_SETTINGS, shape, plan: null });
     expect(p).toMatchObject({ policy: 'off', repack: true, prefault: true });

@@ -77,6 +77,7 @@ export function toLoadParams(i: LoadInput): LoadParams {
     prefetchDepth: s.prefetchDepth,
   };
   if (s.ramBytes !== null) p.ramBytes = s.ramBytes;
+  if (!s.expertReadAhead) p.expertReadAhead = false;
   // The routing tap: a trace replayed or written; under the stream policy of a model that does
   // not fit, the routing kept to set the expert cache's reads against Belady's optimum.
   const routing = {

@@ -23,6 +23,11 @@ export interface RunSettings {
   policy: PolicyName | 'auto';
   /** Streamed units read ahead of the one in use, at most. */
   prefetchDepth: number;
+  /**
+   * A mixture of experts under the expert cache: read the next layer's predicted experts ahead
+   * while its predictions are measured to pay (true), or never (false, for an A/B).
+   */
+  expertReadAhead: boolean;
   mmap: boolean;
   /** Repack weights for faster CPU kernels; null = on unless pages are released or streamed. */
   repack: boolean | null;
@@ -201,6 +206,7 @@ export const DEFAULT_RUN_SETTINGS: RunSettings = {
   parallel: 1,
   policy: 'auto',
   prefetchDepth: DEFAULT_PREFETCH_DEPTH,
+  expertReadAhead: true,
   mmap: true,
   repack: null,
   prefault: null,
@@ -290,6 +296,7 @@ export function validateRunSettings(s: unknown): RunSettings {
     parallel: int(v.parallel, 'parallel', LIMITS.parallel.min, LIMITS.parallel.max),
     policy: checkPolicy(v.policy),
     prefetchDepth: int(v.prefetchDepth, 'prefetchDepth', LIMITS.prefetchDepth.min, LIMITS.prefetchDepth.max),
+    expertReadAhead: bool(v.expertReadAhead, 'expertReadAhead'),
     mmap: bool(v.mmap, 'mmap'),
     repack: boolOrNull(v.repack, 'repack'),
     prefault: boolOrNull(v.prefault, 'prefault'),
