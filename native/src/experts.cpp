@@ -81,6 +81,7 @@ bool ExpertCache::Computed(ggml_tensor* t) {
   if (li >= 0) {
     Layer& L = layers_[li];
     if (++L.ops_done >= static_cast<int>(L.projs.size())) {
+      Restore(L);
       if (L.staged) PointAt(L, false);
       L.prepared = false;
       L.ops_done = 0;
@@ -223,11 +224,25 @@ void ExpertCache::Stage(Layer& L, int li, std::vector<int> need) {
 
 void ExpertCache::Rewrite(Layer& L, ggml_tensor* ids) {
   if (!ids || ids->type != GGML_TYPE_I32) return;
+  L.ids = ids;
+  L.ids_experts.clear();
   for (int64_t j = 0; j < ids->ne[1]; j++)
     for (int64_t i = 0; i < ids->ne[0]; i++) {
       auto* v = reinterpret_cast<int32_t*>(static_cast<char*>(ids->data) + i * ids->nb[0] + j * ids->nb[1]);
+      L.ids_experts.push_back(*v);
       if (*v >= 0 && *v < experts_ && L.index_of[*v] >= 0) *v = L.index_of[*v];
     }
+}
+
+// The layer's expert ops are done: the selection holds the experts' ids again, so that a node
+// after them that indexes by expert (a per-expert scale's get_rows) reads the right rows.
+void ExpertCache::Restore(Layer& L) {
+  if (!L.ids) return;
+  size_t k = 0;
+  for (int64_t j = 0; j < L.ids->ne[1]; j++)
+    for (int64_t i = 0; i < L.ids->ne[0] && k < L.ids_experts.size(); i++)
+      *reinterpret_cast<int32_t*>(static_cast<char*>(L.ids->data) + i * L.ids->nb[0] + j * L.ids->nb[1]) = L.ids_experts[k++];
+  L.ids = nullptr;
 }
 
 void ExpertCache::WaitReady(Layer& L, int proj) {

@@ -12,7 +12,9 @@
 // that routes to more experts than the cache holds (a prompt) is computed from a staging buffer
 // that holds every expert of one layer: each layer's experts are read once per micro-batch.
 // While a layer computes, the next layer's router is applied to the current hidden state and
-// the experts it predicts are read ahead; the prediction's accuracy is counted. Read-ahead runs
+// the experts it predicts are read ahead; the prediction's accuracy is counted. After the
+// layer's last expert op the selection holds expert ids again, for what reads it after the
+// experts (gemma4's per-expert output scales, picked by id). Read-ahead runs
 // only while the measured precision of recent predictions pays for their bytes (a wrong guess
 // costs a read the disk could have spent on a demand): below it, predictions are still made
 // and measured, but nothing is read on them. Read-ahead still queued when the layer's real
@@ -136,6 +138,8 @@ class ExpertCache {
     bool rewrite = false;    // the selection must become slot indices before the first expert op
     std::vector<int> need;   // experts this micro-batch routes to
     std::vector<int> index_of;  // expert -> slot (cache) or staging index for the rewrite
+    ggml_tensor* ids = nullptr;       // the selection rewritten to slot indices, until Restore
+    std::vector<int32_t> ids_experts; // what it held: the experts' ids
     int stage_pending = 0;   // staging reads outstanding
     int ops_done = 0;        // expert ops (MUL_MAT_ID, ADD_ID) computed in this micro-batch
     std::vector<int> predicted;  // experts predicted for the next micro-batch
@@ -151,6 +155,7 @@ class ExpertCache {
   void Route(Layer& L, int li, const ggml_tensor* ids);
   void Stage(Layer& L, int li, std::vector<int> need);
   void Rewrite(Layer& L, ggml_tensor* ids);
+  void Restore(Layer& L);
   void Predict(int li);
   int VictimLocked(Layer& L, const std::vector<char>& keep);
   void PointAt(Layer& L, bool staging);

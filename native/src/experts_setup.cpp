@@ -124,6 +124,10 @@ std::string ExpertCache::AddTensors(const std::unordered_map<std::string, ggml_t
     if (s.file < 0 || s.file >= static_cast<int>(fds_.size())) return "expert tensor '" + s.name + "' names a file that is not listed";
     ggml_tensor* t = it->second;
     int dim = ggml_n_dims(t) - 1;
+    // One value per expert (gemma4's ffn_down_exps.scale): the graph picks it with get_rows by
+    // expert id, not through MUL_MAT_ID, so it stays where the model mapped it (Restore gives
+    // that get_rows the ids back).
+    if (dim == 0 && t->ne[0] > 1) continue;
     if (dim < 1) return "expert tensor '" + s.name + "' has no expert dimension";
     int n = static_cast<int>(t->ne[dim]);
     size_t slice = t->nb[dim];

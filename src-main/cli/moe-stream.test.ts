@@ -4,7 +4,9 @@
 // token is routed to — for the Mixtral layout, qwen3moe and qwen2moe (a shared expert), and at
 // half the file for the families people run beyond their memory: gpt-oss (MXFP4 experts with
 // per-expert biases through ADD_ID), deepseek2 (MLA, a leading dense layer, a shared expert,
-// grouped routing) and glm4moe.
+// grouped routing), glm4moe, qwen35moe (delta-net layers between full attention ones, gate and up
+// fused in one tensor) and gemma4 (fused gate_up, and a per-expert output scale the graph picks
+// by expert id after the expert ops: the selection must hold expert ids again by then).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,6 +36,8 @@ const LAYOUTS = [
   { name: 'gpt-oss (MXFP4, 32 experts, 4 used, per-expert biases), half the file', synth: ['--arch', 'gpt-oss', '--preset', 'small', '--type', 'MXFP4'] },
   { name: 'deepseek2 (MLA, 1 dense + 7 MoE layers, 64 experts in 8 groups, 6 used, 1 shared), half the file', synth: ['--arch', 'deepseek2', '--preset', 'small'] },
   { name: 'glm4moe (1 dense + 8 MoE layers, 64 experts, 4 used, 1 shared), half the file', synth: ['--arch', 'glm4moe', '--preset', 'small'] },
+  { name: 'qwen35moe (delta-net and full attention layers, fused gate_up, 64 experts, 8 used, 1 shared), half the file', synth: ['--arch', 'qwen35moe', '--preset', 'small'] },
+  { name: 'gemma4 (sliding and full layers, fused gate_up, per-expert scales, 64 experts, 8 used), half the file', synth: ['--arch', 'gemma4', '--preset', 'small'] },
 ];
 
 function run(model: string, policy: string, cap: string): Record<string, any> {

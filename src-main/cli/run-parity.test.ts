@@ -50,12 +50,18 @@ const MOE_CASES: [string, string, string[]][] = [
 
 // The MoE families people run beyond their memory, each at its native types: gpt-oss's MXFP4
 // experts (per-expert biases, attention sinks, a sliding window), deepseek2's MLA with a leading
-// dense layer, shared experts and grouped routing, glm4moe's shared expert and selection bias.
+// dense layer, shared experts and grouped routing, glm4moe's shared expert and selection bias,
+// qwen35moe's delta-net layers and fused gate_up experts, gemma4's sliding and full layers with
+// fused gate_up experts and per-expert output scales.
 const FAMILY_CASES: [string, string][] = [
   ['gpt-oss', 'MXFP4'],
   ['deepseek2', 'Q4_0'],
   ['glm4moe', 'Q4_0'],
   ['deepseek2', 'Q8_0'],
+  ['qwen35moe', 'Q4_0'],
+  ['gemma4', 'Q4_0'],
+  ['qwen35moe', 'Q8_0'],
+  ['gemma4', 'Q8_0'],
 ];
 
 async function expectParity(name: string, synthArgs: string[]): Promise<void> {

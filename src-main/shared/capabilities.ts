@@ -38,7 +38,7 @@ export interface TensorTypeCapability {
 
 export const OUR_ARCHITECTURES = ['llama', 'qwen2', 'gptneox'] as const;
 /** Mixtures of experts `synth` writes (llama's Mixtral layout is covered by llama above). */
-export const OUR_MOE_ARCHITECTURES = ['qwen3moe', 'qwen2moe', 'gpt-oss', 'deepseek2', 'glm4moe'] as const;
+export const OUR_MOE_ARCHITECTURES = ['qwen3moe', 'qwen2moe', 'gpt-oss', 'deepseek2', 'glm4moe', 'qwen35moe', 'gemma4'] as const;
 export const SYNTH_TYPES = ['F32', 'F16', 'Q8_0', 'Q4_0', 'Q4_K', 'MXFP4'] as const;
 
 /** Architecture names known to the pinned llama.cpp (src/llama-arch.cpp, LLM_ARCH_NAMES). */
@@ -216,6 +216,8 @@ const FAMILY_EVIDENCE: Partial<Record<(typeof OUR_MOE_ARCHITECTURES)[number], st
   'gpt-oss': 'synth/families.test.ts, run-parity (MXFP4), moe-stream at half the file: MXFP4 expert slices, per-expert biases through ADD_ID, attention sinks, sliding window',
   deepseek2: 'synth/families.test.ts, run-parity (Q4_0, Q8_0), moe-stream at half the file: MLA, a leading dense layer, a shared expert, grouped sigmoid routing',
   glm4moe: 'synth/families.test.ts, run-parity (Q4_0), moe-stream at half the file: a leading dense layer, a shared expert, a selection bias',
+  qwen35moe: 'synth/families.test.ts, run-parity (Q4_0, Q8_0), moe-stream at half the file: fused ffn_gate_up_exps, delta-net (recurrent) layers between full attention ones, a gated shared expert',
+  gemma4: 'synth/families.test.ts, run-parity (Q4_0, Q8_0), moe-stream at half the file: fused ffn_gate_up_exps, per-expert output scales picked by expert id, sliding and full layers with heads of their own',
 };
 
 export function architectureCapabilities(): ArchCapability[] {

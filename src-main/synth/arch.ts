@@ -1,7 +1,8 @@
 // Architecture tables: hyperparameter keys and tensors (names, ggml shapes ne0-first) exactly as
 // the pinned llama.cpp's loader asks for them (src/models/{llama,qwen2,gptneox,qwen3moe,
-// qwen2moe}.cpp, llama-arch.cpp, llama-model.cpp); gpt-oss, deepseek2 and glm4moe have their
-// own tables (arch-*.ts) beside the common keys written here. Mixtures of experts hold one 3-D tensor per
+// qwen2moe}.cpp, llama-arch.cpp, llama-model.cpp); gpt-oss, deepseek2, glm4moe, qwen35moe and
+// gemma4 have their own tables (arch-*.ts) beside the common keys written here (a family's key
+// replaces a common one of the same name: gemma4's per-layer KV head counts). Mixtures of experts hold one 3-D tensor per
 // projection and layer, expert-major ({n_embd, n_ff_exp, n_expert} for gate and up,
 // {n_ff_exp, n_embd, n_expert} for down), and a router ffn_gate_inp {n_embd, n_expert}. Each tensor says what kind of values it holds; the planner turns that into
 // a ggml type (1-D tensors stay F32) and an init distribution.
@@ -9,7 +10,9 @@ import type { TypedKv } from '../shared/gguf/writer-types.js';
 import { type ArchTensor, type TensorRole, bool, f32, u32 } from './arch-common.js';
 import { deepseek2Hparams, deepseek2Tensors } from './arch-deepseek2.js';
 import { glm4moeHparams, glm4moeTensors } from './arch-glm4moe.js';
+import { gemma4Hparams, gemma4Tensors } from './arch-gemma4.js';
 import { gptOssHparams, gptOssTensors } from './arch-gpt-oss.js';
+import { qwen35moeHparams, qwen35moeTensors } from './arch-qwen35moe.js';
 import type { ArchName, ModelShape } from './shape.js';
 
 export type { ArchTensor, TensorRole } from './arch-common.js';
@@ -19,6 +22,8 @@ const FAMILIES: Partial<Record<ArchName, { hparams: (s: ModelShape) => TypedKv[]
   'gpt-oss': { hparams: gptOssHparams, tensors: gptOssTensors },
   deepseek2: { hparams: deepseek2Hparams, tensors: deepseek2Tensors },
   glm4moe: { hparams: glm4moeHparams, tensors: glm4moeTensors },
+  qwen35moe: { hparams: qwen35moeHparams, tensors: qwen35moeTensors },
+  gemma4: { hparams: gemma4Hparams, tensors: gemma4Tensors },
 };
 
 export function archHparams(arch: ArchName, s: ModelShape, nVocab: number): TypedKv[] {
@@ -47,7 +52,9 @@ export function archHparams(arch: ArchName, s: ModelShape, nVocab: number): Type
   } else {
     kv.push(f32(`${a}.attention.layer_norm_rms_epsilon`, s.normEps));
   }
-  return [...kv, ...(FAMILIES[arch]?.hparams(s) ?? [])];
+  const own = FAMILIES[arch]?.hparams(s) ?? [];
+  const replaced = new Set(own.map((k) => k.key));
+  return [...kv.filter((k) => !replaced.has(k.key)), ...own];
 }
 
 export function archTensors(arch: ArchName, s: ModelShape, nVocab: number): ArchTensor[] {

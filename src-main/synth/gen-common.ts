@@ -4,7 +4,8 @@ import { f16BitsToF32, f32ToF16Bits } from './half.js';
 
 /** What a tensor's dequantized values should look like. */
 export type Init =
-  | { readonly kind: 'normal'; readonly std: number }
+  /** mean (default 0) is for F32 tensors only: the quantized generators draw around 0. */
+  | { readonly kind: 'normal'; readonly std: number; readonly mean?: number }
   | { readonly kind: 'const'; readonly value: number }
   /** Normal, row r (rowLength consecutive values) scaled by rowScale[r]: a skewed router. */
   | { readonly kind: 'rows'; readonly std: number; readonly rowLength: number; readonly rowScale: readonly number[] };

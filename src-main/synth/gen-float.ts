@@ -10,7 +10,7 @@ export function f32Filler(init: Init, rng: Xoshiro128): BlockFiller {
     return { typeSize: 4, fill: (out) => new Float32Array(out.buffer, out.byteOffset, out.length / 4).fill(init.value) };
   }
   if (init.kind === 'rows') return rowScaledF32Filler(init, rng);
-  const table = Float32Array.from(unitNormalTable(), (x) => x * init.std);
+  const table = Float32Array.from(unitNormalTable(), (x) => x * init.std + (init.mean ?? 0));
   return {
     typeSize: 4,
     fill(out) {

@@ -2,11 +2,11 @@
 // every tensor with its ggml type and init distribution. Nothing here touches the disk.
 import { GgufValueType, ggmlTypeById, ggmlTypeByName } from '../shared/gguf/ggml-types.js';
 import type { TypedKv, WriterKv, WriterTensor } from '../shared/gguf/writer-types.js';
-import { archHparams, archTensors, type TensorRole } from './arch.js';
+import { type ArchTensor, archHparams, archTensors, type TensorRole } from './arch.js';
 import { TOOLS_CHATML_TEMPLATE, fallbackChatTemplate } from './chat-templates.js';
 import type { Init } from './gen-common.js';
 import { PRESET_TABLE } from './presets.js';
-import { ARCHS, type ArchName, MOE_ARCHS, type ModelShape, PRESETS, type PresetName, type ShapeOverrides, SynthInputError, WEIGHT_TYPES, type WeightType } from './shape.js';
+import { ARCHS, type ArchName, MOE_ARCHS, type ModelShape, PRESETS, type PresetName, SHEXP_WIDTH_ARCHS, type ShapeOverrides, SynthInputError, WEIGHT_TYPES, type WeightType } from './shape.js';
 import type { VocabKvs } from './vocab.js';
 import { DEFAULT_ROUTER_SKEW, MAX_ROUTER_SKEW, expertRanks, routerRowScale } from '../shared/moe/routing-model.js';
 import { layerOf } from '../shared/gguf/model-view.js';
@@ -100,7 +100,9 @@ export function resolveShape(arch: ArchName, preset: PresetName, o: ShapeOverrid
   if (headDim % 2 !== 0) throw new SynthInputError(`head size ${headDim} must be even for RoPE`);
   // Pythia rotates a quarter of each head (rotary_pct 0.25); llama and qwen2 all of it.
   // GLM-4.5 rotates half of each head; DeepSeek's MLA a part of its own (mla.ropeDim).
-  const ropeDim = arch === 'gptneox' ? Math.max(2, 2 * Math.floor(headDim / 8)) : arch === 'glm4moe' ? headDim / 2 : (base.mla?.ropeDim ?? headDim);
+  // Qwen3.5 a quarter of each head; Gemma 4 writes its full layers' head size (rope_freqs picks the pairs).
+  const ropeDim =
+    arch === 'gptneox' ? Math.max(2, 2 * Math.floor(headDim / 8)) : arch === 'glm4moe' ? headDim / 2 : arch === 'qwen35moe' ? headDim / 4 : (base.iswa?.headDimFull ?? base.mla?.ropeDim ?? headDim);
   return { ...shape, ropeDim, headDim, ...resolveExperts(arch, base, o, shape.nFf) };
 }
 
@@ -121,15 +123,16 @@ function resolveExperts(arch: ArchName, base: Partial<ModelShape>, o: ShapeOverr
     return { nExpert: 0, nExpertUsed: 0, nFfExp: 0, nFfShexp: 0, routerSkew: 0 };
   }
   if (arch === 'llama' && o.nFfExp !== undefined) throw new SynthInputError("--expert-ff: llama's experts are --ff wide (the Mixtral layout has no separate expert width)");
-  if (arch !== 'qwen2moe' && o.nFfShexp !== undefined) throw new SynthInputError(`--shared-ff: ${arch} has no shared expert of its own width (qwen2moe has; deepseek2's and glm4moe's are as wide as a routed one)`);
+  const ownShexpWidth = SHEXP_WIDTH_ARCHS.includes(arch);
+  if (!ownShexpWidth && o.nFfShexp !== undefined) throw new SynthInputError(`--shared-ff: ${arch} has no shared expert of its own width (${SHEXP_WIDTH_ARCHS.join(' and ')} have; deepseek2's and glm4moe's are as wide as a routed one)`);
   const nExpertUsed = o.nExpertUsed ?? Math.min(base.nExpertUsed ?? 2, nExpert);
   const nFfExp = arch === 'llama' ? nFf : (o.nFfExp ?? base.nFfExp ?? 0);
-  const nFfShexp = arch === 'qwen2moe' ? (o.nFfShexp ?? base.nFfShexp ?? 0) : nFfExp * (base.nExpertShared ?? 0);
+  const nFfShexp = ownShexpWidth ? (o.nFfShexp ?? base.nFfShexp ?? 0) : nFfExp * (base.nExpertShared ?? 0);
   const routerSkew = o.routerSkew ?? DEFAULT_ROUTER_SKEW;
   if (!Number.isSafeInteger(nExpert) || nExpert < 1 || nExpert > 1024) throw new SynthInputError(`expert count must be an integer 1..1024 (llama.cpp's limit), got ${nExpert}`);
   if (!Number.isSafeInteger(nExpertUsed) || nExpertUsed < 1 || nExpertUsed > nExpert) throw new SynthInputError(`experts used per token must be an integer 1..${nExpert} (the expert count), got ${nExpertUsed}`);
   if (!Number.isSafeInteger(nFfExp) || nFfExp <= 0) throw new SynthInputError(`expert feed-forward width must be a positive integer, got ${nFfExp}`);
-  if (arch === 'qwen2moe' && (!Number.isSafeInteger(nFfShexp) || nFfShexp <= 0)) throw new SynthInputError(`shared expert width must be a positive integer, got ${nFfShexp}`);
+  if (ownShexpWidth && (!Number.isSafeInteger(nFfShexp) || nFfShexp <= 0)) throw new SynthInputError(`shared expert width must be a positive integer, got ${nFfShexp}`);
   if (!(Number.isFinite(routerSkew) && routerSkew >= 0 && routerSkew <= MAX_ROUTER_SKEW)) throw new SynthInputError(`router skew must be a number 0..${MAX_ROUTER_SKEW} (0: uniform routing), got ${routerSkew}`);
   const groups = base.nExpertGroups ?? 0;
   if (groups > 1 && nExpert % groups !== 0) throw new SynthInputError(`expert count ${nExpert} must be a multiple of the ${groups} expert groups`);
@@ -142,10 +145,12 @@ function largestDivisorAtMost(n: number, limit: number): number {
   return 1;
 }
 
-/** Norms, biases and routers stay F32 (as llama.cpp's quantizer keeps them); MXFP4 files hold their other matrices in Q8_0. */
-function tensorType(role: TensorRole, name: string, dims: readonly number[], type: WeightType): WeightType {
-  if (dims.length === 1 || role === 'router' || role === 'norm' || role === 'normBias' || role === 'bias' || role === 'residualBias') return 'F32';
-  if (type === 'MXFP4' && !/_exps\.weight$/.test(name)) return 'Q8_0';
+const F32_ROLES: readonly TensorRole[] = ['router', 'norm', 'normBias', 'bias', 'residualBias', 'conv', 'expertScale'];
+
+/** Norms, biases, routers, convolutions and constants stay F32 (as llama.cpp's quantizer keeps them); MXFP4 files hold their other matrices in Q8_0. */
+function tensorType(t: ArchTensor, type: WeightType): WeightType {
+  if (t.dims.length === 1 || F32_ROLES.includes(t.role) || t.constant !== undefined) return 'F32';
+  if (type === 'MXFP4' && !/_exps\.weight$/.test(t.name)) return 'Q8_0';
   return type;
 }
 
@@ -183,7 +188,11 @@ function initFor(role: TensorRole, dims: readonly number[], shape: ModelShape, n
       return { kind: 'normal', std: embStd / (Math.sqrt(dims[0] as number) * Math.sqrt(2 * shape.nLayer)) };
     case 'output':
     case 'matrix':
+    case 'conv':
       return { kind: 'normal', std: 1 / Math.sqrt(dims[0] as number) };
+    case 'expertScale':
+      // Gemma 4's per-expert output scales: near 1, each expert its own.
+      return { kind: 'normal', std: 0.25, mean: 1 };
     case 'router': {
       // Row j is expert j's logit weights; its scale follows the expert's popularity rank in
       // this layer, so the routing is skewed as trained routers are (shared/moe/routing-model.ts).
@@ -212,10 +221,11 @@ export function planSynth(input: PlanInput, vocab: VocabKvs): SynthPlan {
   if (type === 'MXFP4' && shape.nExpert === 0) throw new SynthInputError('MXFP4 is the type of routed experts: it needs a mixture of experts');
   const nVocab = vocab.nVocab;
   const tensors: PlannedTensor[] = archTensors(arch, shape, nVocab).map((t) => {
-    const typeId = typeIdOf(tensorType(t.role, t.name, t.dims, type));
+    const typeId = typeIdOf(tensorType(t, type));
     const block = (ggmlTypeById(typeId) as { blockSize: number }).blockSize;
     if ((t.dims[0] as number) % block !== 0) throw new SynthInputError(`${t.name}: its rows of ${t.dims[0]} are not a multiple of ${block}, the block size of ${type}`);
-    return { name: t.name, dims: t.dims, role: t.role, typeId, init: initFor(t.role, t.dims, shape, t.name, input.seed) };
+    const init: Init = t.constant !== undefined ? { kind: 'const', value: t.constant } : initFor(t.role, t.dims, shape, t.name, input.seed);
+    return { name: t.name, dims: t.dims, role: t.role, typeId, init };
   });
   const params = tensors.reduce((s, t) => s + t.dims.reduce((a, b) => a * b, 1), 0);
 

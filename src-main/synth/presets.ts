@@ -80,6 +80,27 @@ const GLM4MOE: Partial<Record<PresetName, Row>> = {
   air: { nEmbd: 4096, nLayer: 46, nHead: 96, nHeadKv: 8, headDim: 128, nFf: 10944, nExpert: 128, nExpertUsed: 8, nFfExp: 1408, nExpertShared: 1, nLeadingDense: 1, nCtxTrain: 131072, tieEmbeddings: false, ropeFreqBase: 1000000, normEps: 1e-5 },
 };
 
+// Qwen3.5-35B-A3B (40 layers, every 4th full attention: 16 heads of 256, 2 KV heads, a quarter
+// of each head roped; the others a gated delta net of 16 key and 32 value heads of 128; 256
+// experts of 512, 8 used, one shared expert of 512, on a 2048-wide stream); tiny and small
+// scaled down with the same proportions (one layer in four full attention).
+const QWEN35MOE: Partial<Record<PresetName, Row>> = {
+  tiny: { nEmbd: 256, nLayer: 4, nHead: 4, nHeadKv: 2, headDim: 64, nFf: 256, nExpert: 8, nExpertUsed: 2, nFfExp: 256, nFfShexp: 256, linearAttn: { convKernel: 4, stateSize: 64, nKHeads: 2, nVHeads: 4, fullAttnInterval: 4 }, nCtxTrain: 4096, tieEmbeddings: false, ropeFreqBase: 10000000, normEps: 1e-6 },
+  small: { nEmbd: 1024, nLayer: 14, nHead: 8, nHeadKv: 2, headDim: 128, nFf: 512, nExpert: 64, nExpertUsed: 8, nFfExp: 512, nFfShexp: 512, linearAttn: { convKernel: 4, stateSize: 128, nKHeads: 4, nVHeads: 8, fullAttnInterval: 4 }, nCtxTrain: 32768, tieEmbeddings: false, ropeFreqBase: 10000000, normEps: 1e-6 },
+  '35b-a3b': { nEmbd: 2048, nLayer: 40, nHead: 16, nHeadKv: 2, headDim: 256, nFf: 512, nExpert: 256, nExpertUsed: 8, nFfExp: 512, nFfShexp: 512, linearAttn: { convKernel: 4, stateSize: 128, nKHeads: 16, nVHeads: 32, fullAttnInterval: 4 }, nCtxTrain: 262144, tieEmbeddings: false, ropeFreqBase: 10000000, normEps: 1e-6 },
+};
+
+// Gemma 4 26B-A4B (30 layers, every 6th full attention with 512-wide heads and 2 KV heads, the
+// others a 1024-token window with 256-wide heads and 8 KV heads; 16 query heads on a 2816-wide
+// stream; a dense MLP of 2112 beside 128 experts of 704, 8 used; tied embeddings, logits
+// soft-capped at 30); tiny and small scaled down, with a head of their own (a tied head of random
+// weights repeats the prompt's last token, see plan.ts).
+const GEMMA4: Partial<Record<PresetName, Row>> = {
+  tiny: { nEmbd: 256, nLayer: 3, nHead: 4, nHeadKv: 2, headDim: 64, nFf: 512, nExpert: 8, nExpertUsed: 2, nFfExp: 256, iswa: { slidingWindow: 64, fullEvery: 3, headDimFull: 128, nHeadKvFull: 1, ropeFreqBaseSwa: 10000, finalLogitSoftcap: 30 }, nCtxTrain: 4096, tieEmbeddings: false, ropeFreqBase: 1000000, normEps: 1e-6 },
+  small: { nEmbd: 1024, nLayer: 14, nHead: 8, nHeadKv: 4, headDim: 128, nFf: 1024, nExpert: 64, nExpertUsed: 8, nFfExp: 512, iswa: { slidingWindow: 512, fullEvery: 6, headDimFull: 256, nHeadKvFull: 2, ropeFreqBaseSwa: 10000, finalLogitSoftcap: 30 }, nCtxTrain: 32768, tieEmbeddings: false, ropeFreqBase: 1000000, normEps: 1e-6 },
+  '26b-a4b': { nEmbd: 2816, nLayer: 30, nHead: 16, nHeadKv: 8, headDim: 256, nFf: 2112, nExpert: 128, nExpertUsed: 8, nFfExp: 704, iswa: { slidingWindow: 1024, fullEvery: 6, headDimFull: 512, nHeadKvFull: 2, ropeFreqBaseSwa: 10000, finalLogitSoftcap: 30 }, nCtxTrain: 262144, tieEmbeddings: true, ropeFreqBase: 1000000, normEps: 1e-6 },
+};
+
 export const PRESET_TABLE: Record<ArchName, Partial<Record<PresetName, Row>>> = {
   llama: LLAMA,
   qwen2: QWEN2,
@@ -89,13 +110,18 @@ export const PRESET_TABLE: Record<ArchName, Partial<Record<PresetName, Row>>> = 
   'gpt-oss': GPT_OSS,
   deepseek2: DEEPSEEK2,
   glm4moe: GLM4MOE,
+  qwen35moe: QWEN35MOE,
+  gemma4: GEMMA4,
 };
 
 /** The vocab file (models/ggml-vocab-NAME.gguf) each architecture and preset uses by default. */
 export function defaultVocab(arch: ArchName, preset: PresetName): string {
   // gpt-oss's o200k and GLM's tokenizers ship no vocab file here: Qwen2's 152k BPE is the nearest in size.
   // Their small rows take the 32k vocab, so that the experts, not the embeddings, fill the file.
-  if ((arch === 'gpt-oss' || arch === 'glm4moe') && preset === 'small') return 'llama-spm';
+  if ((arch === 'gpt-oss' || arch === 'glm4moe' || arch === 'qwen35moe' || arch === 'gemma4') && preset === 'small') return 'llama-spm';
+  // Qwen3.5's and Gemma 4's own tokenizers (248k and 262k tokens) ship with the pinned source.
+  if (arch === 'qwen35moe') return 'qwen35';
+  if (arch === 'gemma4') return 'gemma-4';
   if (arch === 'qwen2' || arch === 'qwen3moe' || arch === 'qwen2moe' || arch === 'gpt-oss' || arch === 'glm4moe') return 'qwen2';
   if (arch === 'deepseek2') return 'deepseek-llm';
   if (arch === 'gptneox') return 'gpt-neox';

@@ -1,14 +1,17 @@
 // The shape of a synthetic model and the names users pick from.
-export const ARCHS = ['llama', 'qwen2', 'gptneox', 'qwen3moe', 'qwen2moe', 'gpt-oss', 'deepseek2', 'glm4moe'] as const;
+export const ARCHS = ['llama', 'qwen2', 'gptneox', 'qwen3moe', 'qwen2moe', 'gpt-oss', 'deepseek2', 'glm4moe', 'qwen35moe', 'gemma4'] as const;
 export type ArchName = (typeof ARCHS)[number];
 
 /** Architectures that are mixtures of experts (llama is one with --experts). */
-export const MOE_ARCHS: readonly ArchName[] = ['qwen3moe', 'qwen2moe', 'gpt-oss', 'deepseek2', 'glm4moe'];
+export const MOE_ARCHS: readonly ArchName[] = ['qwen3moe', 'qwen2moe', 'gpt-oss', 'deepseek2', 'glm4moe', 'qwen35moe', 'gemma4'];
 
 /** Architectures whose MoE layers carry shared experts beside the routed ones (*_shexp). */
-export const SHEXP_ARCHS: readonly ArchName[] = ['qwen2moe', 'deepseek2', 'glm4moe'];
+export const SHEXP_ARCHS: readonly ArchName[] = ['qwen2moe', 'deepseek2', 'glm4moe', 'qwen35moe'];
 
-export const PRESETS = ['tiny', 'small', '1b', '3b', '8b', '20b', '30b-a3b', '120b', 'v2-lite', 'v3', 'air'] as const;
+/** Architectures whose shared expert has a width of its own (expert_shared_feed_forward_length, --shared-ff). */
+export const SHEXP_WIDTH_ARCHS: readonly ArchName[] = ['qwen2moe', 'qwen35moe'];
+
+export const PRESETS = ['tiny', 'small', '1b', '3b', '8b', '20b', '30b-a3b', '120b', 'v2-lite', 'v3', 'air', '35b-a3b', '26b-a4b'] as const;
 export type PresetName = (typeof PRESETS)[number];
 
 /** MXFP4: gpt-oss's native type: the routed experts in MXFP4, the other matrices in Q8_0. */
@@ -51,6 +54,36 @@ export interface ModelShape {
   readonly slidingWindow?: number;
   /** Multi-head latent attention (deepseek2). */
   readonly mla?: MlaShape;
+  /** Gated delta-net (linear attention) layers between full attention ones (qwen35moe). */
+  readonly linearAttn?: LinearAttnShape;
+  /** Sliding-window layers with heads of their own beside full ones (gemma4). */
+  readonly iswa?: IswaShape;
+}
+
+/**
+ * Qwen3.5's hybrid attention: every fullAttnInterval-th layer full (gated) attention, the others
+ * a gated delta net of nKHeads query/key heads and nVHeads value heads, each stateSize wide.
+ */
+export interface LinearAttnShape {
+  readonly convKernel: number;
+  readonly stateSize: number;
+  readonly nKHeads: number;
+  readonly nVHeads: number;
+  readonly fullAttnInterval: number;
+}
+
+/**
+ * Gemma 4's interleaved attention: every fullEvery-th layer full attention with wider heads
+ * (headDimFull) and fewer KV heads (nHeadKvFull); the others a window of slidingWindow tokens
+ * with the shape's headDim and nHeadKv.
+ */
+export interface IswaShape {
+  readonly slidingWindow: number;
+  readonly fullEvery: number;
+  readonly headDimFull: number;
+  readonly nHeadKvFull: number;
+  readonly ropeFreqBaseSwa: number;
+  readonly finalLogitSoftcap: number;
 }
 
 /** DeepSeek's multi-head latent attention: low-rank Q (0: a plain wq) and KV, a roped part of each head. */

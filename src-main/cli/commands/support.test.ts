@@ -17,7 +17,7 @@ describe('ramforge support', () => {
       expect(byName.get(a)?.run).toBe('native-tests');
       expect(byName.get(a)?.requiredTensorsChecked).toBe(true);
     }
-    for (const a of ['qwen3moe', 'qwen2moe', 'gpt-oss', 'deepseek2', 'glm4moe']) {
+    for (const a of ['qwen3moe', 'qwen2moe', 'gpt-oss', 'deepseek2', 'glm4moe', 'qwen35moe', 'gemma4']) {
       expect(byName.get(a)?.inspect).toBe('tested');
       expect(byName.get(a)?.run).toBe('tested');
       expect(byName.get(a)?.stream).toBe('tested');
@@ -25,7 +25,10 @@ describe('ramforge support', () => {
     }
     expect(byName.get('gpt-oss')?.evidence.join(' ')).toMatch(/MXFP4 expert slices, per-expert biases/);
     expect(byName.get('deepseek2')?.evidence.join(' ')).toMatch(/MLA, a leading dense layer, a shared expert/);
+    expect(byName.get('qwen35moe')?.evidence.join(' ')).toMatch(/fused ffn_gate_up_exps, delta-net/);
+    expect(byName.get('gemma4')?.evidence.join(' ')).toMatch(/per-expert output scales picked by expert id/);
     expect(r.architectures.filter((a) => a.name === 'qwen3moe')).toHaveLength(1);
+    expect(r.architectures.filter((a) => a.name === 'gemma4')).toHaveLength(1);
     expect(byName.get('gemma3')?.run).toBe('delegated');
     expect(r.tensorTypes.map((t) => t.name)).toEqual(GGML_TYPES.map((t) => t.name));
     expect(r.tensorTypes.filter((t) => t.synth).map((t) => t.name).sort()).toEqual(['F16', 'F32', 'MXFP4', 'Q4_0', 'Q4_K', 'Q8_0']);

@@ -80,8 +80,8 @@ const SYNTH_FLAGS = [
     { name: 'ctx-train', type: 'int', description: 'override the training context length written to the file' },
     { name: 'experts', type: 'int', description: 'experts per layer: with --arch llama, the Mixtral layout (a router and one 3-D tensor per projection); overrides the MoE architectures\' presets' },
     { name: 'experts-used', type: 'int', description: 'experts each token is routed to (default 2 for llama, else the preset\'s)' },
-    { name: 'expert-ff', type: 'int', description: 'feed-forward width of one expert (qwen3moe, qwen2moe; llama\'s experts are --ff wide)' },
-    { name: 'shared-ff', type: 'int', description: 'feed-forward width of the shared expert (qwen2moe)' },
+    { name: 'expert-ff', type: 'int', description: 'feed-forward width of one expert (the MoE architectures; llama\'s experts are --ff wide)' },
+    { name: 'shared-ff', type: 'int', description: 'feed-forward width of the shared expert (qwen2moe, qwen35moe)' },
     { name: 'router-skew', type: 'number', description: `how unevenly the routers choose experts: the expert of popularity rank r gets router weights scaled by (1+r)^-skew; 0 is uniform (default ${DEFAULT_ROUTER_SKEW}, calibrated: README, "Synthetic mixtures of experts")` },
     { name: 'tie-embeddings', type: 'boolean', description: 'no output.weight: the head reuses token_embd (llama, qwen2; --no-tie-embeddings forces a separate head)' },
     { name: 'vocab', type: 'string', valueName: 'NAME', description: 'tokenizer from models/ggml-vocab-NAME.gguf (default per arch and preset)' },
@@ -120,6 +120,8 @@ export const command: CommandSpec = {
     '  ramforge synth --arch qwen3moe --preset 30b-a3b --type Q4_0 --out qwen3-30b-a3b-shape.gguf',
     '  ramforge synth --arch gpt-oss --preset 20b --type MXFP4 --out gpt-oss-20b-shape.gguf',
     '  ramforge synth --arch deepseek2 --preset v2-lite --type Q4_0 --out deepseek-v2-lite-shape.gguf',
+    '  ramforge synth --arch qwen35moe --preset 35b-a3b --type Q4_0 --out qwen3.5-35b-a3b-shape.gguf',
+    '  ramforge synth --arch gemma4 --preset 26b-a4b --type Q4_0 --out gemma-4-26b-a4b-shape.gguf',
   ].join('\n'),
   async run(args) {
     const f = typedFlags(args.flags, SYNTH_FLAGS);

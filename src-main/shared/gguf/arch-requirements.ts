@@ -79,7 +79,50 @@ const GLM4MOE: ArchRequirements = {
   perLayer: [...LLAMA_LIKE.perLayer.filter((r) => !r[0]?.startsWith('ffn_')), ['post_attention_norm.weight'], ...DENSE_OR_ROUTED],
 };
 
+/** Routed experts with gate and up split or fused (ffn_gate_up_exps), as create_tensor_gate_up_exps loads them. */
+const ROUTED_GATE_UP: readonly (readonly string[])[] = [
+  ['ffn_gate_inp.weight'],
+  ['ffn_gate_up_exps.weight', 'ffn_gate_exps.weight'],
+  ['ffn_gate_up_exps.weight', 'ffn_up_exps.weight'],
+  ['ffn_down_exps.weight'],
+];
+
+/** qwen35moe (qwen35moe.cpp): delta-net or full attention by layer, routed experts beside a gated shared expert. */
+const QWEN35MOE: ArchRequirements = {
+  global: LLAMA_LIKE.global,
+  perLayer: [
+    ['attn_norm.weight'],
+    ['post_attention_norm.weight'],
+    // A delta-net layer's output projection, or a full attention layer's.
+    ['ssm_out.weight', 'attn_output.weight'],
+    ...ROUTED_GATE_UP,
+    ['ffn_gate_inp_shexp.weight'],
+    ['ffn_gate_shexp.weight'],
+    ['ffn_up_shexp.weight'],
+    ['ffn_down_shexp.weight'],
+  ],
+};
+
+/** gemma4 (gemma4.cpp): normed Q/K heads, a dense MLP on every layer (experts optional), rope_freqs for the full layers. */
+const GEMMA4: ArchRequirements = {
+  global: [...LLAMA_LIKE.global, ['rope_freqs.weight']],
+  perLayer: [
+    ['attn_norm.weight'],
+    ['attn_q.weight', 'attn_qkv.weight'],
+    ['attn_output.weight'],
+    ['attn_q_norm.weight'],
+    ['post_attention_norm.weight'],
+    ['ffn_norm.weight'],
+    ['ffn_gate.weight'],
+    ['ffn_up.weight'],
+    ['ffn_down.weight'],
+    ['post_ffw_norm.weight'],
+  ],
+};
+
 export const ARCH_REQUIREMENTS: Readonly<Record<string, ArchRequirements>> = {
+  qwen35moe: QWEN35MOE,
+  gemma4: GEMMA4,
   'gpt-oss': GPT_OSS,
   deepseek2: DEEPSEEK2,
   glm4moe: GLM4MOE,

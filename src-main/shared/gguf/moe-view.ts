@@ -72,6 +72,9 @@ export function buildMoeView(h: GgufHeader, arch: string | null, tensors: readon
   const sharedTensors = tensors.filter((t) => SHARED_EXPERT.test(t.name));
   const sharedDeclared = arch ? kvInteger(h, key('expert_shared_count')) : undefined;
   const up = experts.find((t) => /\.ffn_(up|gate)_exps\.weight$/.test(t.name));
+  // Fused gate and up (qwen35moe, gemma4): one tensor twice as wide as an expert.
+  const gateUp = experts.find((t) => /\.ffn_gate_up_exps\.weight$/.test(t.name));
+  const ffLength = up ? (up.dims[1] ?? null) : gateUp?.dims[1] !== undefined ? gateUp.dims[1] / 2 : null;
 
   const byLayer = new Map<number, MoeTensorInput[]>();
   for (const t of experts) byLayer.set(t.layer as number, [...(byLayer.get(t.layer as number) ?? []), t]);
@@ -94,7 +97,7 @@ export function buildMoeView(h: GgufHeader, arch: string | null, tensors: readon
     expertCount,
     expertUsedCount,
     expertSharedCount: sharedDeclared ?? (sharedTensors.length > 0 ? 1 : 0),
-    expertFeedForwardLength: up ? (up.dims[1] ?? null) : null,
+    expertFeedForwardLength: ffLength,
     layers,
     bytesPerExpert: Math.max(0, ...layers.map((l) => l.bytesPerExpert)),
     expertBytes,
