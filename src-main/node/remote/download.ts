@@ -9,6 +9,7 @@ import { dirname } from 'node:path';
 import { parseContentRange, parseSha256File, publishedSha256 } from '../../shared/remote/http-headers.js';
 import { redactUrl, urlFileName } from '../../shared/remote/model-url.js';
 import { HttpError, httpGet, readBody, statusError, type GetOptions } from './http-get.js';
+import { drainBody } from './drain-body.js';
 
 export type DownloadErrorKind = 'checksum' | 'space' | 'interrupted' | 'size';
 
@@ -172,17 +173,12 @@ export async function download(o: DownloadOptions): Promise<DownloadResult> {
     let failure: Error | null = null;
     try {
       if (status !== 416) {
-        for await (const chunk of r.res) {
-          const b = chunk as Buffer;
-          await fh.write(b, 0, b.length, pos);
-          pos += b.length;
+        ({ pos, failure } = await drainBody(r.res, fh, start, (b, at) => {
           sessionBytes += b.length;
           hash.update(b);
-          o.onProgress?.({ done: pos, total, sessionBytes, resumedFrom });
-        }
+          o.onProgress?.({ done: at, total, sessionBytes, resumedFrom });
+        }));
       }
-    } catch (e) {
-      failure = e as Error;
     } finally {
       await fh.close();
     }
