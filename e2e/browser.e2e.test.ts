@@ -18,7 +18,7 @@ if (!haveChromium && !IS_CI) {
 
 interface Frame {
   t: number;
-  msg: { event?: { type: string; requestId?: string; message?: string } };
+  msg: { event?: { type: string; requestId?: string; message?: string; result?: { stopReason?: string } } };
 }
 
 let served: Served;
@@ -167,26 +167,37 @@ describe.runIf(haveChromium || IS_CI)('browser mode in Chromium', () => {
   });
 
   it('the page stays responsive while a fast model streams, and Stop works', async () => {
-    // The tiny model decodes hundreds of tokens per second: the page must keep up.
-    const since = await sendChat('Write a long story', 2000);
-    await waitFor(() => eventsOf('token', since).length >= 3, 60_000, 'tokens to stream');
+    // The tiny model decodes hundreds of tokens per second: the page must keep up. The chat
+    // samples with a random seed, so a reply may end by itself (end of text) before Stop can be
+    // pressed; then it is asked again, until one is stopped.
     let worst = 0;
-    for (let i = 0; i < 5 && eventsOf('generation-done', since).length === 0; i++) {
-      const lag = await page.evaluate(() => new Promise<number>((r) => {
-        const t = performance.now();
-        setTimeout(() => r(performance.now() - t), 0);
-      }));
-      worst = Math.max(worst, lag);
-      await new Promise((r) => setTimeout(r, 200));
+    let stopped = false;
+    for (let attempt = 0; attempt < 3 && !stopped; attempt++) {
+      const since = await sendChat('Write a long story', 2000);
+      const done = () => eventsOf('generation-done', since).length > 0;
+      await waitFor(() => eventsOf('token', since).length >= 3 || done(), 60_000, 'tokens to stream');
+      for (let i = 0; i < 5 && !done(); i++) {
+        const lag = await page.evaluate(() => new Promise<number>((r) => {
+          const t = performance.now();
+          setTimeout(() => r(performance.now() - t), 0);
+        }));
+        worst = Math.max(worst, lag);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      try {
+        // A reply that ends while Stop is being pressed disables it: that is not a failure of Stop.
+        if (!done()) await byId('chat-stop').click({ timeout: 5_000 }).catch((e: unknown) => {
+          if (!done()) throw e;
+        });
+        await waitFor(done, 30_000, 'the generation to stop');
+      } finally {
+        // Leave a settled page for the next checks even when this one fails.
+        await waitFor(done, 120_000, 'the generation to end');
+        await settled();
+      }
+      stopped = eventsOf('generation-done', since).some((f) => f.msg.event?.result?.stopReason === 'cancelled');
     }
-    try {
-      if (eventsOf('generation-done', since).length === 0) await byId('chat-stop').click({ timeout: 5_000 });
-      await waitFor(() => eventsOf('generation-done', since).length > 0, 30_000, 'the generation to stop');
-    } finally {
-      // Leave a settled page for the next checks even when this one fails.
-      await waitFor(() => eventsOf('generation-done', since).length > 0, 120_000, 'the generation to end');
-      await settled();
-    }
+    expect(stopped, 'one of the replies was stopped by Stop').toBe(true);
     expect(worst, 'main-thread timer lag while streaming (ms)').toBeLessThan(1000);
   });
 
