@@ -395,12 +395,8 @@ export class AppService implements RamforgeHostApi {
   }
 
   comparePolicies(requestId: unknown, path: unknown, settings: unknown, policies: unknown, prompt: unknown, maxTokens: unknown): Promise<unknown[]> {
-    const runner = {
-      verdict: (p: string, s: RunSettings) => this.library.planChecked(p, s).then(verdictOf, () => null),
-      load: (p: string, s: RunSettings) => this.load(p, s),
-      turn: (id: string, g: GenerateParams) => this.runGeneration(id, g),
-      lastTurnReport: () => this.report ?? null,
-    };
+    const verdict = (p: string, s: RunSettings) => this.library.planChecked(p, s).then(verdictOf, () => null);
+    const runner = { verdict, load: (p: string, s: RunSettings) => this.load(p, s), turn: (id: string, g: GenerateParams) => this.runGeneration(id, g), lastTurnReport: () => this.report ?? null };
     return comparePolicies(runner, requestId, path, settings, policies, prompt, maxTokens);
   }
 
