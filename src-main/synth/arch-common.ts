@@ -43,6 +43,16 @@ export function routedExperts(blk: ReturnType<typeof tensorList>['blk'], i: numb
   blk(i, 'ffn_up_exps.weight', [nEmbd, ffExp, nExpert], 'matrix');
 }
 
+/** Q, K and V projections, each with its bias (weight then bias, projection by projection). */
+export function biasedQkv(blk: ReturnType<typeof tensorList>['blk'], i: number, nEmbd: number, qDim: number, kvDim: number): void {
+  blk(i, 'attn_q.weight', [nEmbd, qDim], 'matrix');
+  blk(i, 'attn_q.bias', [qDim], 'bias');
+  blk(i, 'attn_k.weight', [nEmbd, kvDim], 'matrix');
+  blk(i, 'attn_k.bias', [kvDim], 'bias');
+  blk(i, 'attn_v.weight', [nEmbd, kvDim], 'matrix');
+  blk(i, 'attn_v.bias', [kvDim], 'bias');
+}
+
 /** A dense SwiGLU FFN (or a shared expert with suffix '_shexp'). */
 export function swiglu(blk: ReturnType<typeof tensorList>['blk'], i: number, nEmbd: number, nFf: number, suffix = ''): void {
   blk(i, `ffn_gate${suffix}.weight`, [nEmbd, nFf], 'matrix');

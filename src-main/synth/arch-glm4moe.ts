@@ -2,7 +2,7 @@
 // roped, post_attention_norm as the FFN's norm, the first leading_dense_block_count layers dense,
 // the rest routed experts beside a shared one, sigmoid gating with a selection bias exp_probs_b.
 import type { TypedKv } from '../shared/gguf/writer-types.js';
-import { type ArchTensor, bool, f32, routedExperts, swiglu, tensorList, u32 } from './arch-common.js';
+import { type ArchTensor, bool, f32, routedExperts, swiglu, tensorList, u32, biasedQkv } from './arch-common.js';
 import type { ModelShape } from './shape.js';
 
 export function glm4moeHparams(s: ModelShape): TypedKv[] {
@@ -24,12 +24,7 @@ export function glm4moeTensors(s: ModelShape, nVocab: number): ArchTensor[] {
   t.push({ name: 'token_embd.weight', dims: [E, nVocab], role: 'embedding' });
   for (let i = 0; i < s.nLayer; i++) {
     blk(i, 'attn_norm.weight', [E], 'norm');
-    blk(i, 'attn_q.weight', [E, qDim], 'matrix');
-    blk(i, 'attn_q.bias', [qDim], 'bias');
-    blk(i, 'attn_k.weight', [E, kvDim], 'matrix');
-    blk(i, 'attn_k.bias', [kvDim], 'bias');
-    blk(i, 'attn_v.weight', [E, kvDim], 'matrix');
-    blk(i, 'attn_v.bias', [kvDim], 'bias');
+    biasedQkv(blk, i, E, qDim, kvDim);
     blk(i, 'attn_output.weight', [qDim, E], 'residualOut');
     blk(i, 'post_attention_norm.weight', [E], 'norm');
     if (i < (s.nLeadingDense ?? 0)) {

@@ -3,7 +3,7 @@
 // attention sinks (one logit per head), Q/K/V/O biases, post_attention_norm as the FFN's norm,
 // and sliding-window attention on every other layer. Heads are 64 wide on a 2880-wide stream.
 import type { TypedKv } from '../shared/gguf/writer-types.js';
-import { type ArchTensor, f32, routedExperts, str, tensorList, u32 } from './arch-common.js';
+import { type ArchTensor, f32, routedExperts, str, tensorList, u32, biasedQkv } from './arch-common.js';
 import type { ModelShape } from './shape.js';
 
 export function gptOssHparams(s: ModelShape): TypedKv[] {
@@ -26,12 +26,7 @@ export function gptOssTensors(s: ModelShape, nVocab: number): ArchTensor[] {
   t.push({ name: 'token_embd.weight', dims: [E, nVocab], role: 'embedding' });
   for (let i = 0; i < s.nLayer; i++) {
     blk(i, 'attn_norm.weight', [E], 'norm');
-    blk(i, 'attn_q.weight', [E, qDim], 'matrix');
-    blk(i, 'attn_q.bias', [qDim], 'bias');
-    blk(i, 'attn_k.weight', [E, kvDim], 'matrix');
-    blk(i, 'attn_k.bias', [kvDim], 'bias');
-    blk(i, 'attn_v.weight', [E, kvDim], 'matrix');
-    blk(i, 'attn_v.bias', [kvDim], 'bias');
+    biasedQkv(blk, i, E, qDim, kvDim);
     blk(i, 'attn_output.weight', [qDim, E], 'residualOut');
     blk(i, 'attn_output.bias', [E], 'residualBias');
     blk(i, 'attn_sinks.weight', [s.nHead], 'bias');

@@ -4,6 +4,7 @@
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { directIoWorks } from '../node/direct-io.js';
 import { loadAddon, type NativeContext, type NativeExpertConfig, type NativeModel, type NativeResidencyCounters, type NativeSocketStat, type NativeStreamConfig } from '../native/addon.js';
+import { expertCountsOf } from '../shared/moe/expert-counts.js';
 import { budgetExperts, isExpertTensor } from '../shared/residency/expert-budget.js';
 import { buildInventory, parseMaps, type Inventory } from '../shared/residency/inventory.js';
 import { buildStreamLayout, type StreamLayout } from '../shared/residency/stream-units.js';
@@ -172,15 +173,6 @@ export class ResidencyRuntime {
    * estimate of non-weight memory (process, tokenizer, KV cache) can be off by tens of MiB, and
    * a schedule planned against the wrong figure runs pressed against the cap.
    */
-  /** Experts per MoE layer and experts a token uses, from the model's metadata (null: dense). */
-  private expertShape(): { experts: number; used: number } | null {
-    const md = this.metadata;
-    const arch = md['general.architecture'] ?? '';
-    const experts = Number(md[`${arch}.expert_count`] ?? 0);
-    const used = Number(md[`${arch}.expert_used_count`] ?? 0);
-    return Number.isInteger(experts) && experts > 1 && Number.isInteger(used) && used > 0 ? { experts, used } : null;
-  }
-
   private planStream(): { layout: StreamLayout; windowBytes: number; schedule: StreamSchedule; experts: NativeExpertConfig | null } {
     const sp = this.params.stream ?? { tensors: [], prefetchDepth: DEFAULT_PREFETCH_DEPTH, readaheadBytes: DEFAULT_READAHEAD_BYTES, computeReserveBytes: 0 };
     const inv = this.inventory;
@@ -190,7 +182,7 @@ export class ResidencyRuntime {
     const ram = (t: InventoryTensor) => t.backing === 'file-mapped' && (t.layer < 0 || (this.tiers[t.layer] !== 'vram' && this.tiers[t.layer] !== 'remote'));
     // A mixture of experts under a cap: the expert tensors are the expert cache's, not the
     // stream schedule's (with no budget they stream as whole tensors, as the plan says).
-    const moe = this.params.ramBytes !== undefined ? this.expertShape() : null;
+    const moe = this.params.ramBytes !== undefined ? expertCountsOf(this.metadata) : null;
     const apart = new Set(moe ? inv.tensors.filter((t) => isExpertTensor(t.name) && ram(t)).map((t) => t.name) : []);
     // Each RAM layer's weights the schedule streams or locks (not those `apart` holds).
     const layerWeights = (): WeightLayer[] =>

@@ -1,11 +1,14 @@
 // The routing of a mixture of experts inside the worker: the native tap's options (the MoE
 // layers, a trace to replay), what it recorded taken after each generation, written to the
 // trace file the user asked for, and summed against Belady's optimum for the expert cache's size.
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { NativeContextOptions, NativeModel, NativeRouting } from '../native/addon.js';
 import { isExpertTensor } from '../shared/residency/expert-budget.js';
-import { parseRouteTrace, traceShapeMismatch, RouteTraceError, type RouteTrace } from '../shared/moe/route-trace.js';
+import { traceShapeMismatch, type RouteTrace } from '../shared/moe/route-trace.js';
+import { readRouteTrace } from '../node/route-trace-file.js';
+import { UsageError } from '../shared/errors.js';
+import { expertCountsOf } from '../shared/moe/expert-counts.js';
 import { traceHeader, traceRows } from '../shared/moe/route-trace-write.js';
 import { addRequests, routingOptimum, type LayerRequests } from '../shared/moe/routing-optimum.js';
 import type { LoadParams, RoutingResult } from '../shared/worker-protocol.js';
@@ -24,10 +27,10 @@ interface MoeShape {
 /** The model's MoE layers (those with a router), experts, experts per token and each layer's bytes of one expert; null for a dense model. */
 export function moeShapeOf(model: NativeModel): MoeShape | null {
   const md = model.info().metadata;
+  const counts = expertCountsOf(md);
+  if (!counts) return null;
+  const { experts, used } = counts;
   const arch = md['general.architecture'] ?? '';
-  const experts = Number(md[`${arch}.expert_count`] ?? 0);
-  const used = Number(md[`${arch}.expert_used_count`] ?? 0);
-  if (!Number.isInteger(experts) || experts < 2 || !Number.isInteger(used) || used < 1) return null;
   const layers = new Set<number>();
   const total = new Map<number, number>();
   for (const t of model.tensors()) {
@@ -41,17 +44,12 @@ export function moeShapeOf(model: NativeModel): MoeShape | null {
   return { arch, layerIds: [...layers].sort((a, b) => a - b), experts, used, expertBytes };
 }
 
+/** The host checked it before the load; read again here, as the worker reads its own inputs. */
 function readTrace(path: string): RouteTrace {
-  let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    return readRouteTrace(path, 'routing trace');
   } catch (e) {
-    throw new WorkerError('BAD_ARGUMENT', `cannot read the routing trace ${path}: ${(e as Error).message}`);
-  }
-  try {
-    return parseRouteTrace(text);
-  } catch (e) {
-    if (e instanceof RouteTraceError) throw new WorkerError('BAD_ARGUMENT', `routing trace ${path}: ${e.message}`);
+    if (e instanceof UsageError) throw new WorkerError('BAD_ARGUMENT', e.message);
     throw e;
   }
 }

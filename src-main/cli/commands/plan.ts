@@ -20,9 +20,8 @@ import { measuredRoutingOf } from '../../node/load-machine.js';
 import { draftPlanInput } from '../../shared/draft/draft-budget.js';
 import { probeGpus } from '../../node/gpu-devices.js';
 import { serveParallel } from './serve-api-flags.js';
-import { basename, resolve } from 'node:path';
-import { routeTraceFor } from '../../node/route-trace-file.js';
-import { traceRouting } from '../../shared/moe/trace-routing.js';
+import { resolve } from 'node:path';
+import { checkRoutingSettings } from '../../node/route-trace-file.js';
 
 export const command: CommandSpec = {
   name: 'plan',
@@ -57,7 +56,7 @@ export const command: CommandSpec = {
     // What earlier runs of this file measured of its routing (a mixture of experts), if anything.
     // A routing trace to replay decides the expert cache's prediction (checked against the model's shape).
     const tracePath = f['routing-trace'];
-    const routeTrace = tracePath === undefined ? null : traceRouting(basename(tracePath), routeTraceFor(m.view, resolve(tracePath)));
+    const routeTrace = tracePath === undefined ? null : checkRoutingSettings(m.view, { routingTrace: resolve(tracePath), routingTraceOut: null });
     const context = { disk, readaheadBytes, routeTrace, routing: remote ? null : measuredRoutingOf(m.shards[0]?.path as string), gpus: f.gpu === 'none' ? null : probeGpus(), rpcNodes: await rpcNodesFromFlags(args.flags, Boolean(args.flags.json)) };
     const withDraft = draft ? { ...context, draft: (ctx: number) => draftPlanInput(m, { path: draft.shards[0]!.path, shards: draft.shards, view: draft.view }, { ctx, max }) } : context;
     // As serve --api loads it: the sequences it would choose (unless given), the embeddings context.

@@ -50,21 +50,30 @@ function nextUses(reqs: readonly RouteRequest[]): number[][] {
 export function simulateBelady(reqs: readonly RouteRequest[], capacity: number): SimResult {
   const res = blank(reqs);
   const nu = new Map<number, number>();
-  let cache = new Set<number>();
+  const cache = new Set<number>();
   const nexts = nextUses(reqs);
+  const next = (e: number): number => nu.get(e) as number;
   reqs.forEach((r, i) => {
-    let miss = 0;
-    for (const e of r.experts) if (!cache.has(e)) miss++;
-    res.misses += miss;
-    if (r.phase === 1) res.decodeMisses += miss;
+    const missing = r.experts.filter((e) => !cache.has(e));
+    res.misses += missing.length;
+    if (r.phase === 1) res.decodeMisses += missing.length;
     r.experts.forEach((e, j) => nu.set(e, (nexts[i] as number[])[j] as number));
+    if (r.experts.length > capacity) {
+      // Wider than the cache: read what it lacks, then keep the experts needed soonest.
+      const keep = [...new Set([...cache, ...r.experts])].sort((a, b) => next(a) - next(b)).slice(0, capacity);
+      cache.clear();
+      for (const e of keep) cache.add(e);
+      return;
+    }
+    // Each miss takes a free slot, else evicts the expert (not this request's) needed furthest ahead.
     const inReq = new Set(r.experts);
-    const soonest = (xs: Iterable<number>): number[] => [...xs].sort((a, b) => (nu.get(a) as number) - (nu.get(b) as number));
-    if (inReq.size <= capacity) {
-      const rest = soonest([...cache].filter((e) => !inReq.has(e))).slice(0, capacity - inReq.size);
-      cache = new Set([...inReq, ...rest]);
-    } else {
-      cache = new Set(soonest(new Set([...cache, ...inReq])).slice(0, capacity));
+    for (const e of missing) {
+      if (cache.size >= capacity) {
+        let victim = -1;
+        for (const c of cache) if (!inReq.has(c) && (victim < 0 || next(c) > next(victim))) victim = c;
+        cache.delete(victim);
+      }
+      cache.add(e);
     }
   });
   return res;
