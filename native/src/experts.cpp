@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 
 #include "clock.h"
@@ -20,6 +21,10 @@ constexpr const char* kTopk = "ffn_moe_topk";
 constexpr double kMinPrecision = 0.5;
 // Weight of the newest prediction in the precision measure (about the last 16 predictions).
 constexpr double kPrecisionAlpha = 1.0 / 16;
+// While read-ahead does not pay, one micro-batch in this many is still predicted and measured:
+// enough for the precision to show when it would pay again, at a fraction of the cost of
+// applying a router on the compute thread.
+constexpr int kQuietPredictEvery = 8;
 
 }  // namespace
 
@@ -37,8 +42,21 @@ static const ggml_tensor* ExpertOperand(const ggml_tensor* t) {
   return nullptr;
 }
 
+// The layer whose router node this is ("ffn_moe_topk-N"), or -1.
+int ExpertCache::TopkLayer(const ggml_tensor* t) const {
+  if (std::strncmp(t->name, kTopk, std::strlen(kTopk)) != 0) return -1;
+  const char* dash = std::strrchr(t->name, '-');
+  auto it = dash ? by_index_.find(std::atoi(dash + 1)) : by_index_.end();
+  return it == by_index_.end() ? -1 : it->second;
+}
+
 bool ExpertCache::Ask(ggml_tensor* t) {
-  if (std::strncmp(t->name, kTopk, std::strlen(kTopk)) == 0) return true;
+  if (std::strncmp(t->name, kTopk, std::strlen(kTopk)) == 0) {
+    // A new micro-batch of the layer: its routing is known once this node has run.
+    int li = TopkLayer(t);
+    if (li >= 0) layers_[li].prepared = false;
+    return true;
+  }
   if (t->op == GGML_OP_MUL_MAT && t->src[0]) {
     auto r = router_of_.find(t->src[0]);
     if (r != router_of_.end()) layers_[r->second].router_in = t->src[1];
@@ -51,27 +69,51 @@ bool ExpertCache::Ask(ggml_tensor* t) {
     // No routing seen for this micro-batch (a graph whose selection node has another name):
     // every expert of the layer, at its own index, is correct whatever the selection says.
     if (!L.prepared) Stage(L, li, {});
+    const bool stop = PointSelection(L, t);
+    WaitReady(L, p);
+    return stop || !error().empty();
+  }
+  // A selection rewritten in place: between it and the layer's first expert op every node runs
+  // on its own, so that it is rewritten only after everything that reads it as expert ids ran.
+  for (const auto& L : layers_)
+    if (L.rewrite && L.direct != 1) return true;
+  return false;
+}
+
+bool ExpertCache::PointSelection(Layer& L, ggml_tensor* op) {
+  ggml_tensor*& sel = op->src[2];
+  ggml_tensor* copy = L.slot_ids.get();
+  if (L.staged) {
+    // The staging buffer holds expert e at index e: the ops read expert ids.
+    if (copy && sel == copy) sel = L.ids_source;
+    return L.direct == 0;
+  }
+  if (L.direct != 0 && sel && L.topk && (sel == L.topk || sel == copy)) {
     if (L.rewrite) {
-      Rewrite(L, t->src[2]);
+      FillSlotIds(L);
       L.rewrite = false;
     }
-    WaitReady(L, p);
-    return true;
+    L.direct = 1;
+    if (sel != L.slot_ids.get()) {
+      L.ids_source = sel;
+      sel = L.slot_ids.get();
+    }
+    return false;
   }
-  // Between a layer's selection and its first expert op every node runs on its own, so the
-  // selection is rewritten only after everything that reads it as expert ids has run.
-  for (const auto& L : layers_)
-    if (L.rewrite) return true;
-  return false;
+  L.direct = 0;
+  if (L.rewrite) {
+    Rewrite(L, sel);
+    L.rewrite = false;
+  }
+  return true;
 }
 
 bool ExpertCache::Computed(ggml_tensor* t) {
   if (std::strncmp(t->name, kTopk, std::strlen(kTopk)) == 0) {
-    const char* dash = std::strrchr(t->name, '-');
-    auto it = dash ? by_index_.find(std::atoi(dash + 1)) : by_index_.end();
-    if (it != by_index_.end() && t->type == GGML_TYPE_I32) {
-      Route(layers_[it->second], it->second, t);
-      if (cfg_.predict && it->second + 1 < static_cast<int>(layers_.size()) && t->ne[1] == 1) Predict(it->second);
+    int li = TopkLayer(t);
+    if (li >= 0 && t->type == GGML_TYPE_I32) {
+      Route(layers_[li], li, t);
+      if (cfg_.predict && li + 1 < static_cast<int>(layers_.size()) && t->ne[1] == 1) Predict(li);
     }
     return error().empty();
   }
@@ -116,6 +158,7 @@ int ExpertCache::VictimLocked(Layer& L, const std::vector<char>& keep) {
 void ExpertCache::Route(Layer& L, int li, const ggml_tensor* ids) {
   if (L.staged) PointAt(L, false);
   L.ops_done = 0;
+  L.topk = ids;
   std::vector<char> keep(experts_, 0);
   std::vector<int> need;
   for (int64_t j = 0; j < ids->ne[1]; j++)
@@ -234,6 +277,27 @@ void ExpertCache::Rewrite(Layer& L, ggml_tensor* ids) {
     }
 }
 
+// The expert ops' copy of the router's selection, in slot indices: the same shape and strides
+// as the selection, in bytes of its own.
+void ExpertCache::FillSlotIds(Layer& L) {
+  const ggml_tensor* src = L.topk;
+  if (!L.slot_ids) L.slot_ids = std::make_shared<ggml_tensor>();
+  ggml_tensor* c = L.slot_ids.get();
+  *c = *src;
+  L.slot_ids_bytes.resize(ggml_nbytes(src) / sizeof(int32_t) + 1);
+  c->data = L.slot_ids_bytes.data();
+  c->view_src = nullptr;
+  c->view_offs = 0;
+  std::snprintf(c->name, sizeof(c->name), "ffn_moe_slots-%d", L.index);
+  for (int64_t j = 0; j < src->ne[1]; j++)
+    for (int64_t i = 0; i < src->ne[0]; i++) {
+      const size_t at = static_cast<size_t>(i * src->nb[0] + j * src->nb[1]);
+      int32_t v = *reinterpret_cast<const int32_t*>(static_cast<const char*>(src->data) + at);
+      if (v >= 0 && v < experts_ && L.index_of[v] >= 0) v = L.index_of[v];
+      *reinterpret_cast<int32_t*>(static_cast<char*>(c->data) + at) = v;
+    }
+}
+
 // The layer's expert ops are done: the selection holds the experts' ids again, so that a node
 // after them that indexes by expert (a per-expert scale's get_rows) reads the right rows.
 void ExpertCache::Restore(Layer& L) {
@@ -277,6 +341,10 @@ void ExpertCache::WaitReady(Layer& L, int proj) {
 void ExpertCache::Predict(int li) {
   Layer& cur = layers_[li];
   Layer& next = layers_[li + 1];
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (precision_ < kMinPrecision && ++quiet_predictions_ % kQuietPredictEvery != 0) return;
+  }
   const ggml_tensor* x = cur.router_in;
   const ggml_tensor* w = next.router;
   if (!x || !w || x->type != GGML_TYPE_F32 || x->ne[0] != w->ne[0] || x->ne[1] != 1) return;

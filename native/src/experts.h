@@ -7,14 +7,19 @@
 // slices (anonymous memory, charged once at setup) instead of the model's mapping. After a
 // layer's router has chosen (the `ffn_moe_topk` node), the chosen experts that no slot holds are
 // read with direct I/O into the least recently used slots — the projections of an expert
-// together, on I/O threads — and the selection tensor is rewritten from expert ids to slot
-// indices just before the layer's first MUL_MAT_ID, so ggml computes on the slots. A micro-batch
+// together, on I/O threads — and the layer's expert ops are pointed at a copy of the selection
+// that holds slot indices, so ggml computes on the slots while every other reader of the
+// selection still sees expert ids. The router's node is then the only place the scheduler has to
+// stop in a layer: every stop is a barrier of the compute threads, and a dozen a layer cost as
+// much as the layer's arithmetic. A micro-batch
 // that routes to more experts than the cache holds (a prompt) is computed from a staging buffer
 // that holds every expert of one layer: each layer's experts are read once per micro-batch.
 // While a layer computes, the next layer's router is applied to the current hidden state and
-// the experts it predicts are read ahead; the prediction's accuracy is counted. After the
-// layer's last expert op the selection holds expert ids again, for what reads it after the
-// experts (gemma4's per-expert output scales, picked by id). Read-ahead runs
+// the experts it predicts are read ahead; the prediction's accuracy is counted. Where the expert
+// ops read a tensor derived from the selection instead of the selection itself (learned from a
+// layer's first micro-batch), that tensor is rewritten in place before the first expert op, with
+// every node between the two computed on its own, and holds expert ids again after the layer's
+// last expert op (for what reads it after the experts). Read-ahead runs
 // only while the measured precision of recent predictions pays for their bytes (a wrong guess
 // costs a read the disk could have spent on a demand): below it, predictions are still made
 // and measured, but nothing is read on them. Read-ahead still queued when the layer's real
@@ -23,6 +28,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -32,6 +38,7 @@
 #include "stream.h"
 
 struct ggml_tensor;
+struct ggml_backend_buffer;
 
 namespace rf {
 
@@ -48,6 +55,7 @@ struct ExpertConfig {
   bool staging = true;      // room for a micro-batch routed to more experts than the cache holds
   bool predict = true;      // read the next layer's predicted experts ahead
   bool lfu = false;         // evict the least frequently used (decayed counts), else the least recently used
+  bool repack = false;      // slots in the CPU kernels' repacked layout (experts_repack.cpp)
   int io_threads = 4;
 };
 
@@ -73,6 +81,7 @@ struct ExpertCounters {
   int experts = 0;
   int read_errors = 0;
   bool direct_io = false;
+  int repacked_projections = 0;  // expert tensors kept in the CPU kernels' repacked layout
   std::string error;
 };
 
@@ -108,6 +117,8 @@ class ExpertCache {
   std::string AddTensors(const std::unordered_map<std::string, ggml_tensor*>& tensors);
   std::string MapSlots(int slots);
   std::string MapStaging();
+  void SetUpRepack();
+  void RestoreTensors();
   struct Proj {
     ggml_tensor* t = nullptr;
     void* original = nullptr;  // the tensor's data in the model's mapping
@@ -116,6 +127,13 @@ class ExpertCache {
     size_t slice = 0;  // bytes of one expert
     char* cache = nullptr;    // slots × slice
     char* staging = nullptr;  // experts × slice, or null
+    // Where ggml's CPU kernels have a repacked layout for the type (rows interleaved in groups,
+    // as llama.cpp repacks weights it holds in RAM): a group of rows of one slice, each slice
+    // repacked group by group after its read (a group's bytes stay where they were), else null.
+    std::shared_ptr<ggml_tensor> group;
+    size_t group_bytes = 0;
+    ggml_backend_buffer* original_buffer = nullptr;
+    void* original_extra = nullptr;
   };
   struct Slot {
     int expert = -1;
@@ -140,6 +158,15 @@ class ExpertCache {
     std::vector<int> index_of;  // expert -> slot (cache) or staging index for the rewrite
     ggml_tensor* ids = nullptr;       // the selection rewritten to slot indices, until Restore
     std::vector<int32_t> ids_experts; // what it held: the experts' ids
+    // The selection the router's node computed in this micro-batch, and the expert ops' copy of
+    // it in slot indices (same shape and strides, its own bytes). direct: 1 when the expert ops
+    // read the router's selection itself (they are pointed at the copy), 0 when they read a
+    // tensor derived from it (rewritten in place), -1 before the first expert op was seen.
+    const ggml_tensor* topk = nullptr;
+    std::shared_ptr<ggml_tensor> slot_ids;
+    std::vector<int32_t> slot_ids_bytes;
+    ggml_tensor* ids_source = nullptr;  // what the expert ops read before they were pointed at the copy
+    int direct = -1;
     int stage_pending = 0;   // staging reads outstanding
     int ops_done = 0;        // expert ops (MUL_MAT_ID, ADD_ID) computed in this micro-batch
     std::vector<int> predicted;  // experts predicted for the next micro-batch
@@ -151,10 +178,17 @@ class ExpertCache {
     int proj;
   };
 
+  void Repack(const Proj& p, char* slice, std::vector<char>& scratch) const;
   int LayerOfProj(const ggml_tensor* w, int* proj) const;
+  int TopkLayer(const ggml_tensor* t) const;
   void Route(Layer& L, int li, const ggml_tensor* ids);
   void Stage(Layer& L, int li, std::vector<int> need);
   void Rewrite(Layer& L, ggml_tensor* ids);
+  void FillSlotIds(Layer& L);
+  // An expert op about to run: its selection operand for this micro-batch (the copy in slot
+  // indices, the selection rewritten in place, or expert ids for the staging buffer). Returns
+  // whether the scheduler must stop after the op.
+  bool PointSelection(Layer& L, ggml_tensor* op);
   void Restore(Layer& L);
   void Predict(int li);
   int VictimLocked(Layer& L, const std::vector<char>& keep);
@@ -174,12 +208,14 @@ class ExpertCache {
   int experts_ = 0;
   uint64_t tick_ = 0;
   std::vector<char*> maps_;
+  ggml_backend_buffer* repack_buffer_ = nullptr;  // marks repacked expert tensors for ggml-cpu
   std::vector<size_t> map_lens_;
 
   std::mutex mu_;
   std::condition_variable io_cv_, ready_cv_;
   std::deque<Job> demand_, ahead_;
   double precision_ = 0.5;  // recent predictions' precision (exponentially weighted)
+  int quiet_predictions_ = 0;  // micro-batches seen while read-ahead did not pay
   void DropAheadLocked(Layer& L, int li, const std::vector<char>& keep);
   void WastedLocked(Layer& L, const Slot& s);
   bool stop_ = false;

@@ -38,6 +38,7 @@ void ExpertCache::IoLoop() {
     const Proj& p = L.projs[j.proj];
     char* dst = j.slot >= 0 ? p.cache + static_cast<size_t>(j.slot) * p.slice : p.staging + static_cast<size_t>(j.expert) * p.slice;
     bool ok = ReadSlice(p, j.expert, dst, holder);
+    if (ok) Repack(p, dst, holder);
     {
       std::lock_guard<std::mutex> lock(mu_);
       counters_.read_bytes += static_cast<double>(p.slice);

@@ -16,6 +16,10 @@ bool ParseExperts(const Napi::Value& v, size_t n_files, Args* args, ExpertConfig
     if (!eo.Get("staging").IsBoolean()) return args->Fail("stream.experts.staging must be true or false");
     out->staging = eo.Get("staging").As<Napi::Boolean>().Value();
   }
+  if (eo.Has("repack") && !eo.Get("repack").IsUndefined()) {
+    if (!eo.Get("repack").IsBoolean()) return args->Fail("stream.experts.repack must be true or false");
+    out->repack = eo.Get("repack").As<Napi::Boolean>().Value();
+  }
   if (eo.Has("predict") && !eo.Get("predict").IsUndefined()) {
     if (!eo.Get("predict").IsBoolean()) return args->Fail("stream.experts.predict must be true or false");
     out->predict = eo.Get("predict").As<Napi::Boolean>().Value();
@@ -88,6 +92,7 @@ Napi::Object ExpertCountersObject(Napi::Env env, ExpertCache& ec) {
   eo.Set("experts", x.experts);
   eo.Set("readErrors", x.read_errors);
   eo.Set("directIo", x.direct_io);
+  eo.Set("repackedProjections", x.repacked_projections);
   auto res = ec.Residents();
   Napi::Array ra = Napi::Array::New(env, res.size());
   for (size_t i = 0; i < res.size(); i++) {

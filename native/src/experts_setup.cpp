@@ -62,8 +62,7 @@ ExpertCache::~ExpertCache() {
   for (auto& t : io_)
     if (t.joinable()) t.join();
   // Tensors must never be left pointing into memory that is about to go.
-  for (auto& L : layers_)
-    for (auto& p : L.projs) p.t->data = p.original;
+  RestoreTensors();
   for (size_t i = 0; i < maps_.size(); i++) munmap(maps_[i], map_lens_[i]);
   for (int fd : fds_)
     if (fd >= 0) close(fd);
@@ -85,6 +84,7 @@ std::string ExpertCache::Configure(ExpertConfig cfg, const std::vector<std::stri
   if (!err.empty()) return err;
   for (auto& L : layers_)
     for (auto& p : L.projs) p.t->data = p.cache;
+  SetUpRepack();
   counters_.slots_per_layer = slots;
   counters_.layers = static_cast<int>(layers_.size());
   counters_.experts = experts_;

@@ -41,7 +41,7 @@ export const FLAGS = named({
   parallel: { short: 'np', type: 'int', range: L.parallel, description: 'requests decoded together, each with its own context of --ctx tokens (default 1; serve --api chooses the most of 4, 2, 1 whose KV caches fit the plan; the plan counts their KV caches)' },
   batch: { short: 'b', type: 'int', range: L.batch, description: `micro-batch, also the prompt batch (default: ${MAX_UBATCH}, smaller under a cap so the compute buffer stays within 1/16 of it)` },
   mmap: { type: 'boolean', default: true, description: 'memory-map the model (--no-mmap reads it into RAM)' },
-  repack: { type: 'boolean', description: 'repack weights for faster CPU kernels (default on, off under residency policies that release pages)' },
+  repack: { type: 'boolean', description: 'repack weights for faster CPU kernels (default on, off under residency policies that release pages; given under stream for a mixture of experts that does not fit, the expert cache slots are repacked instead)' },
   prefetch: { type: 'boolean', description: 'prefault the whole file at load; --no-prefetch faults in on demand (default: prefault unless the plan says the model does not fit)' },
   'gpu-layers': { type: 'int', default: 0, range: L.gpuLayers, description: 'unused: the plan puts layers on the GPU (--gpu, --vram); kept so scripts that pass 0 still run' },
   draft: { short: 'md', type: 'string', valueName: 'MODEL', description: 'speculative decoding: a small model with the same vocabulary proposes tokens, the model verifies them in one pass (weights it shares byte for byte are not loaded twice)' },

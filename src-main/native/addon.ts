@@ -159,6 +159,8 @@ export interface NativeExpertConfig {
   predict?: boolean;
   /** Which expert a full cache gives up: the least recently or the least frequently used. */
   evict?: 'lru' | 'lfu';
+  /** Slots in the CPU kernels' repacked layout (LoadParams.repackExperts). */
+  repack?: boolean;
   ioThreads?: number;
 }
 
@@ -170,6 +172,8 @@ export interface NativeExpertCounters extends ExpertSample {
   experts: number;
   readErrors: number;
   directIo: boolean;
+  /** Expert tensors whose slots hold ggml-cpu's repacked layout (experts_repack.cpp). */
+  repackedProjections: number;
 }
 
 export interface NativeResidencyConfig {

@@ -81,6 +81,8 @@ export interface ExpertSample {
   /** Predictions made, and of them acted on (read ahead): read-ahead runs only while its measured precision pays. */
   predictions: number;
   predictionsIssued: number;
+  /** Expert tensors whose slots hold the CPU kernels' repacked layout (as llama.cpp repacks weights held in RAM). */
+  repackedProjections: number;
   /** Per MoE layer, the expert each slot holds (-1: empty or being read), and the micro-batches routed to each expert so far. */
   resident: { layer: number; slots: number[]; uses: number[] }[];
 }

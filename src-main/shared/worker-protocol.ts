@@ -28,6 +28,13 @@ export interface LoadParams {
   prefetchDepth?: number;
   /** false: the expert cache never reads predicted experts ahead (default: while it pays). */
   expertReadAhead?: boolean;
+  /**
+   * A mixture of experts under the expert cache: its slots hold the CPU kernels' repacked layout
+   * (experts_repack.cpp). Only where the user asked for repacking (`--repack`) and the load itself
+   * cannot repack (the model does not fit): repacked and plain kernels round differently, so by
+   * default a capped run computes as plain llama.cpp does under the same cap.
+   */
+  repackExperts?: boolean;
   /** Per-layer tiers from the memory plan; the residency engine executes them. */
   tiers?: ('vram' | 'remote' | 'pinned' | 'streamed')[];
   /**

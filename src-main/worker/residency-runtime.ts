@@ -10,6 +10,7 @@ import { buildInventory, parseMaps, type Inventory } from '../shared/residency/i
 import { buildStreamLayout, type StreamLayout } from '../shared/residency/stream-units.js';
 import type { InventoryTensor } from '../shared/residency/inventory.js';
 import { DEFAULT_READAHEAD_BYTES, budgetStream, largestStreamable, selectStreamed, type WeightLayer } from '../shared/plan/stream-select.js';
+import { MIN_SAMPLE_GAP_MS, sampleGapMs } from '../shared/residency/sample-gap.js';
 import { DEFAULT_PREFETCH_DEPTH, EXPERT_EVICTION, EXPERT_IO_BUFFER_BYTES, STREAM_IO_REQUEST_BYTES, STREAM_IO_THREADS } from '../shared/settings/run-settings.js';
 import { openOwnGroup } from '../supervisor/own-group.js';
 import { TOKEN_EMBD, embdReadByRows } from '../shared/settings/token-embd.js';
@@ -42,6 +43,8 @@ export class ResidencyRuntime {
   private readonly group = openOwnGroup();
   private token = 0;
   private lastSampleAt = -Infinity;
+  /** Least time between two samples not forced (sampleGapMs). */
+  private sampleGap = MIN_SAMPLE_GAP_MS;
   private listeners: ((s: ResidencySample) => void)[] = [];
   counters: NativeResidencyCounters | null = null;
   graphTrace: GraphTraceManifest | null = null;
@@ -221,6 +224,7 @@ export class ResidencyRuntime {
           slotsPerLayer: expertCache.slotsPerLayer,
           staging: expertCache.stagingBytes > 0,
           predict: this.params.expertReadAhead !== false,
+          repack: this.params.repackExperts === true,
           evict: EXPERT_EVICTION,
           ioThreads: STREAM_IO_THREADS,
         }
@@ -350,11 +354,20 @@ export class ResidencyRuntime {
     return loadAddon().residentBytes([this.inventory.persistent.ranges])[0] ?? null;
   }
 
-  // Sampling costs one mincore pass over the model; at most ~20 samples a second.
+  // Sampling costs one mincore pass over the model, on a core the decode would use: at most ~20
+  // samples a second, fewer where a pass is slow.
   sample(phase: ResidencySample['phase'], decodeTokS: number | null, force: boolean): ResidencySample | null {
     const now = performance.now();
-    if (!force && now - this.lastSampleAt < 50) return null;
+    if (!force && now - this.lastSampleAt < this.sampleGap) return null;
     this.lastSampleAt = now;
+    try {
+      return this.takeSample(phase, decodeTokS, now);
+    } finally {
+      this.sampleGap = sampleGapMs(performance.now() - now);
+    }
+  }
+
+  private takeSample(phase: ResidencySample['phase'], decodeTokS: number | null, now: number): ResidencySample {
     let layerResident: (number | null)[];
     let events: ResidencyEvent[] = [];
     let pinnedResident: number | null = null;
@@ -368,7 +381,7 @@ export class ResidencyRuntime {
       this.counters = s.counters;
       if (s.experts) {
         const x = s.experts;
-        experts = { routed: x.routed, hits: x.hits, prefetchHits: x.prefetchHits, loads: x.loads, prefetches: x.prefetches, readBytes: x.readBytes, stalls: x.stalls, stallMs: x.stallMs, predicted: x.predicted, predictedRight: x.predictedRight, staged: x.staged, prefetchDropped: x.prefetchDropped, prefetchWastedBytes: x.prefetchWastedBytes, predictions: x.predictions, predictionsIssued: x.predictionsIssued, resident: x.resident };
+        experts = { routed: x.routed, hits: x.hits, prefetchHits: x.prefetchHits, loads: x.loads, prefetches: x.prefetches, readBytes: x.readBytes, stalls: x.stalls, stallMs: x.stallMs, predicted: x.predicted, predictedRight: x.predictedRight, staged: x.staged, prefetchDropped: x.prefetchDropped, prefetchWastedBytes: x.prefetchWastedBytes, predictions: x.predictions, predictionsIssued: x.predictionsIssued, repackedProjections: x.repackedProjections, resident: x.resident };
       }
       layerResident = s.layerResident;
       events = s.events.map((e) => ({ tMs: e.tMs, kind: e.kind, layer: e.layer, bytes: e.bytes, durMs: e.durMs }));

@@ -93,6 +93,7 @@ export function normalizeExpertSample(raw: unknown): ExpertSample | undefined {
     staged: n('staged'),
     prefetchDropped: n('prefetchDropped'),
     prefetchWastedBytes: n('prefetchWastedBytes'),
+    repackedProjections: n('repackedProjections'),
     predictions: n('predictions'),
     predictionsIssued: n('predictionsIssued'),
     resident,

@@ -9,6 +9,8 @@ export interface ExpertFigures {
   experts: number | null;
   cache_bytes: number | null;
   staging_bytes: number | null;
+  /** Expert tensors computed from slots in the CPU kernels' repacked layout. */
+  repacked_tensors: number;
   /** Whole run (prompt and decode). */
   routed: number;
   /** In a slot before the micro-batch was routed (cache hits); read ahead on a prediction. */
@@ -56,6 +58,7 @@ export function expertFigures(samples: readonly ResidencySample[], schedule: Str
     experts: cache?.experts ?? null,
     cache_bytes: cache?.cacheBytes ?? null,
     staging_bytes: cache?.stagingBytes ?? null,
+    repacked_tensors: x.repackedProjections,
     routed: x.routed,
     hits: x.hits,
     prefetch_hits: x.prefetchHits,

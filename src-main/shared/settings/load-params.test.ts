@@ -31,6 +31,19 @@ describe('settings → load params', () => {
     expect(toLoadParams({ modelPath: '/m.gguf', settings: DEFAULT_RUN_SETTINGS, shape, plan: null }).residencyTargetBytes).toBeUndefined();
   });
 
+  it('--repack on a stream run that does not fit repacks the expert slots, not the load; by default neither', () => {
+    const asked = toLoadParams({ modelPath: '/m.gguf', settings: { ...DEFAULT_RUN_SETTINGS, ramBytes: 100, repack: true }, shape, plan: plan('out-of-core'), policy: 'stream' });
+    expect(asked.repack).toBe(false);
+    expect(asked.repackExperts).toBe(true);
+    const byDefault = toLoadParams({ modelPath: '/m.gguf', settings: { ...DEFAULT_RUN_SETTINGS, ramBytes: 100 }, shape, plan: plan('out-of-core'), policy: 'stream' });
+    expect(byDefault.repack).toBe(false);
+    expect(byDefault.repackExperts).toBeUndefined();
+    // A run that fits repacks its load, experts included: nothing more to do.
+    const fits = toLoadParams({ modelPath: '/m.gguf', settings: { ...DEFAULT_RUN_SETTINGS, repack: true }, shape, plan: plan('fits'), policy: 'stream' });
+    expect(fits.repack).toBe(true);
+    expect(fits.repackExperts).toBeUndefined();
+  });
+
   it("a mixture of experts' routing: a trace, a file to write and, under stream out of core, the optimum reach the worker; read-ahead only when turned off", () => {
     const out = toLoadParams({ modelPath: '/m.gguf', settings: { ...DEFAULT_RUN_SETTINGS, ramBytes: 100, routingTrace: '/t.csv', routingTraceOut: '/o.csv', expertReadAhead: false }, shape, plan: plan('out-of-core') });
     expect(out.routing).toEqual({ trace: '/t.csv', out: '/o.csv', optimum: true });
