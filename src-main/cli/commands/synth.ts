@@ -82,7 +82,7 @@ const SYNTH_FLAGS = [
     { name: 'experts-used', type: 'int', description: 'experts each token is routed to (default 2 for llama, else the preset\'s)' },
     { name: 'expert-ff', type: 'int', description: 'feed-forward width of one expert (the MoE architectures; llama\'s experts are --ff wide)' },
     { name: 'shared-ff', type: 'int', description: 'feed-forward width of the shared expert (qwen2moe, qwen35moe)' },
-    { name: 'router-skew', type: 'number', description: `how unevenly the routers choose experts: the expert of popularity rank r gets router weights scaled by (1+r)^-skew; 0 is uniform (default ${DEFAULT_ROUTER_SKEW}, calibrated: README, "Synthetic mixtures of experts")` },
+    { name: 'router-skew', type: 'number', description: `how unevenly the routers choose experts: the expert of popularity rank r gets router weights scaled by (1+r)^-skew; 0 is uniform (default ${DEFAULT_ROUTER_SKEW}, calibrated: docs/moe.md, "Routing is skewed")` },
     { name: 'tie-embeddings', type: 'boolean', description: 'no output.weight: the head reuses token_embd (llama, qwen2; --no-tie-embeddings forces a separate head)' },
     { name: 'vocab', type: 'string', valueName: 'NAME', description: 'tokenizer from models/ggml-vocab-NAME.gguf (default per arch and preset)' },
     { name: 'name', type: 'string', description: 'general.name written to the file' },

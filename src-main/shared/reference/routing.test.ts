@@ -75,7 +75,7 @@ describe('router skew in a real forward pass', () => {
     const skewed = await measure(0.35);
     const uniform = await measure(0);
     const [simHalf, simAll] = simulateLru({ nExpert: N_EXPERT, nUsed: N_USED, skew: 0.35, layers: LAYERS, tokens: CALIBRATION_TOKENS, cacheSizes: [N_EXPERT / 2, N_EXPERT], seed: 1 });
-    // Printed: the measured figures beside the simulation's, for the README's claim.
+    // Printed: the measured figures beside the simulation's, for docs/moe.md's claim.
     console.log(`routing of ${CALIBRATION_TOKENS} tokens, ${N_USED} of ${N_EXPERT} experts, ${LAYERS} layers: skew 0.35 LRU ${N_EXPERT / 2}/${N_EXPERT} hit ${skewed.half.toFixed(3)}/${skewed.all.toFixed(3)} (simulated ${simHalf!.toFixed(3)}/${simAll!.toFixed(3)}), skew 0 ${uniform.half.toFixed(3)}/${uniform.all.toFixed(3)}`);
     expect(skewed.half).toBeGreaterThan(uniform.half + 0.05);
     expect(Math.abs(skewed.half - simHalf!)).toBeLessThan(0.15);
