@@ -9,6 +9,7 @@ import { budgetExperts, isExpertTensor } from '../shared/residency/expert-budget
 import { buildInventory, parseMaps, type Inventory } from '../shared/residency/inventory.js';
 import { buildStreamLayout, type StreamLayout } from '../shared/residency/stream-units.js';
 import type { InventoryTensor } from '../shared/residency/inventory.js';
+import { residencyRowSpecs, type ResidencyRowSpec } from '../shared/residency/residency-model.js';
 import { DEFAULT_READAHEAD_BYTES, budgetStream, largestStreamable, selectStreamed, type WeightLayer } from '../shared/plan/stream-select.js';
 import { DEFAULT_PREFETCH_DEPTH, EXPERT_EVICTION, EXPERT_IO_BUFFER_BYTES, STREAM_IO_REQUEST_BYTES, STREAM_IO_THREADS } from '../shared/settings/run-settings.js';
 import { openOwnGroup } from '../supervisor/own-group.js';
@@ -133,11 +134,28 @@ export class ResidencyRuntime {
     return this.schedule !== null && (this.schedule.units > 0 || (this.schedule.expertCache ?? null) !== null);
   }
 
+  /** Where each layer's and each other tensor's bytes are placed: the residency view's fixed part. */
+  rowSpecs: ResidencyRowSpec[] = [];
+
+  private makeRowSpecs(experts: NativeExpertConfig | null): void {
+    const layout = this.streamLayout;
+    this.rowSpecs = residencyRowSpecs({
+      inventory: this.inventory,
+      tiers: this.tiers,
+      locked: new Set(layout?.lockedTensors ?? []),
+      streamed: new Set(layout?.units.flatMap((u) => u.tensors.map((t) => t.name)) ?? []),
+      expertCache: experts && this.schedule?.expertCache ? { tensors: new Set(experts.tensors.map((t) => t.name)), experts: this.schedule.expertCache.experts } : null,
+    });
+  }
+
   configure(): void {
+    this.makeRowSpecs(null);
     if (!this.engineActive) return;
     let stream: NativeStreamConfig | undefined;
+    let expertConfig: NativeExpertConfig | null = null;
     if (this.policy === 'stream') {
       const { layout, windowBytes, schedule, experts } = this.planStream();
+      expertConfig = experts;
       this.streamLayout = layout;
       this.schedule = schedule;
       stream = {
@@ -152,6 +170,7 @@ export class ResidencyRuntime {
       const streamedLayers = new Set(layout.units.map((u) => u.layer));
       this.tiers = this.tiers.map((t, i) => (t === 'vram' || t === 'remote' ? t : streamedLayers.has(i) ? 'streamed' : 'pinned'));
     }
+    this.makeRowSpecs(expertConfig);
     this.ctx.residencyConfigure({
       policy: this.policy,
       files: this.files,
@@ -350,6 +369,11 @@ export class ResidencyRuntime {
     return loadAddon().residentBytes([this.inventory.persistent.ranges])[0] ?? null;
   }
 
+  /** mincore of each row outside the layers (token embeddings, output head, …), in the inventory's order. */
+  outsideResidentNow(): (number | null)[] {
+    return loadAddon().residentBytes(this.inventory.outside.map((o) => o.ranges));
+  }
+
   // Sampling costs one mincore pass over the model; at most ~20 samples a second.
   sample(phase: ResidencySample['phase'], decodeTokS: number | null, force: boolean): ResidencySample | null {
     const now = performance.now();
@@ -383,6 +407,7 @@ export class ResidencyRuntime {
       phase,
       layerResident,
       persistentResident: this.persistentResidentNow(),
+      outsideResident: this.outsideResidentNow(),
       rssBytes: proc.rssBytes,
       cgroupBytes: this.group?.usage() ?? null,
       cgroupLimitBytes: this.group ? (this.params.ramBytes ?? null) : null,
