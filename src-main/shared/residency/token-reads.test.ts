@@ -31,6 +31,14 @@ describe('per-token reads', () => {
     expect(entries[3]!.readBytes).toBe(2000);
     // Token 3 took 170 ms; tokens 4–5 30 ms each, the first token (with the prompt) 100 ms.
     expect(slowestToken(entries)?.toToken).toBe(3);
+    // The first token carries the prompt's pass: never the slowest beside decoded ones.
+    expect(slowestToken([{ ...entries[0]!, ms: 5000 }, ...entries.slice(1)])?.toToken).toBe(3);
+  });
+
+  it('counts the expert cache’s reads in those tokens beside the layers’ waits on it', () => {
+    const x = (readBytes: number) => ({ routed: 0, hits: 0, prefetchHits: 0, loads: 0, prefetches: 0, readBytes, stalls: 0, stallMs: 0, predicted: 0, predictedRight: 0, staged: 0, prefetchDropped: 0, prefetchWastedBytes: 0, predictions: 0, predictionsIssued: 0, resident: [] });
+    const [e] = tokenReads([sample({ phase: 'prompt', experts: x(1000) }), sample({ token: 1, tMs: 40, experts: x(1600), events: [ev('stall', 2, 0, 9)] })]);
+    expect(e).toMatchObject({ readBytes: 600, expertReadBytes: 600, waitMs: 9, layers: [{ layer: 2, readBytes: 0, waitMs: 9 }] });
   });
 
   it('gives each RPC node the time waited on it in those tokens, not since the start', () => {

@@ -18,7 +18,10 @@ export interface TokenReads {
   toToken: number;
   /** Wall time of the entry's tokens, from the sample before to this one. */
   ms: number;
+  /** Bytes read from storage in these tokens: the stream schedule's per layer, and the expert cache's. */
   readBytes: number;
+  /** The expert cache's reads (it counts them for the whole model, not per layer). */
+  expertReadBytes: number;
   waitMs: number;
   /** Layers read or waited on, most waited first. */
   layers: LayerWait[];
@@ -50,20 +53,23 @@ function entry(prev: ResidencySample, s: ResidencySample): TokenReads {
   }
   const layers = [...by.values()].sort((a, b) => b.waitMs - a.waitMs || b.readBytes - a.readBytes || a.layer - b.layer);
   const before = new Map((prev.network?.nodes ?? []).map((n) => [n.endpoint, n.waitMs]));
+  const expertReadBytes = s.experts ? s.experts.readBytes - (prev.experts?.readBytes ?? 0) : 0;
   return {
     fromToken: prev.token,
     toToken: s.token,
     ms: s.tMs - prev.tMs,
-    readBytes: layers.reduce((a, l) => a + l.readBytes, 0),
+    readBytes: layers.reduce((a, l) => a + l.readBytes, 0) + expertReadBytes,
+    expertReadBytes,
     waitMs: layers.reduce((a, l) => a + l.waitMs, 0),
     layers,
     nodes: (s.network?.nodes ?? []).map((n) => ({ endpoint: n.endpoint, waitMs: n.waitMs - (before.get(n.endpoint) ?? 0) })),
   };
 }
 
-/** The entry whose tokens took longest each (ms per token), or null without any. */
+/** The entry whose tokens took longest each (ms per token), or null without any; the first token carries the prompt's pass, so it counts only alone. */
 export function slowestToken(entries: readonly TokenReads[]): TokenReads | null {
   let best: TokenReads | null = null;
-  for (const e of entries) if (!best || e.ms / (e.toToken - e.fromToken) > best.ms / (best.toToken - best.fromToken)) best = e;
+  const decode = entries.some((e) => e.fromToken > 0) ? entries.filter((e) => e.fromToken > 0) : entries;
+  for (const e of decode) if (!best || e.ms / (e.toToken - e.fromToken) > best.ms / (best.toToken - best.fromToken)) best = e;
   return best;
 }

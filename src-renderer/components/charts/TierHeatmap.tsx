@@ -63,7 +63,7 @@ export function TierHeatmap({ specs, samples, readsObserved, small = false, maxC
       data-tiers={view.tiersDrawn.join(',')}
       data-vram-layers={String(specs.filter((s) => s.tier === 'vram').length)}
     >
-      <div className={`heatmap-box${small ? ' small' : ''} heatmap-wrap`}>
+      <div className={`heatmap-box${small ? ' small' : ''} heatmap-wrap rows`}>
         <div className="heatmap-labels">
           {labels.map(({ r, text }) => (
             <span key={`${r}-${text}`} style={{ top: `${((r + 0.5) / rows) * 100}%` }}>

@@ -9,7 +9,7 @@ import { Empty } from '../Empty.js';
 /** Most recent tokens shown; the slowest is kept in view wherever it is. */
 const SHOWN = 24;
 
-export function TokenReads({ samples }: { samples: ResidencySample[] }) {
+export function TokenReads({ samples, readsObserved }: { samples: ResidencySample[]; readsObserved: boolean }) {
   const entries = useMemo(() => tokenReads(samples), [samples]);
   const slow = useMemo(() => slowestToken(entries), [entries]);
   if (entries.length === 0) return <Empty text="No decoded tokens yet." />;
@@ -31,15 +31,20 @@ export function TokenReads({ samples }: { samples: ResidencySample[] }) {
           {shown.map((e) => {
             const n = e.toToken - e.fromToken;
             const label = n === 1 ? `${e.toToken}` : `${e.fromToken + 1}–${e.toToken}`;
-            const layers = e.layers.map((l) => `L${l.layer} ${formatBytes(l.readBytes)}${l.waitMs > 0 ? ` (${l.waitMs.toFixed(1)} ms)` : ''}`);
+            const layers = e.layers.map((l) => `L${l.layer}${l.readBytes > 0 ? ` ${formatBytes(l.readBytes)}` : ''}${l.waitMs > 0 ? ` (waited ${l.waitMs.toFixed(1)} ms)` : ''}`);
+            if (e.expertReadBytes > 0) layers.unshift(`experts ${formatBytes(e.expertReadBytes)}`);
             const nodes = e.nodes.filter((x) => x.waitMs > 0).map((x) => `${x.endpoint} (${x.waitMs.toFixed(1)} ms)`);
             return (
               <tr key={`${e.fromToken}-${e.toToken}`} data-testid="token-reads-row" data-slowest={String(e === slow)} className={e === slow ? 'warn' : undefined}>
-                <td>{label}{e === slow ? ' · slowest' : ''}</td>
+                <td>
+                  {label}
+                  {e.fromToken === 0 ? ' (with the prompt)' : ''}
+                  {e === slow ? ' · slowest' : ''}
+                </td>
                 <td className="num">{(e.ms / n).toFixed(1)}</td>
-                <td className="num">{formatBytes(e.readBytes)}</td>
+                <td className="num">{readsObserved ? formatBytes(e.readBytes) : '—'}</td>
                 <td className="num">{e.waitMs.toFixed(1)} ms</td>
-                <td className="dim">{[...layers, ...nodes].join(' · ') || 'nothing read from storage'}</td>
+                <td className="dim">{[...layers, ...nodes].join(' · ') || (readsObserved ? 'nothing read from storage' : 'reads not observed (no stream schedule)')}</td>
               </tr>
             );
           })}

@@ -32,15 +32,13 @@ export function ResidencyPanel({ data }: { data: DashboardData }) {
         </h4>
         <TierHeatmap specs={specs} samples={data.samples} readsObserved={data.readsObserved} />
       </div>
-      <div className="grid2">
-        <div className="panel">
-          <h4>Every copy, by tier (latest sample)</h4>
-          <ResidencyTable specs={specs} samples={data.samples} readsObserved={data.readsObserved} />
-        </div>
-        <div className="panel">
-          <h4>Per token: layers read from storage, and the waits</h4>
-          <TokenReads samples={data.samples} />
-        </div>
+      <div className="panel">
+        <h4>Every copy, by tier (latest sample)</h4>
+        <ResidencyTable specs={specs} samples={data.samples} readsObserved={data.readsObserved} />
+      </div>
+      <div className="panel">
+        <h4>Per token: layers read from storage, and the waits</h4>
+        <TokenReads samples={data.samples} readsObserved={data.readsObserved} />
       </div>
     </>
   );
