@@ -54,6 +54,8 @@ async function viewEqualsReport(page: Page, name: string): Promise<{ report: Run
   await page.getByTestId('dashboard-view').waitFor();
   const drawn = await drawnRows(page);
   const heat = page.getByTestId('residency-heatmap');
+  // The previous scenario's "report saved" notice would cover the table.
+  if (await page.getByTestId('notice').count()) await page.getByTestId('notice').getByRole('button').click();
   await heat.scrollIntoViewIfNeeded();
   await screenshot(page, `residency-${name}`);
   const report = await exportReport(page, name);

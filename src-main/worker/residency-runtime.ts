@@ -3,13 +3,14 @@
 // samples residency, process counters and engine events as a time series.
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { directIoWorks } from '../node/direct-io.js';
-import { loadAddon, type NativeContext, type NativeExpertConfig, type NativeModel, type NativeResidencyCounters, type NativeSocketStat, type NativeStreamConfig } from '../native/addon.js';
+import { loadAddon, type NativeContext, type NativeExpertConfig, type NativeModel, type NativeResidencyCounters, type NativeStreamConfig } from '../native/addon.js';
 import { expertCountsOf } from '../shared/moe/expert-counts.js';
 import { budgetExperts, isExpertTensor } from '../shared/residency/expert-budget.js';
 import { buildInventory, parseMaps, type Inventory } from '../shared/residency/inventory.js';
 import { buildStreamLayout, type StreamLayout } from '../shared/residency/stream-units.js';
 import type { InventoryTensor } from '../shared/residency/inventory.js';
-import { residencyRowSpecs, type ResidencyRowSpec } from '../shared/residency/residency-model.js';
+import type { ResidencyRowSpec } from '../shared/residency/residency-model.js';
+import { rowSpecsOf } from './residency-rows.js';
 import { DEFAULT_READAHEAD_BYTES, budgetStream, largestStreamable, selectStreamed, type WeightLayer } from '../shared/plan/stream-select.js';
 import { DEFAULT_PREFETCH_DEPTH, EXPERT_EVICTION, EXPERT_IO_BUFFER_BYTES, STREAM_IO_REQUEST_BYTES, STREAM_IO_THREADS } from '../shared/settings/run-settings.js';
 import { openOwnGroup } from '../supervisor/own-group.js';
@@ -17,23 +18,13 @@ import { TOKEN_EMBD, embdReadByRows } from '../shared/settings/token-embd.js';
 import type { ExpertSample, NetworkSample, ResidencyEvent, ResidencySample, Tier } from '../shared/residency-types.js';
 import type { LoadParams, PolicyName, StreamSchedule } from '../shared/worker-protocol.js';
 import { readProcStats } from '../node/proc-stats.js';
+import { connectionBytes } from './rpc-connections.js';
 import { NON_WEIGHT_GROWTH_BYTES, PAGE_TABLE_FRACTION, draftGrowthBytes, hostComputeBytes, measureNonWeight, servingGrowthBytes } from './non-weight-memory.js';
 import { buildManifest, releaseOrderFromProfile, type GraphTraceManifest } from '../shared/graph-trace/manifest.js';
 
 const PAGE_SIZE = 4096;
 // A layer on a GPU or another machine (2) has no pages here for the engine to hold or drop.
 const TIER_CODE: Record<Tier, 0 | 1 | 2> = { pinned: 0, streamed: 1, vram: 2, remote: 2 };
-
-/**
- * The bytes on this process's connections to an RPC node. The peer is an address and a port; a
- * node named by host name is matched by its port (ggml holds one connection per node).
- */
-export function connectionBytes(endpoint: string, socks: readonly NativeSocketStat[]): { bytesSent: number; bytesReceived: number } {
-  const port = endpoint.slice(endpoint.lastIndexOf(':') + 1);
-  const exact = socks.filter((s) => s.peer === endpoint);
-  const mine = exact.length > 0 ? exact : socks.filter((s) => s.peer.slice(s.peer.lastIndexOf(':') + 1) === port);
-  return { bytesSent: mine.reduce((a, s) => a + s.bytesSent, 0), bytesReceived: mine.reduce((a, s) => a + s.bytesReceived, 0) };
-}
 
 export class ResidencyRuntime {
   readonly inventory: Inventory;
@@ -138,14 +129,7 @@ export class ResidencyRuntime {
   rowSpecs: ResidencyRowSpec[] = [];
 
   private makeRowSpecs(experts: NativeExpertConfig | null): void {
-    const layout = this.streamLayout;
-    this.rowSpecs = residencyRowSpecs({
-      inventory: this.inventory,
-      tiers: this.tiers,
-      locked: new Set(layout?.lockedTensors ?? []),
-      streamed: new Set(layout?.units.flatMap((u) => u.tensors.map((t) => t.name)) ?? []),
-      expertCache: experts && this.schedule?.expertCache ? { tensors: new Set(experts.tensors.map((t) => t.name)), experts: this.schedule.expertCache.experts } : null,
-    });
+    this.rowSpecs = rowSpecsOf(this.inventory, this.tiers, this.streamLayout, experts, this.schedule?.expertCache?.experts ?? null);
   }
 
   configure(): void {

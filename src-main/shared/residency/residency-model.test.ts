@@ -78,6 +78,8 @@ describe('the residency model', () => {
     const [layer] = residencyRows(specs, [s], true);
     expect(layer!.held).toEqual({ vram: 0, remote: 0, locked: 0, experts: 6 * MIB, mapped: 0 });
     expect(layer!.mainTier).toBe('experts');
+    // The expert cache's reads are not counted per layer: unknown, never 0.
+    expect(layer!.readBytesPerToken).toBeNull();
   });
 
   it('a VRAM run: the device’s tensors are held in VRAM whatever mincore sees', () => {

@@ -164,7 +164,8 @@ export function residencyRows(specs: readonly ResidencyRowSpec[], samples: reado
   const reads = readBytesPerTokenByLayer(samples, readsObserved);
   return specs.map((spec) => {
     const held = heldAt(specs, spec, last);
-    const read = reads === null ? null : spec.layer === null ? (spec.streamedBytes > 0 ? null : 0) : (reads.get(spec.layer) ?? 0);
+    // The expert cache counts its reads for the whole model, not per layer: a layer with experts in it reads an unknown amount.
+    const read = reads === null || spec.expertBytes > 0 ? null : spec.layer === null ? (spec.streamedBytes > 0 ? null : 0) : (reads.get(spec.layer) ?? 0);
     return { ...spec, held, heldBytes: heldTotal(held), mainTier: mainTierOf(held), readBytesPerToken: read };
   });
 }
