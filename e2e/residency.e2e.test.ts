@@ -88,6 +88,11 @@ describe.runIf(canRun)('where every copy of the model is, in the app', () => {
 
   async function open(model: string, ram: string, enforce: boolean): Promise<void> {
     await byId('nav-inspect').click();
+    // The previous scenario's engine goes first: waiting for "ready" must see this load's.
+    if ((await byId('engine-status').getAttribute('data-status')) === 'ready') {
+      await byId('unload-model').click();
+      await app.page.waitForSelector('[data-testid="engine-status"][data-status="idle"]', { timeout: 60_000 });
+    }
     await byId('file-input').setInputFiles(model);
     await byId('model-name').waitFor({ timeout: 180_000 });
     await byId('setting-ram').fill(ram);

@@ -50,7 +50,13 @@ export function TierHeatmap({ specs, samples, readsObserved, small = false, maxC
     if (spec) setHover(`${cellText(spec, view.cells[row * view.cols + col])} · t=${((view.tMs[col] ?? 0) / 1000).toFixed(2)} s`);
   };
 
-  if (view.cols === 0 || rows === 0) return <Empty text="No residency samples yet — load a model and generate, or open a report." />;
+  if (view.cols === 0 || rows === 0) {
+    return (
+      <div data-testid={testId} data-samples={String(samples.length)} data-rows={String(rows)}>
+        <Empty text="No residency samples yet — load a model and generate, or open a report." />
+      </div>
+    );
+  }
   const nLayers = specs.filter((s) => s.layer !== null).length;
   const labels = [0, Math.floor((nLayers - 1) / 2), nLayers - 1].filter((r, i, a) => r >= 0 && a.indexOf(r) === i).map((r) => ({ r, text: `L${r}` }));
   specs.forEach((s, r) => s.layer === null && labels.push({ r, text: s.key === 'token_embd' ? 'embd' : s.key === 'output' ? 'head' : s.key === 'output_norm' ? 'norm' : 'other' }));
