@@ -44,6 +44,9 @@ describe.skipIf(!built || (!capped.usable && process.env.CI !== 'true'))('run --
     expect(head.placement.locked_bytes).toBe(head.bytes);
     expect(head.held.locked).toBe(head.bytes);
     expect(outside.get('token_embd')!.placement.locked_bytes).toBe(0);
+    // Its rows are read through page faults nothing counts per tensor: unknown, not 0; the locked head reads nothing.
+    expect(outside.get('token_embd')!.read_bytes_per_token).toBeNull();
+    expect(head.read_bytes_per_token).toBe(0);
     // What the rows hold locked is what the schedule locked: its page ranges round each of the
     // model's ~150 tensors out to whole pages (at most two partial pages each, under 2 MiB in all).
     const rows = [...res.layers, ...(res.outside ?? [])];

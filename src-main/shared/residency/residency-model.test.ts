@@ -57,8 +57,8 @@ describe('the residency model', () => {
       ['output_norm', P, 0],
     ]);
     // mincore sees every locked page, and 1 MiB of token_embd's rows the kernel kept.
-    const s = sample({ layerResident: [6 * MIB, 2 * MIB], outsideResident: [1 * MIB, 8 * MIB, P] });
-    const rows = residencyRows(specs, [s], true);
+    const s = sample({ token: 3, layerResident: [6 * MIB, 2 * MIB], outsideResident: [1 * MIB, 8 * MIB, P] });
+    const rows = residencyRows(specs, [sample({ token: 1 }), s], true);
     expect(rows.map((r) => r.held)).toEqual([
       { vram: 0, remote: 0, locked: 6 * MIB, experts: 0, mapped: 0 },
       { vram: 0, remote: 0, locked: 2 * MIB, experts: 0, mapped: 0 },
@@ -67,6 +67,8 @@ describe('the residency model', () => {
       { vram: 0, remote: 0, locked: P, experts: 0, mapped: 0 },
     ]);
     expect(rows.map((r) => r.mainTier)).toEqual(['locked', 'locked', 'mapped', 'locked', 'locked']);
+    // token_embd is read a row per token through page faults nothing counts per tensor: unknown; the locked head reads nothing.
+    expect(rows.slice(2).map((r) => r.readBytesPerToken)).toEqual([null, 0, 0]);
   });
 
   it('an MoE run: the experts in a layer’s slots are held by that layer', () => {

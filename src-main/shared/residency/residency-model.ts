@@ -164,8 +164,20 @@ export function residencyRows(specs: readonly ResidencyRowSpec[], samples: reado
   const reads = readBytesPerTokenByLayer(samples, readsObserved);
   return specs.map((spec) => {
     const held = heldAt(specs, spec, last);
-    // The expert cache counts its reads for the whole model, not per layer: a layer with experts in it reads an unknown amount.
-    const read = reads === null || spec.expertBytes > 0 ? null : spec.layer === null ? (spec.streamedBytes > 0 ? null : 0) : (reads.get(spec.layer) ?? 0);
-    return { ...spec, held, heldBytes: heldTotal(held), mainTier: mainTierOf(held), readBytesPerToken: read };
+    return { ...spec, held, heldBytes: heldTotal(held), mainTier: mainTierOf(held), readBytesPerToken: readOf(spec, reads) };
   });
 }
+
+/**
+ * What a row read per token, where something observes it: the stream schedule's reads of a layer.
+ * The expert cache counts its reads for the whole model, not per layer, and a tensor outside the
+ * layers that is not held whole (token_embd, read a row per token) is read through page faults
+ * nothing counts per tensor: unknown, never 0.
+ */
+function readOf(spec: ResidencyRowSpec, reads: Map<number, number> | null): number | null {
+  if (reads === null || spec.expertBytes > 0) return null;
+  if (spec.layer !== null) return reads.get(spec.layer) ?? 0;
+  const whole = spec.lockedBytes + spec.vramBytes + spec.remote.reduce((a, r) => a + r.bytes, 0) >= spec.bytes;
+  return whole ? 0 : null;
+}
+
