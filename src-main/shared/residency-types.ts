@@ -22,6 +22,8 @@ export interface ResidencySample {
   /** Resident bytes per layer, same order as the plan's layers. */
   layerResident: (number | null)[];
   persistentResident: number | null;
+  /** Resident bytes of each row outside the layers (token embeddings, output head, …), in the residency rows' order (absent from older workers). */
+  outsideResident?: (number | null)[];
   rssBytes: number | null;
   /** Charge of the worker's memory group (capped runs), else null. */
   cgroupBytes: number | null;

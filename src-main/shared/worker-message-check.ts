@@ -77,6 +77,8 @@ export function checkSample(s: unknown): string | null {
   if (bad) return `sample.${bad} is missing or of the wrong type`;
   const layers = s.layerResident;
   if (!Array.isArray(layers) || layers.length > MAX_LIST || !layers.every(isNumOrNull)) return 'sample.layerResident is not a list of byte counts';
+  const outside = s.outsideResident;
+  if (outside !== undefined && (!Array.isArray(outside) || outside.length > MAX_LIST || !outside.every(isNumOrNull))) return 'sample.outsideResident is not a list of byte counts';
   const events = s.events;
   if (!Array.isArray(events) || events.length > MAX_LIST || !events.every(checkResidencyEvent)) return 'sample.events is not a list of residency events';
   if (s.experts !== undefined) {

@@ -1,6 +1,7 @@
 // The typed message protocol between a host (CLI, Electron main, browser-mode server) and the
 // inference worker process that owns the native addon. One source of truth for both sides.
 
+import type { ResidencyRowSpec } from './residency/residency-model.js';
 import type { RoutingOptimum } from './moe/routing-optimum.js';
 
 export const POLICIES = ['off', 'observe', 'conservative', 'memory-bound', 'reuse-aware', 'stream'] as const;
@@ -164,6 +165,8 @@ export interface ModelInfo {
   draft?: DraftInfo | null;
   /** What llama.cpp allocated on each offload device after load (measured; absent without one). */
   deviceMemory?: DeviceMemory[];
+  /** Where each layer's and each other tensor's bytes were placed: the residency view's fixed part (absent from older workers). */
+  residencyRows?: ResidencyRowSpec[];
 }
 
 /** One device's buffers as llama.cpp counts them (llama_get_memory_breakdown): weights, KV cache, compute. */

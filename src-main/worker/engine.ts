@@ -88,6 +88,7 @@ export class Engine {
     this.residency.configure();
     info.schedule = this.residency.schedule;
     if (params.graphTrace || params.policy === 'reuse-aware') this.residency.traceAndProfile(ni.bos >= 0 ? ni.bos : 0, params.graphTrace?.maxEvents ?? DEFAULT_GRAPH_TRACE_EVENTS);
+    info.residencyRows = this.residency.rowSpecs;
     const release = new Set(params.releaseLayers ?? []);
     // Without a plan no layer is pinned: every layer's mapping pages go.
     if (params.releaseMappingPages) this.residency.tiers.forEach((t, i) => (t === 'streamed' || !params.tiers) && release.add(i));

@@ -3,12 +3,14 @@
 // samples residency, process counters and engine events as a time series.
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { directIoWorks } from '../node/direct-io.js';
-import { loadAddon, type NativeContext, type NativeExpertConfig, type NativeModel, type NativeResidencyCounters, type NativeSocketStat, type NativeStreamConfig } from '../native/addon.js';
+import { loadAddon, type NativeContext, type NativeExpertConfig, type NativeModel, type NativeResidencyCounters, type NativeStreamConfig } from '../native/addon.js';
 import { expertCountsOf } from '../shared/moe/expert-counts.js';
 import { budgetExperts, isExpertTensor } from '../shared/residency/expert-budget.js';
 import { buildInventory, parseMaps, type Inventory } from '../shared/residency/inventory.js';
 import { buildStreamLayout, type StreamLayout } from '../shared/residency/stream-units.js';
 import type { InventoryTensor } from '../shared/residency/inventory.js';
+import type { ResidencyRowSpec } from '../shared/residency/residency-model.js';
+import { rowSpecsOf } from './residency-rows.js';
 import { DEFAULT_READAHEAD_BYTES, budgetStream, largestStreamable, selectStreamed, type WeightLayer } from '../shared/plan/stream-select.js';
 import { MIN_SAMPLE_GAP_MS, sampleGapMs } from '../shared/residency/sample-gap.js';
 import { DEFAULT_PREFETCH_DEPTH, EXPERT_EVICTION, EXPERT_IO_BUFFER_BYTES, STREAM_IO_REQUEST_BYTES, STREAM_IO_THREADS } from '../shared/settings/run-settings.js';
@@ -17,23 +19,13 @@ import { TOKEN_EMBD, embdReadByRows } from '../shared/settings/token-embd.js';
 import type { ExpertSample, NetworkSample, ResidencyEvent, ResidencySample, Tier } from '../shared/residency-types.js';
 import type { LoadParams, PolicyName, StreamSchedule } from '../shared/worker-protocol.js';
 import { readProcStats } from '../node/proc-stats.js';
+import { connectionBytes } from './rpc-connections.js';
 import { NON_WEIGHT_GROWTH_BYTES, PAGE_TABLE_FRACTION, draftGrowthBytes, hostComputeBytes, measureNonWeight, servingGrowthBytes } from './non-weight-memory.js';
 import { buildManifest, releaseOrderFromProfile, type GraphTraceManifest } from '../shared/graph-trace/manifest.js';
 
 const PAGE_SIZE = 4096;
 // A layer on a GPU or another machine (2) has no pages here for the engine to hold or drop.
 const TIER_CODE: Record<Tier, 0 | 1 | 2> = { pinned: 0, streamed: 1, vram: 2, remote: 2 };
-
-/**
- * The bytes on this process's connections to an RPC node. The peer is an address and a port; a
- * node named by host name is matched by its port (ggml holds one connection per node).
- */
-export function connectionBytes(endpoint: string, socks: readonly NativeSocketStat[]): { bytesSent: number; bytesReceived: number } {
-  const port = endpoint.slice(endpoint.lastIndexOf(':') + 1);
-  const exact = socks.filter((s) => s.peer === endpoint);
-  const mine = exact.length > 0 ? exact : socks.filter((s) => s.peer.slice(s.peer.lastIndexOf(':') + 1) === port);
-  return { bytesSent: mine.reduce((a, s) => a + s.bytesSent, 0), bytesReceived: mine.reduce((a, s) => a + s.bytesReceived, 0) };
-}
 
 export class ResidencyRuntime {
   readonly inventory: Inventory;
@@ -136,11 +128,21 @@ export class ResidencyRuntime {
     return this.schedule !== null && (this.schedule.units > 0 || (this.schedule.expertCache ?? null) !== null);
   }
 
+  /** Where each layer's and each other tensor's bytes are placed: the residency view's fixed part. */
+  rowSpecs: ResidencyRowSpec[] = [];
+
+  private makeRowSpecs(experts: NativeExpertConfig | null): void {
+    this.rowSpecs = rowSpecsOf(this.inventory, this.tiers, this.streamLayout, experts, this.schedule?.expertCache?.experts ?? null);
+  }
+
   configure(): void {
+    this.makeRowSpecs(null);
     if (!this.engineActive) return;
     let stream: NativeStreamConfig | undefined;
+    let expertConfig: NativeExpertConfig | null = null;
     if (this.policy === 'stream') {
       const { layout, windowBytes, schedule, experts } = this.planStream();
+      expertConfig = experts;
       this.streamLayout = layout;
       this.schedule = schedule;
       stream = {
@@ -155,6 +157,7 @@ export class ResidencyRuntime {
       const streamedLayers = new Set(layout.units.map((u) => u.layer));
       this.tiers = this.tiers.map((t, i) => (t === 'vram' || t === 'remote' ? t : streamedLayers.has(i) ? 'streamed' : 'pinned'));
     }
+    this.makeRowSpecs(expertConfig);
     this.ctx.residencyConfigure({
       policy: this.policy,
       files: this.files,
@@ -354,6 +357,11 @@ export class ResidencyRuntime {
     return loadAddon().residentBytes([this.inventory.persistent.ranges])[0] ?? null;
   }
 
+  /** mincore of each row outside the layers (token embeddings, output head, …), in the inventory's order. */
+  outsideResidentNow(): (number | null)[] {
+    return loadAddon().residentBytes(this.inventory.outside.map((o) => o.ranges));
+  }
+
   // Sampling costs one mincore pass over the model, on a core the decode would use: at most ~20
   // samples a second, fewer where a pass is slow.
   sample(phase: ResidencySample['phase'], decodeTokS: number | null, force: boolean): ResidencySample | null {
@@ -396,6 +404,7 @@ export class ResidencyRuntime {
       phase,
       layerResident,
       persistentResident: this.persistentResidentNow(),
+      outsideResident: this.outsideResidentNow(),
       rssBytes: proc.rssBytes,
       cgroupBytes: this.group?.usage() ?? null,
       cgroupLimitBytes: this.group ? (this.params.ramBytes ?? null) : null,

@@ -49,6 +49,7 @@ async function handle(req: Exclude<WorkerRequest, { type: 'cancel' } | { type: '
             inventory: engine.residency.inventory,
             counters: engine.residency.counters,
             finalResident: engine.residency.residentNow(),
+            rows: engine.residency.rowSpecs,
             graphTrace: engine.residency.graphTrace,
             profileNote: engine.residency.profileNote,
             manualActions: engine.residency.manualActions,

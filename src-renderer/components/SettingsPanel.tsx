@@ -99,7 +99,7 @@ function LoadControls() {
           {loaded && loaded === modelPath ? 'Reload with these settings' : 'Load model'}
         </button>
         {loaded && (
-          <button className="btn" disabled={busy} onClick={() => void unloadModel()}>
+          <button className="btn" data-testid="unload-model" disabled={busy} onClick={() => void unloadModel()}>
             Unload
           </button>
         )}

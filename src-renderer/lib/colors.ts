@@ -1,8 +1,23 @@
 // Palette shared by canvas/SVG charts (CSS variables cannot reach a canvas).
 import type { ResidencyEventKind, Tier } from '../../src-main/shared/residency-types.js';
+import type { HeldTier } from '../../src-main/shared/residency/residency-model.js';
 
 export const TIER_COLOR: Record<Tier, string> = { vram: '#a371f7', remote: '#39c5cf', pinned: '#3fb950', streamed: '#d29922' };
 export const TIER_LABEL: Record<Tier, string> = { vram: 'VRAM', remote: 'other machines', pinned: 'pinned RAM', streamed: 'streamed' };
+// Where a copy of a weight is: the residency view's tiers (the locked copy keeps the pinned colour).
+export const HELD_COLOR: Record<HeldTier, string> = { vram: '#a371f7', remote: '#39c5cf', locked: '#3fb950', experts: '#f778ba', mapped: '#58a6ff' };
+export const HELD_LABEL: Record<HeldTier, string> = { vram: 'VRAM', remote: 'RPC nodes', locked: 'locked RAM', experts: 'expert slots', mapped: 'mapped pages' };
+
+/** A tier's colour over the background by the share of the row held (a row half held is drawn half bright). */
+export function heldRgb(tier: HeldTier | null, fraction: number): [number, number, number] {
+  if (tier === null || !Number.isFinite(fraction)) return UNKNOWN_RGB;
+  const hex = HELD_COLOR[tier];
+  const c = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+  // Never below a fifth: a row with any copy still shows its tier.
+  const f = 0.2 + 0.8 * Math.min(1, Math.max(0, fraction));
+  return [0, 1, 2].map((k) => Math.round(UNKNOWN_RGB[k]! + (c[k]! - UNKNOWN_RGB[k]!) * f)) as [number, number, number];
+}
+
 export const EVENT_COLOR: Record<ResidencyEventKind, string> = {
   prefetch: '#58a6ff',
   drop: '#f85149',

@@ -9,6 +9,7 @@ import { figuresFromSamples, firstKnown, UNKNOWN, type Fig, type StreamFigures }
 import { cgroupSeries, type CgroupPoint, type CgroupTick } from './series.js';
 import { liveRouting, type RoutingView } from './routing-model.js';
 import type { RoutingResult } from '../../src-main/shared/worker-protocol.js';
+import type { ResidencyRowSpec } from '../../src-main/shared/residency/residency-model.js';
 
 export interface DashboardLayer {
   index: number;
@@ -21,6 +22,10 @@ export interface DashboardLayer {
 
 export interface DashboardData {
   layers: DashboardLayer[];
+  /** Every layer and tensor outside the layers, where each copy is (null: the worker or report has no rows). */
+  residencyRows: ResidencyRowSpec[] | null;
+  /** Whether the stream schedule's reads were observed (what a row read per token). */
+  readsObserved: boolean;
   samples: ResidencySample[];
   events: ResidencyEvent[];
   ledger: LedgerRow[];
@@ -77,6 +82,8 @@ export function liveDashboard(
   const layers: DashboardLayer[] = plan?.layers.length ? plan.layers : report?.layers.length ? report.layers : layersFromSamples(samples);
   return {
     layers,
+    residencyRows: engine.model?.residencyRows ?? report?.residencyRows ?? null,
+    readsObserved: engine.model ? (engine.model.schedule ?? null) !== null : report?.policy === 'stream',
     samples,
     events: eventsOf(samples),
     ledger: report?.ledger ?? [],
@@ -99,6 +106,8 @@ export function reportDashboard(r: ReportInfo): DashboardData {
   const layers: DashboardLayer[] = r.layers.length ? r.layers : layersFromSamples(r.timeline);
   return {
     layers,
+    residencyRows: r.residencyRows,
+    readsObserved: r.policy === 'stream',
     samples: r.timeline,
     events: eventsOf(r.timeline, r.events),
     ledger: r.ledger,

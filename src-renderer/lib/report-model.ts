@@ -1,6 +1,9 @@
 // A saved or just-finished report (schema_version 1, snake_case), read defensively: every
 // section may be missing, and the views show an explicit empty state for what is.
 // Local narrow types; the report's own types (src-main/shared/report) are the source of truth.
+import { specsFromReport, type ReportOutsideRow } from '../../src-main/shared/report/residency-rows.js';
+import type { ResidencyRowSpec } from '../../src-main/shared/residency/residency-model.js';
+import type { ReportLayer } from '../../src-main/shared/report/report-types.js';
 import type { ResidencyEvent, ResidencySample } from '../../src-main/shared/residency-types.js';
 import { arr, bool, field, isObj, num, numLike, obj, str } from './fields.js';
 import { asTier, type PlanLayer } from './plan-model.js';
@@ -87,7 +90,22 @@ export interface ReportInfo {
   /** The storage rate the run's plan assumed. */
   plannedDiskBytesPerS: number | null;
   peakBytes: number | null;
+  /** The residency model's rows (every layer and tensor outside the layers), null for a report without them. */
+  residencyRows: ResidencyRowSpec[] | null;
   raw: unknown;
+}
+
+const isPlacement = (p: unknown): boolean =>
+  isObj(p) && ['vram_bytes', 'locked_bytes', 'streamed_bytes', 'expert_bytes'].every((k) => typeof p[k] === 'number') && Array.isArray(p['remote']) && (p['remote'] as unknown[]).every((r) => isObj(r) && typeof r['endpoint'] === 'string' && typeof r['bytes'] === 'number');
+
+/** The rows from a report's layers and rows outside them, where every one carries its placement (a dropped file is not trusted). */
+function residencyRowsOf(residency: unknown): ResidencyRowSpec[] | null {
+  const layers = (residency as { layers?: unknown } | null)?.layers;
+  const outside = (residency as { outside?: unknown } | null)?.outside;
+  if (!Array.isArray(layers) || !Array.isArray(outside)) return null;
+  const ok = (r: unknown) => isObj(r) && typeof r['bytes'] === 'number' && isPlacement(r['placement']);
+  if (!layers.every((l) => ok(l) && typeof (l as Record<string, unknown>)['index'] === 'number') || !outside.every((o) => ok(o) && typeof (o as Record<string, unknown>)['key'] === 'string' && typeof (o as Record<string, unknown>)['name'] === 'string')) return null;
+  return specsFromReport(layers as ReportLayer[], outside as ReportOutsideRow[]);
 }
 
 function ledgerRow(category: string, v: unknown): LedgerRow {
@@ -194,6 +212,7 @@ export function normalizeReport(raw: unknown): ReportInfo {
     counters: streamCounters(field(residency, 'counters')),
     routing: routingFromReport(residency),
     plannedDiskBytesPerS: num(obj(field(raw, 'plan'), 'input'), 'diskBandwidthBytesPerS'),
+    residencyRows: residencyRowsOf(isObj(raw) ? raw['residency'] : null),
     shape: {
       ctx: num(config, 'ctx'),
       batch: num(config, 'batch'),

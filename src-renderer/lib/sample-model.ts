@@ -24,6 +24,7 @@ export function normalizeEvent(raw: unknown): ResidencyEvent | null {
 export function normalizeSample(raw: unknown): ResidencySample {
   const phase = str(raw, 'phase');
   const experts = normalizeExpertSample((raw as { experts?: unknown } | null)?.experts);
+  const network = networkOf(raw);
   return {
     tMs: num(raw, 'tMs', 't') ?? 0,
     token: num(raw, 'token', 'tokens') ?? 0,
@@ -45,7 +46,19 @@ export function normalizeSample(raw: unknown): ResidencySample {
       .map(normalizeEvent)
       .filter((e): e is ResidencyEvent => e !== null),
     ...(experts ? { experts } : {}),
+    ...(Array.isArray((raw as { outsideResident?: unknown } | null)?.outsideResident)
+      ? { outsideResident: arr(raw, 'outsideResident').map((v) => (typeof v === 'number' && Number.isFinite(v) ? v : null)) }
+      : {}),
+    ...(network ? { network } : {}),
   };
+}
+
+/** The waits on RPC nodes, kept as the worker sent them (a report's timeline carries them unchanged). */
+function networkOf(raw: unknown): ResidencySample['network'] | null {
+  const n = (raw as { network?: { nodes?: unknown } } | null)?.network;
+  if (!n || !Array.isArray(n.nodes)) return null;
+  const ok = n.nodes.every((x: unknown) => typeof (x as { endpoint?: unknown }).endpoint === 'string' && typeof (x as { waitMs?: unknown }).waitMs === 'number');
+  return ok ? (n as ResidencySample['network']) : null;
 }
 
 /** All events of a sample series, in time order. */

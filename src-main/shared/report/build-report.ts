@@ -12,6 +12,8 @@ import type { LedgerEntry, OutcomeStatus, ReportAction, RunReport } from './repo
 import type { GraphTraceManifest } from '../graph-trace/manifest.js';
 import { decodeFigures } from './decode-figures.js';
 import { DEFAULT_PREFETCH_DEPTH } from '../settings/run-settings.js';
+import { residencyRows, type ResidencyRowSpec } from '../residency/residency-model.js';
+import { heldFigures } from './residency-rows.js';
 
 function graphTraceSection(res: WorkerResidency | undefined, detail: boolean): RunReport['graph_trace'] {
   const m = res?.graphTrace;
@@ -35,6 +37,8 @@ export interface WorkerResidency {
   inventory: Inventory;
   counters: Record<string, number | boolean | string | null> | null;
   finalResident: (number | null)[];
+  /** Where each layer's and each other tensor's bytes were placed (absent from older workers). */
+  rows?: ResidencyRowSpec[];
   graphTrace?: GraphTraceManifest | null;
   profileNote?: string | null;
   manualActions?: (ReportAction & { layer: number })[];
@@ -222,13 +226,21 @@ function generationSection(i: ReportInput): RunReport['generation'] {
 function residencySection(i: ReportInput, policy: PolicyName): RunReport['residency'] {
   const res = i.generation?.residency;
   const invLayers = res?.inventory.layers;
-  const layers = i.summary.layers.map((l, idx) => ({
-    index: l.index,
-    bytes: l.bytes,
-    resident_bytes: res ? (res.finalResident[idx] ?? null) : null,
-    tier: (res?.tiers[idx] ?? i.plan?.layers[idx]?.tier ?? 'pinned') as Tier,
-    file_backed_bytes: invLayers ? (invLayers[idx]?.fileBackedBytes ?? null) : null,
-  }));
+  // Every copy of every weight at the run's end: the same rows the dashboard draws from the samples.
+  const rows = res?.rows ? residencyRows(res.rows, i.samples, policy === 'stream') : null;
+  const layerRow = (idx: number) => rows?.find((r) => r.layer === idx);
+  const layers = i.summary.layers.map((l, idx) => {
+    const row = layerRow(idx);
+    return {
+      index: l.index,
+      bytes: l.bytes,
+      resident_bytes: res ? (res.finalResident[idx] ?? null) : null,
+      tier: (res?.tiers[idx] ?? i.plan?.layers[idx]?.tier ?? 'pinned') as Tier,
+      file_backed_bytes: invLayers ? (invLayers[idx]?.fileBackedBytes ?? null) : null,
+      ...(row ? heldFigures(row) : {}),
+    };
+  });
+  const outside = rows?.filter((r) => r.layer === null).map((r) => ({ key: r.key, name: r.name, bytes: r.bytes, ...heldFigures(r) }));
   const brt = bytesReadPerToken(i.samples);
   const experts = expertFigures(i.samples, i.model?.schedule ?? null);
   const network = networkFigures(i.samples, i.plan?.remote);
@@ -243,6 +255,7 @@ function residencySection(i: ReportInput, policy: PolicyName): RunReport['reside
   return {
     policy,
     layers,
+    ...(outside ? { outside } : {}),
     persistent_bytes: res ? res.inventory.persistentBytes : i.summary.persistentBytes,
     anonymous_bytes: res ? res.inventory.anonymousBytes : null,
     counters: res?.counters ?? null,

@@ -1,6 +1,7 @@
 import type { NetworkFigures } from './network-figures.js';
 import type { ExpertFigures } from './expert-figures.js';
 import type { RoutingFigures } from './routing-figures.js';
+import type { ReportHeldFigures, ReportOutsideRow } from './residency-rows.js';
 // The run report, schema_version 1: one JSON document per operation. This type and
 // resources/report.schema.json describe the same shape; tests validate built reports against
 // the schema. Unknown figures are null with a reason, never a silent 0.
@@ -20,7 +21,8 @@ export interface LedgerEntry {
   reason?: string;
 }
 
-export interface ReportLayer {
+/** A layer; with the residency rows (`placement`, `held`, …: absent from older reports) every copy of it by tier at the run's end. */
+export interface ReportLayer extends Partial<ReportHeldFigures> {
   index: number;
   bytes: number;
   resident_bytes: number | null;
@@ -92,6 +94,8 @@ export interface RunReport {
   residency: {
     policy: PolicyName;
     layers: ReportLayer[];
+    /** The tensors outside the layers (token embeddings, output head, output norm), rows of their own (absent from older reports). */
+    outside?: ReportOutsideRow[];
     persistent_bytes: number | null;
     anonymous_bytes: number | null;
     /** A mixture of experts under the stream policy: the expert cache's figures (null otherwise). */

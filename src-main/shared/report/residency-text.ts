@@ -1,12 +1,35 @@
 // The human `--residency-report`: per-layer residency, engine counters, ledger.
 import { formatBytes } from '../size.js';
 import type { RunReport } from './report-types.js';
+import { rowFromReport, specsFromReport } from './residency-rows.js';
+import type { ResidencyRow } from '../residency/residency-model.js';
+
+/** Every row of the residency model: each layer and each tensor outside the layers, every copy by tier. */
+export function residencyTable(r: RunReport): string[] | null {
+  const res = r.residency;
+  const specs = specsFromReport(res.layers, res.outside);
+  if (!specs) return null;
+  const figures = [...res.layers, ...(res.outside ?? [])];
+  // specsFromReport gave rows only where every layer carries its figures.
+  const rows: ResidencyRow[] = specs.map((s, i) => rowFromReport(s, { held: figures[i]!.held!, read_bytes_per_token: figures[i]!.read_bytes_per_token ?? null }));
+  const b = (v: number | null) => formatBytes(v).padStart(10);
+  const lines = ['  row                tier       bytes       vram      nodes     locked    experts     mapped   held %  read/token'];
+  for (const row of rows) {
+    const pct = row.bytes === 0 ? '—' : `${Math.round((100 * row.heldBytes) / row.bytes)}`;
+    const read = row.readBytesPerToken === null ? '—' : formatBytes(row.readBytesPerToken);
+    lines.push(`  ${row.name.padEnd(17)}  ${(row.tier ?? '—').padEnd(8)} ${b(row.bytes)} ${b(row.held.vram)} ${b(row.held.remote)} ${b(row.held.locked)} ${b(row.held.experts)} ${b(row.held.mapped)}  ${pct.padStart(6)}  ${read.padStart(10)}`);
+  }
+  return lines;
+}
 
 export function formatResidencyReport(r: RunReport): string {
   const res = r.residency;
   const lines = ['', `residency report — policy ${res.policy}`];
-  lines.push('  layer  tier       bytes        resident     %');
-  for (const l of res.layers) {
+  const table = residencyTable(r);
+  if (table) lines.push(...table);
+  // A report from an older worker: the mapping's resident pages only.
+  else lines.push('  layer  tier       bytes        resident     %');
+  for (const l of table ? [] : res.layers) {
     const pct = l.resident_bytes === null || l.bytes === 0 ? '—' : `${Math.round((100 * l.resident_bytes) / l.bytes)}`;
     lines.push(`  ${String(l.index).padStart(5)}  ${l.tier.padEnd(9)}  ${formatBytes(l.bytes).padStart(11)}  ${formatBytes(l.resident_bytes).padStart(11)}  ${pct.padStart(3)}`);
   }

@@ -37,6 +37,8 @@ export interface InventoryTensor {
   lastPage: number;
   /** Pages this tensor shares with a tensor of another layer (or a persistent one). */
   sharedPages: number;
+  /** ggml's buffer name (Vulkan0, RPC0[host:port], CPU…): which device holds a device-backed tensor. */
+  buffer: string | null;
 }
 
 export interface LayerRanges {
@@ -53,9 +55,25 @@ export interface Inventory {
   layers: LayerRanges[];
   /** Pages owned by persistent tensors alone (index -1): observed, never released. */
   persistent: LayerRanges;
+  /** The persistent tensors by kind (token embeddings, output head, output norm, other), each with its own exclusive pages. */
+  outside: OutsideRows[];
   persistentBytes: number;
   anonymousBytes: number;
   fileMappedBytes: number;
+}
+
+export interface OutsideRows extends Omit<LayerRanges, 'index'> {
+  key: OutsideKey;
+  tensors: string[];
+}
+
+export type OutsideKey = 'token_embd' | 'output' | 'output_norm' | 'other';
+const OUTSIDE_KEYS: readonly OutsideKey[] = ['token_embd', 'output', 'output_norm', 'other'];
+
+/** Which row of its own a tensor outside the layers belongs to. */
+export function outsideKeyOf(name: string): OutsideKey {
+  const stem = name.slice(0, name.indexOf('.') < 0 ? name.length : name.indexOf('.'));
+  return stem === 'token_embd' || stem === 'output' || stem === 'output_norm' ? stem : 'other';
 }
 
 export function layerOf(name: string): number {
@@ -82,6 +100,7 @@ export function buildInventory(tensors: LoadedTensor[], mappings: FileMapping[],
       firstPage: page(t.addr),
       lastPage: page(t.addr + Math.max(t.bytes, 1) - 1),
       sharedPages: 0,
+      buffer: t.buffer,
     };
   });
 
@@ -101,8 +120,8 @@ export function buildInventory(tensors: LoadedTensor[], mappings: FileMapping[],
     t.sharedPages = t.firstPage === t.lastPage ? Math.min(shared, 1) : shared;
   }
 
-  const rangesOf = (i: number): LayerRanges => {
-    const mine = inv.filter((t) => t.layer === i).sort((a, b) => a.addr - b.addr);
+  const rangesOf = (i: number, only: (t: InventoryTensor) => boolean = () => true): LayerRanges => {
+    const mine = inv.filter((t) => t.layer === i && only(t)).sort((a, b) => a.addr - b.addr);
     const ranges: [number, number, number, number][] = [];
     for (const t of mine) {
       if (t.backing !== 'file-mapped' || t.file === null || t.fileOffset === null) continue;
@@ -131,11 +150,17 @@ export function buildInventory(tensors: LoadedTensor[], mappings: FileMapping[],
     };
   };
   const layers = Array.from({ length: nLayers }, (_, i) => rangesOf(i));
+  // A page two persistent kinds share belongs to layer -1 in both, so both rows count it (a page at most at each end).
+  const outside = OUTSIDE_KEYS.map((key) => {
+    const { index: _index, ...r } = rangesOf(-1, (t) => outsideKeyOf(t.name) === key);
+    return { key, tensors: inv.filter((t) => t.layer < 0 && outsideKeyOf(t.name) === key).map((t) => t.name), ...r };
+  }).filter((r) => r.tensors.length > 0);
   return {
     pageSize,
     tensors: inv,
     layers,
     persistent: rangesOf(-1),
+    outside,
     persistentBytes: inv.filter((t) => t.layer < 0).reduce((s, t) => s + t.bytes, 0),
     anonymousBytes: inv.filter((t) => t.backing === 'anonymous').reduce((s, t) => s + t.bytes, 0),
     fileMappedBytes: inv.filter((t) => t.backing === 'file-mapped').reduce((s, t) => s + t.bytes, 0),

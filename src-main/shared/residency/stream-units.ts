@@ -24,6 +24,8 @@ export interface StreamLayout {
   /** Tensor bytes in units (what streams per pass). */
   streamedBytes: number;
   pinnedBytes: number;
+  /** The tensors whose pages `pinned` locks (what the residency view counts as locked). */
+  lockedTensors: string[];
 }
 
 /**
@@ -75,6 +77,7 @@ export function buildStreamLayout(inv: Inventory, streamed: readonly string[], u
     }
     intervals.push({ first: t.firstPage, last: t.lastPage, t });
   }
+  const lockedTensors = intervals.map((iv) => iv.t.name);
   const pinned: PageRange[] = [];
   let cur: { first: number; last: number; t: InventoryTensor } | null = null;
   for (const iv of intervals) {
@@ -91,6 +94,7 @@ export function buildStreamLayout(inv: Inventory, streamed: readonly string[], u
     random,
     streamedBytes: units.reduce((s, u) => s + u.bytes, 0),
     pinnedBytes: pinned.reduce((s, r) => s + r[1], 0),
+    lockedTensors,
   };
 }
 

@@ -7,6 +7,7 @@ import { formatBytes, formatBytesPerTok, formatCount, formatMs, formatPct, forma
 import { useStore } from '../../store/index.js';
 import type { OpenReport } from '../../store/report-slice.js';
 import { ResidencyHeatmap } from '../charts/ResidencyHeatmap.js';
+import { TierHeatmap } from '../charts/TierHeatmap.js';
 import { Empty } from '../Empty.js';
 
 
@@ -140,7 +141,11 @@ function CompareTable({ reports }: { reports: OpenReport[] }) {
                   <span className="dim">tokens</span><span className="v">{row.tokens}</span>
                 </div>
               </div>
-              <ResidencyHeatmap layers={d.layers} samples={d.samples} small testId="compare-heatmap" />
+              {d.residencyRows ? (
+                <TierHeatmap specs={d.residencyRows} samples={d.samples} readsObserved={d.readsObserved} small testId="compare-heatmap" />
+              ) : (
+                <ResidencyHeatmap layers={d.layers} samples={d.samples} small testId="compare-heatmap" />
+              )}
             </div>
           );
         })}

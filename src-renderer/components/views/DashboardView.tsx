@@ -15,7 +15,7 @@ import { LedgerTable } from '../charts/LedgerTable.js';
 import { LimitHitsChart } from '../charts/LimitHitsChart.js';
 import { PinnedResidencyChart } from '../charts/PinnedResidencyChart.js';
 import { ReadRateChart } from '../charts/ReadRateChart.js';
-import { ResidencyHeatmap } from '../charts/ResidencyHeatmap.js';
+import { ResidencyPanel } from './ResidencyPanel.js';
 import { TokSChart } from '../charts/TokSChart.js';
 import { ExpertHeatmap } from '../charts/ExpertHeatmap.js';
 import { ExpertHitChart } from '../charts/ExpertHitChart.js';
@@ -79,13 +79,7 @@ export function DashboardView() {
         {expertTotal && <Kpi label="experts cached" value={formatPct(expertTotal.hit, 1)} title="routed experts already in the expert cache (whole run)" testId="kpi-expert-hits" />}
         {expertTotal && <Kpi label="experts predicted" value={formatPct(expertTotal.predicted, 1)} title="routed experts the next-layer prediction read ahead (whole run)" testId="kpi-expert-predicted" />}
       </div>
-      <div className="panel">
-        <h4>
-          Residency per layer over time<span className="spacer" />
-          <span className="faint">{data.layers.length} layers</span>
-        </h4>
-        <ResidencyHeatmap layers={data.layers} samples={data.samples} />
-      </div>
+      <ResidencyPanel data={data} />
       {experts && (
         <div className="grid2">
           <div className="panel">
