@@ -13,7 +13,7 @@ import type { ResidencyRowSpec } from '../shared/residency/residency-model.js';
 import { rowSpecsOf } from './residency-rows.js';
 import { DEFAULT_READAHEAD_BYTES, budgetStream, largestStreamable, selectStreamed, type WeightLayer } from '../shared/plan/stream-select.js';
 import { MIN_SAMPLE_GAP_MS, sampleGapMs } from '../shared/residency/sample-gap.js';
-import { DEFAULT_PREFETCH_DEPTH, EXPERT_EVICTION, EXPERT_IO_BUFFER_BYTES, STREAM_IO_REQUEST_BYTES, STREAM_IO_THREADS } from '../shared/settings/run-settings.js';
+import { DEFAULT_PREFETCH_DEPTH, EXPERT_EVICTION, EXPERT_IO_BUFFER_BYTES, EXPERT_IO_THREADS, STREAM_IO_REQUEST_BYTES, STREAM_IO_THREADS } from '../shared/settings/run-settings.js';
 import { openOwnGroup } from '../supervisor/own-group.js';
 import { TOKEN_EMBD, embdReadByRows } from '../shared/settings/token-embd.js';
 import type { ExpertSample, NetworkSample, ResidencyEvent, ResidencySample, Tier } from '../shared/residency-types.js';
@@ -229,7 +229,7 @@ export class ResidencyRuntime {
           predict: this.params.expertReadAhead !== false,
           repack: this.params.repackExperts === true,
           evict: EXPERT_EVICTION,
-          ioThreads: STREAM_IO_THREADS,
+          ioThreads: EXPERT_IO_THREADS,
         }
       : null;
     const largest = layout.units.reduce((m, u) => Math.max(m, u.bytes), 0);
@@ -294,7 +294,7 @@ export class ResidencyRuntime {
     if (moe && apart.size > 0) {
       const byLayer = new Map<number, number>();
       for (const t of inv.tensors) if (apart.has(t.name)) byLayer.set(t.layer, (byLayer.get(t.layer) ?? 0) + t.bytes);
-      const eb = budgetExperts({ ...input, capBytes: cap - STREAM_IO_THREADS * EXPERT_IO_BUFFER_BYTES, denseLayers: layers, expertLayerBytes: [...byLayer.values()], experts: moe.experts, expertsUsed: moe.used });
+      const eb = budgetExperts({ ...input, capBytes: cap - EXPERT_IO_THREADS * EXPERT_IO_BUFFER_BYTES, denseLayers: layers, expertLayerBytes: [...byLayer.values()], experts: moe.experts, expertsUsed: moe.used });
       // Every expert fits beside the dense part: nothing to cache, they are locked like any
       // weight. Too small a cap for the cache's least (a token's routed experts beside the
       // staging buffer): the experts stream as whole tensors, as for a dense model.
