@@ -52,4 +52,9 @@ export interface ApiBackend {
    * the same door as generations. Failures are ApiErrors as for generate.
    */
   embed(texts: string[], signal: AbortSignal): Promise<EmbedResult>;
+  /**
+   * The path of a model on this machine, other than the served one, that `name` names (its id,
+   * file name or path, among the models the app lists), or null. Absent: none is known.
+   */
+  modelOnDisk?(name: string): Promise<string | null>;
 }

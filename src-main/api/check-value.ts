@@ -60,3 +60,14 @@ export function onlyNeutral(b: Body, param: string, isNeutral: (v: unknown) => b
   const v = b[param];
   if (given(v) && !isNeutral(v)) throw badRequest(`'${param}' is not supported by this server: ${why}`, param, 'unsupported_parameter');
 }
+
+/**
+ * The names in `b` outside `known` (prefixed with `at`): accepted and ignored, as llama-server
+ * and Ollama treat them, and named back to the client (X-Ramforge-Ignored) and in the log so
+ * that a misspelt parameter is never silently misread.
+ */
+export function unknownNames(b: Body, known: Set<string>, at = ''): string[] {
+  return Object.keys(b)
+    .filter((k) => !known.has(k))
+    .map((k) => `${at}${k.length > 60 ? `${k.slice(0, 60)}…` : k}`);
+}

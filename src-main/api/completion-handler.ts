@@ -7,9 +7,10 @@
 import type { ServerResponse } from 'node:http';
 import type { GenerateParams } from '../shared/worker-protocol.js';
 import type { ApiBackend } from './backend.js';
-import { ApiError, badRequest, notFound } from './errors.js';
+import { badRequest } from './errors.js';
 import { sendJson } from './http-reply.js';
 import { namesModel } from './model-id.js';
+import { servedFor } from './model-choice.js';
 import type { ApiGeneration } from './request-types.js';
 import { chunkObject, completionObject, finishReasonOf, usageChunk, usageOf, type FinishReason, type ResponseMeta, type ToolCallOut } from './response-shape.js';
 import { SSE_DONE, SSE_HEADERS, sseData, sseError } from './sse.js';
@@ -31,11 +32,7 @@ export interface CompletionContext {
 
 /** Resolves when the answer is complete (or the client gone); an ApiError thrown before the stream began is the caller's to send. */
 export async function handleCompletion(req: ApiGeneration, ctx: CompletionContext): Promise<void> {
-  const served = ctx.backend.model();
-  if (served instanceof ApiError) throw served;
-  if (!namesModel(req.model, served)) {
-    throw notFound(`the model '${req.model.slice(0, 200)}' does not exist: this server serves '${served.id}' (GET /v1/models)`, 'model_not_found');
-  }
+  const served = await servedFor(ctx.backend, req.model, namesModel, 'GET /v1/models');
   if (req.kind === 'chat' && !served.hasChatTemplate) throw badRequest(NO_TEMPLATE_MESSAGE, 'messages', 'chat_template_missing');
 
   const tools = req.kind === 'chat' ? (req.tools ?? null) : null;

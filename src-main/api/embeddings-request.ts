@@ -2,15 +2,17 @@
 // the vectors are wanted. Token-id inputs (OpenAI allows them) are refused: the worker embeds
 // text. Pure.
 import { badRequest } from './errors.js';
-import { given, optInt, optString, type Body } from './check-value.js';
+import { given, optInt, optString, unknownNames, type Body } from './check-value.js';
 import { checkOllamaOptions } from './ollama-options.js';
+import { checkModel } from './validate-request.js';
 
 /** Texts one request may embed (OpenAI's limit). */
 export const MAX_INPUTS = 2048;
 const MAX_TEXT_CHARS = 1 << 20;
 
 export interface EmbeddingsRequest {
-  model: string;
+  /** null: none named (the loaded model). */
+  model: string | null;
   texts: string[];
   /** OpenAI: float arrays or base64 of little-endian float32. */
   encoding: 'float' | 'base64';
@@ -18,6 +20,8 @@ export interface EmbeddingsRequest {
   dimensions: number | null;
   /** Ollama's older /api/embeddings gives the vector as the model computes it, not scaled. */
   normalize: boolean;
+  /** Fields given that this server does not know: accepted, named back to the client. */
+  ignored: string[];
 }
 
 const OPENAI_FIELDS = new Set(['model', 'input', 'encoding_format', 'dimensions', 'user']);
@@ -29,15 +33,6 @@ function asBody(v: unknown): Body {
   return v as Body;
 }
 
-function checkKnown(b: Body, known: Set<string>, unknown: (k: string) => string): void {
-  for (const k of Object.keys(b)) if (!known.has(k)) throw badRequest(unknown(k.length > 60 ? `${k.slice(0, 60)}…` : k), k.slice(0, 60), 'unknown_parameter');
-}
-
-function checkModel(b: Body): string {
-  const m = optString(b, 'model', 1024);
-  if (m === null || m === '') throw badRequest("'model' is required", 'model', 'missing_required_parameter');
-  return m;
-}
 
 function checkInput(b: Body): string[] {
   const v = b.input;
@@ -57,36 +52,36 @@ function checkInput(b: Body): string[] {
 
 export function validateEmbeddingsRequest(body: unknown): EmbeddingsRequest {
   const b = asBody(body);
-  checkKnown(b, OPENAI_FIELDS, (k) => `Unrecognized request argument supplied: ${k}`);
+  const ignored = unknownNames(b, OPENAI_FIELDS);
   const model = checkModel(b);
   const texts = checkInput(b);
   const format = b.encoding_format;
   if (given(format) && format !== 'float' && format !== 'base64') throw badRequest("'encoding_format' must be float or base64", 'encoding_format', 'invalid_value');
   optString(b, 'user', 1024);
-  return { model, texts, encoding: format === 'base64' ? 'base64' : 'float', dimensions: optInt(b, 'dimensions', 1, 1 << 20), normalize: true };
+  return { model, texts, encoding: format === 'base64' ? 'base64' : 'float', dimensions: optInt(b, 'dimensions', 1, 1 << 20), normalize: true, ignored };
 }
 
 export function validateOllamaEmbed(body: unknown): EmbeddingsRequest {
   const b = asBody(body);
-  checkKnown(b, OLLAMA_FIELDS, (k) => `unknown field: ${k}`);
+  const ignored = unknownNames(b, OLLAMA_FIELDS);
   const model = checkModel(b);
   const texts = checkInput(b);
   // Ollama truncates long inputs unless told not to; here a text longer than an embedding
   // takes is always a 400, as with truncate:false.
   const truncate = b.truncate;
   if (given(truncate) && typeof truncate !== 'boolean') throw badRequest("'truncate' must be true or false", 'truncate', 'invalid_type');
-  checkOllamaOptions(b.options);
-  return { model, texts, encoding: 'float', dimensions: optInt(b, 'dimensions', 1, 1 << 20), normalize: true };
+  checkOllamaOptions(b.options, ignored);
+  return { model, texts, encoding: 'float', dimensions: optInt(b, 'dimensions', 1, 1 << 20), normalize: true, ignored };
 }
 
 /** Ollama's older /api/embeddings: one `prompt`, one vector. */
 export function validateOllamaLegacyEmbeddings(body: unknown): EmbeddingsRequest {
   const b = asBody(body);
-  checkKnown(b, OLLAMA_LEGACY_FIELDS, (k) => `unknown field: ${k}`);
+  const ignored = unknownNames(b, OLLAMA_LEGACY_FIELDS);
   const model = checkModel(b);
   const prompt = b.prompt;
   if (typeof prompt !== 'string' || prompt === '') throw badRequest("'prompt' must be a non-empty string", 'prompt', given(prompt) ? 'invalid_value' : 'missing_required_parameter');
   if (prompt.length > MAX_TEXT_CHARS) throw badRequest(`'prompt' must have at most ${MAX_TEXT_CHARS} characters`, 'prompt', 'invalid_value');
-  checkOllamaOptions(b.options);
-  return { model, texts: [prompt], encoding: 'float', dimensions: null, normalize: false };
+  checkOllamaOptions(b.options, ignored);
+  return { model, texts: [prompt], encoding: 'float', dimensions: null, normalize: false, ignored };
 }

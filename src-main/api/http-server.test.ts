@@ -201,10 +201,17 @@ describe('API server: answers', () => {
     expect(ev.at(-2)?.choices?.[0]?.finish_reason).toBe('stop');
   });
 
-  it('a model named wrongly is 404; chat on a model without a chat template is 400 pointing to /v1/completions', async () => {
-    const r = await post('/v1/chat/completions', chat({ model: 'gpt-4o' }));
+  it("any name, or none, is the loaded model; another model on this machine is 404; chat on a model without a chat template is 400 pointing to /v1/completions", async () => {
+    for (const model of ['gpt-4o', undefined]) {
+      const ok = await post('/v1/chat/completions', chat({ model }));
+      expect(ok.status).toBe(200);
+      expect(await ok.json()).toMatchObject({ model: 'fake' });
+    }
+    backend.onDisk = { other: '/models/other.gguf' };
+    const r = await post('/v1/chat/completions', chat({ model: 'other' }));
+    backend.onDisk = {};
     expect(r.status).toBe(404);
-    expect(await r.json()).toMatchObject({ error: { code: 'model_not_found', message: "the model 'gpt-4o' does not exist: this server serves 'fake' (GET /v1/models)" } });
+    expect(await r.json()).toMatchObject({ error: { code: 'model_not_found', message: expect.stringMatching(/^the model 'other' is on this machine but not loaded: this server serves 'fake'/) } });
     backend.served = { ...FAKE_MODEL, hasChatTemplate: false };
     const t = await post('/v1/chat/completions', chat());
     expect(t.status).toBe(400);

@@ -16,7 +16,8 @@ import { ClientGone, DEFAULT_BODY_LIMITS, contentTypeProblem, readJsonBody, type
 import { drainRequest, sendError, sendJson, type ErrorShape } from './http-reply.js';
 import { namesModel } from './model-id.js';
 import { modelList, modelObject } from './models-list.js';
-import { OLLAMA_OPEN_ROUTES, OLLAMA_ROUTES, isOllamaRoute, ollamaGet, ollamaPost } from './ollama-routes.js';
+import { IGNORED_HEADER, ignoredHeaderValue } from './ignored-header.js';
+import { OLLAMA_OPEN_ROUTES, OLLAMA_ROUTES, isOllamaRoute, ollamaGet, ollamaPost, type OllamaPostContext } from './ollama-routes.js';
 import { ollamaErrorBody } from './ollama-shape.js';
 import { validateChatRequest, validateCompletionRequest } from './validate-request.js';
 
@@ -72,6 +73,7 @@ interface ServerContext {
   loopback: boolean;
   /** The port listened on (known once listening). */
   port: () => number;
+  log: (line: string) => void;
 }
 
 /** Refused before the body was read: the answer, then the rest of the body read and dropped (bounded). */
@@ -137,19 +139,30 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, cx: Serv
     if (!res.writableFinished) gone.abort();
   });
   if (res.destroyed || req.socket.destroyed) gone.abort();
+  const noteIgnored = (names: string[]): void => {
+    const value = ignoredHeaderValue(names);
+    if (value === null) return;
+    res.setHeader(IGNORED_HEADER, value);
+    cx.log(`ramforge API: ${route}: ignored ${value}`);
+  };
   try {
-    await handlePost(route, body, shape, { backend: opts.backend, res, clientGone: gone.signal });
+    await handlePost(route, body, shape, { backend: opts.backend, res, clientGone: gone.signal, noteIgnored });
   } catch (e) {
     if (!gone.signal.aborted) sendError(res, asApiError(e), {}, shape);
   }
 }
 
 /** A POST with its body read: Ollama's routes, embeddings, or a (chat) completion. */
-async function handlePost(route: string, body: unknown, shape: ErrorShape | undefined, x: { backend: ApiServerOptions['backend']; res: ServerResponse; clientGone: AbortSignal }): Promise<void> {
+async function handlePost(route: string, body: unknown, shape: ErrorShape | undefined, x: OllamaPostContext): Promise<void> {
   if (shape) return ollamaPost(route, body, x);
-  if (route === '/embeddings') return handleEmbeddings(validateEmbeddingsRequest(body), 'openai', x);
+  if (route === '/embeddings') {
+    const req = validateEmbeddingsRequest(body);
+    x.noteIgnored(req.ignored);
+    return handleEmbeddings(req, 'openai', x);
+  }
   const chat = route === '/chat/completions';
   const request = chat ? validateChatRequest(body) : validateCompletionRequest(body);
+  x.noteIgnored(request.ignored);
   await handleCompletion(request, {
     ...x,
     meta: { id: `${chat ? 'chatcmpl' : 'cmpl'}-${randomUUID()}`, created: Math.floor(Date.now() / 1000), systemFingerprint: `ramforge-${RAMFORGE_VERSION}` },
@@ -169,7 +182,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   const limits: BodyLimits = { ...DEFAULT_BODY_LIMITS, ...opts.body };
   const log = opts.log ?? ((l: string) => void process.stderr.write(l + '\n'));
   let port = 0;
-  const cx: ServerContext = { opts, limits, auth: bearerCheck(opts.apiKey ?? null), loopback: isLoopbackHost(host), port: () => port };
+  const cx: ServerContext = { opts, limits, auth: bearerCheck(opts.apiKey ?? null), loopback: isLoopbackHost(host), port: () => port, log };
   const handle = (req: IncomingMessage, res: ServerResponse) => handleRequest(req, res, cx);
 
   // Node's own limits come after ours (a body gets our 408 first); headers have only Node's.

@@ -6,7 +6,8 @@
 import type { ServerResponse } from 'node:http';
 import type { GenerateParams } from '../shared/worker-protocol.js';
 import type { ApiBackend, ServedModel } from './backend.js';
-import { ApiError, badRequest, notFound } from './errors.js';
+import { badRequest } from './errors.js';
+import { servedFor } from './model-choice.js';
 import { sendJson } from './http-reply.js';
 import { NO_TEMPLATE_MESSAGE } from './completion-handler.js';
 import { OLLAMA_NDJSON_HEADERS, ndjson, ollamaErrorBody, ollamaFinal, ollamaNamesModel, ollamaPiece, type OllamaMeta } from './ollama-shape.js';
@@ -24,11 +25,8 @@ export interface OllamaContext {
 }
 
 /** The served model the request names, or the error that says why not. */
-export function ollamaModelFor(backend: ApiBackend, name: string): ServedModel {
-  const served = backend.model();
-  if (served instanceof ApiError) throw served;
-  if (!ollamaNamesModel(name, served)) throw notFound(`model '${name.slice(0, 200)}' not found: this server serves '${served.id}' (GET /api/tags)`, 'model_not_found');
-  return served;
+export function ollamaModelFor(backend: ApiBackend, name: string | null): Promise<ServedModel> {
+  return servedFor(backend, name, ollamaNamesModel, 'GET /api/tags');
 }
 
 /** What the worker is asked for, or null when the request only asks for the model to be loaded. */
@@ -49,7 +47,7 @@ function paramsOf(req: OllamaRequest, served: ServedModel): Omit<GenerateParams,
 
 export async function handleOllama(req: OllamaRequest, ctx: OllamaContext): Promise<void> {
   const t0 = ctx.now();
-  const served = ollamaModelFor(ctx.backend, req.model);
+  const served = await ollamaModelFor(ctx.backend, req.model);
   if (req.numCtx !== null && req.numCtx > served.ctxPerSequence) {
     throw badRequest(
       `'options.num_ctx' ${req.numCtx} is more than the ${served.ctxPerSequence} tokens each sequence of the loaded model holds: the context is set when the model is loaded (ramforge serve --ctx)`,
@@ -57,7 +55,7 @@ export async function handleOllama(req: OllamaRequest, ctx: OllamaContext): Prom
       'invalid_value',
     );
   }
-  const meta: OllamaMeta = { model: req.model, createdAt: new Date().toISOString() };
+  const meta: OllamaMeta = { model: req.model ?? served.id, createdAt: new Date().toISOString() };
   const { res } = ctx;
   const base = paramsOf(req, served);
   if (base === null) {

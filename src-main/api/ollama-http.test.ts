@@ -58,17 +58,19 @@ describe('Ollama API: models', () => {
     expect(await (await fetch(url('/api/tags'))).json()).toEqual({ models: [] });
   });
 
-  it('/api/show answers for the bare name, name:latest and an alias; another name is 404 as {"error"}', async () => {
-    for (const model of ['fake', 'fake:latest', 'fake.gguf']) {
+  it('/api/show answers for the bare name, name:latest, an alias, any other name; a model on disk but not loaded is 404 as {"error"}', async () => {
+    for (const model of ['fake', 'fake:latest', 'fake.gguf', 'llama3']) {
       const r = await post('/api/show', { model });
       expect(r.status).toBe(200);
       expect(await r.json()).toMatchObject({ template: '{{ messages }}', details: { family: 'llama' }, model_info: { 'general.architecture': 'llama', 'llama.context_length': 2048 }, capabilities: ['completion', 'embedding'] });
     }
-    const missing = await post('/api/show', { name: 'llama3' });
+    backend.onDisk = { 'llama3:latest': '/models/llama3.gguf' };
+    const missing = await post('/api/show', { name: 'llama3:latest' });
+    backend.onDisk = {};
     expect(missing.status).toBe(404);
     const err = (await missing.json()) as { error: unknown };
     expect(typeof err.error).toBe('string');
-    expect(err.error).toMatch(/model 'llama3' not found/);
+    expect(err.error).toMatch(/model 'llama3:latest' is on this machine but not loaded: this server serves 'fake' \(GET \/api\/tags\)/);
   });
 
   it('/api/version answers without a key; the rest needs it, refused in Ollama\'s shape', async () => {

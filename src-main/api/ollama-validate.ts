@@ -1,20 +1,22 @@
 // Validation of Ollama's /api/chat, /api/generate and /api/show bodies, with Ollama's field
 // names. What the server honours is checked and used; what it cannot do (images, tools,
 // thinking, custom templates, token contexts) is accepted only at its neutral value, so a client
-// gets what it asked for or a 400 saying why not; a field Ollama does not have is a 400. Pure.
+// gets what it asked for or a 400 saying why not; a field Ollama does not have is accepted and
+// ignored, as Ollama does, and named in the request's `ignored` list (a header and a log line).
+// Pure.
 import type { ChatMessage } from '../shared/worker-protocol.js';
 import { badRequest } from './errors.js';
-import { given, onlyNeutral, optBool, optInt, optString, type Body } from './check-value.js';
+import { given, onlyNeutral, optBool, optInt, optString, unknownNames, type Body } from './check-value.js';
 import { checkOllamaOptions, type OllamaOptions } from './ollama-options.js';
 import { checkOllamaFormat } from './response-format.js';
-import { MAX_MESSAGES } from './validate-request.js';
+import { MAX_MESSAGES, checkModel } from './validate-request.js';
 
 export type OllamaApi = 'chat' | 'generate';
 
 export interface OllamaRequest extends OllamaOptions {
   api: OllamaApi;
-  /** The model the client named (checked against the loaded one by the handler). */
-  model: string;
+  /** The model the client named (resolved against the loaded one by the handler); null: none named. */
+  model: string | null;
   /** Ollama streams unless told `stream: false`. */
   stream: boolean;
   /** chat: the turns; empty = only "load the model" (Ollama answers done_reason "load"). */
@@ -25,6 +27,8 @@ export interface OllamaRequest extends OllamaOptions {
   system: string | null;
   /** generate: the prompt is the model's input as it is, without the chat template. */
   raw: boolean;
+  /** Fields and options given that this server does not know or apply: accepted, named back to the client. */
+  ignored: string[];
 }
 
 const COMMON = ['model', 'stream', 'format', 'options', 'keep_alive', 'think', 'logprobs', 'top_logprobs'];
@@ -40,17 +44,6 @@ function asBody(v: unknown): Body {
   return v as Body;
 }
 
-function checkKnown(b: Body, known: Set<string>, at = ''): void {
-  for (const k of Object.keys(b)) {
-    if (!known.has(k)) throw badRequest(`unknown field: ${at}${k.length > 60 ? `${k.slice(0, 60)}…` : k}`, `${at}${k.slice(0, 60)}`, 'unknown_parameter');
-  }
-}
-
-function checkModel(b: Body, param = 'model'): string {
-  const m = optString(b, param, 1024);
-  if (m === null || m === '') throw badRequest(`'${param}' is required: a name GET /api/tags lists`, param, 'missing_required_parameter');
-  return m;
-}
 
 function checkKeepAlive(b: Body): void {
   // The model stays loaded as the server was started: the value is checked and has no effect.
@@ -61,7 +54,8 @@ function checkKeepAlive(b: Body): void {
   }
 }
 
-function checkCommon(b: Body): { model: string; stream: boolean } & OllamaOptions {
+function checkCommon(b: Body, known: Set<string>): { model: string | null; stream: boolean; ignored: string[] } & OllamaOptions {
+  const ignored = unknownNames(b, known);
   const model = checkModel(b);
   const stream = optBool(b, 'stream') ?? true;
   const grammar = checkOllamaFormat(b.format);
@@ -70,11 +64,11 @@ function checkCommon(b: Body): { model: string; stream: boolean } & OllamaOption
   onlyNeutral(b, 'top_logprobs', (v) => v === 0, 'log probabilities are not returned');
   optInt(b, 'top_logprobs', 0, 20);
   checkKeepAlive(b);
-  const options = checkOllamaOptions(b.options);
-  return { model, stream, ...options, sampling: grammar !== null ? { ...options.sampling, grammar } : options.sampling };
+  const options = checkOllamaOptions(b.options, ignored);
+  return { model, stream, ignored, ...options, sampling: grammar !== null ? { ...options.sampling, grammar } : options.sampling };
 }
 
-function checkMessages(b: Body): ChatMessage[] {
+function checkMessages(b: Body, ignored: string[]): ChatMessage[] {
   const v = b.messages;
   if (!given(v)) return [];
   if (!Array.isArray(v)) throw badRequest("'messages' must be an array of messages", 'messages', 'invalid_type');
@@ -83,7 +77,7 @@ function checkMessages(b: Body): ChatMessage[] {
     const at = `messages[${i}]`;
     if (m === null || typeof m !== 'object' || Array.isArray(m)) throw badRequest(`'${at}' must be an object`, at, 'invalid_type');
     const o = m as Body;
-    checkKnown(o, MESSAGE_FIELDS, `${at}.`);
+    ignored.push(...unknownNames(o, MESSAGE_FIELDS, `${at}.`));
     onlyNeutral(o, 'images', isEmptyArray, 'images are not supported (text models only)');
     onlyNeutral(o, 'tool_calls', isEmptyArray, 'tool calls are not supported');
     onlyNeutral(o, 'tool_name', (x) => x === '', 'tool messages are not supported');
@@ -101,16 +95,14 @@ function checkMessages(b: Body): ChatMessage[] {
 
 export function validateOllamaChat(body: unknown): OllamaRequest {
   const b = asBody(body);
-  checkKnown(b, OLLAMA_CHAT_FIELDS);
-  const common = checkCommon(b);
+  const common = checkCommon(b, OLLAMA_CHAT_FIELDS);
   onlyNeutral(b, 'tools', isEmptyArray, "tool calls are served on /v1/chat/completions (OpenAI's format), not on Ollama's /api/chat");
-  return { api: 'chat', ...common, messages: checkMessages(b), prompt: '', system: null, raw: false };
+  return { api: 'chat', ...common, messages: checkMessages(b, common.ignored), prompt: '', system: null, raw: false };
 }
 
 export function validateOllamaGenerate(body: unknown): OllamaRequest {
   const b = asBody(body);
-  checkKnown(b, OLLAMA_GENERATE_FIELDS);
-  const common = checkCommon(b);
+  const common = checkCommon(b, OLLAMA_GENERATE_FIELDS);
   const prompt = optString(b, 'prompt', 1 << 22) ?? '';
   const system = optString(b, 'system', 1 << 22);
   const raw = optBool(b, 'raw') ?? false;
@@ -122,13 +114,13 @@ export function validateOllamaGenerate(body: unknown): OllamaRequest {
   return { api: 'generate', ...common, messages: [], prompt, system: system === '' ? null : system, raw };
 }
 
-/** /api/show: the model's name (`model`, or `name` as older clients send it). */
-export function validateOllamaShow(body: unknown): string {
+/** /api/show: the model's name (`model`, or `name` as older clients send it; null: the loaded one). */
+export function validateOllamaShow(body: unknown): { model: string | null; ignored: string[] } {
   const b = asBody(body);
-  checkKnown(b, OLLAMA_SHOW_FIELDS);
+  const ignored = unknownNames(b, OLLAMA_SHOW_FIELDS);
   optBool(b, 'verbose');
   optString(b, 'system', 1 << 22);
   optString(b, 'template', 1 << 22);
-  checkOllamaOptions(b.options);
-  return given(b.model) ? checkModel(b) : checkModel(b, 'name');
+  checkOllamaOptions(b.options, ignored);
+  return { model: given(b.model) ? checkModel(b) : checkModel({ model: b.name }), ignored };
 }

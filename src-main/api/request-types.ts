@@ -7,8 +7,8 @@ export type ApiKind = 'chat' | 'completion';
 
 export interface ApiGeneration {
   kind: ApiKind;
-  /** The model the client named (checked against the loaded one by the handler). */
-  model: string;
+  /** The model the client named (resolved against the loaded one by the handler); null: none named. */
+  model: string | null;
   /** chat: the turns, rendered with the model's own chat template. */
   messages?: ChatMessage[];
   /** chat: the tools the model may call (null or absent: none declared). */
@@ -25,4 +25,6 @@ export interface ApiGeneration {
   includeUsage: boolean;
   /** completion: the answer starts with the prompt. */
   echo: boolean;
+  /** Parameters the request gave that this server does not know or apply: accepted, named back to the client. */
+  ignored: string[];
 }

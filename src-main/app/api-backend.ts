@@ -4,7 +4,7 @@
 import type { ApiBackend, BackendRun, ServedModel } from '../api/backend.js';
 import { ApiError, unavailable } from '../api/errors.js';
 import { QueueAbortedError, type GenerationGate } from '../api/gate.js';
-import { modelIdOf } from '../api/model-id.js';
+import { modelIdOf, namesFile } from '../api/model-id.js';
 import { Throughput } from '../api/throughput.js';
 import { apiErrorOfWorker } from '../api/worker-errors.js';
 import type { EngineState } from '../shared/api.js';
@@ -27,6 +27,8 @@ export interface WorkerAccess {
   ended(h: HostLike): Promise<{ ended: boolean; crashed: boolean }>;
   /** The worker's cumulative storage reads (latest residency sample), or null. */
   readBytes(): number | null;
+  /** The models the app lists (pinned, recent): what a request may name besides the loaded one. */
+  models?(): Promise<{ path: string }[]>;
 }
 
 export class AppApiBackend implements ApiBackend {
@@ -67,6 +69,12 @@ export class AppApiBackend implements ApiBackend {
         layers: l.info.nLayers,
       },
     };
+  }
+
+  async modelOnDisk(name: string): Promise<string | null> {
+    const loaded = this.access.loaded()?.path;
+    const known = this.access.models ? await this.access.models().catch(() => []) : [];
+    return known.find((m) => m.path !== loaded && namesFile(name, m.path))?.path ?? null;
   }
 
   async embed(texts: string[], signal: AbortSignal): Promise<EmbedResult> {

@@ -94,6 +94,7 @@ export class AppService implements RamforgeHostApi {
         status: () => this.state.status,
         ended: async (h) => ({ ended: await this.worker.diedDuring(h), crashed: this.worker.crashed(h) }),
         readBytes: () => this.samples.readBytes(),
+        models: () => this.library.list(),
       },
       () => this.gate,
       this.throughput,

@@ -1,0 +1,88 @@
+// The clients people already use, against a real `ramforge serve --api` (the built CLI, a real
+// worker, synthetic models this test writes), as they send requests: a model name of their own
+// or none, parameters other servers accept (cache_prompt, repetition_penalty, typical_p…),
+// Ollama's options it ignores. Each is served by the loaded model, and what was not applied is
+// named back in X-Ramforge-Ignored and the log; a model on this machine that is not loaded is a
+// 404 saying so; a wrong type is still a 400.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { Ollama } from 'ollama';
+import { serveApi, stopServed, synthModel, type Served } from './serve-api.test-util.js';
+
+let dir = '';
+let server: Served;
+
+const post = (path: string, body: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
+  fetch(`http://127.0.0.1:${server.port}${path}`, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ramforge-serve-clients-'));
+  // Another model this machine knows (the app lists it among the recent ones once it was loaded).
+  const other = await serveApi(dir, [synthModel(dir, 'other.gguf', ['--seed', '3'])]);
+  await stopServed(other);
+  server = await serveApi(dir, [synthModel(dir, 'chat.gguf', ['--seed', '5'])]);
+}, 240_000);
+
+afterAll(async () => {
+  await stopServed(server);
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('ramforge serve --api with the requests clients already send', () => {
+  it("a request without a model, or naming one of its own, is served by the loaded model; a model on this machine that is not loaded is a 404 saying so", async () => {
+    const openai = new OpenAI({ baseURL: server.url, apiKey: 'none', maxRetries: 0 });
+    const r = await openai.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], max_tokens: 3 });
+    expect(r.model).toBe('chat');
+    expect(r.usage?.completion_tokens).toBe(3);
+    const none = await post('/v1/completions', { prompt: 'Once', max_tokens: 2 });
+    expect(none.status).toBe(200);
+    expect(((await none.json()) as { model: string }).model).toBe('chat');
+    const ollama = await new Ollama({ host: `http://127.0.0.1:${server.port}` }).generate({ model: 'llama3.2', prompt: 'hi', options: { num_predict: 2 } });
+    expect(ollama.eval_count).toBe(2);
+
+    const onDisk = await openai.chat.completions.create({ model: 'other', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 }).catch((e: unknown) => e);
+    expect(onDisk).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((onDisk as Error).message).toMatch(/the model 'other' is on this machine but not loaded: this server serves 'chat'/);
+    const o = await post('/api/chat', { model: 'other:latest', messages: [{ role: 'user', content: 'hi' }] });
+    expect(o.status).toBe(404);
+    expect(((await o.json()) as { error: string }).error).toMatch(/is on this machine but not loaded/);
+  });
+
+  it('parameters other servers accept are ignored and named in X-Ramforge-Ignored and the log; a wrong type is still a 400', async () => {
+    const r = await post('/v1/chat/completions', {
+      model: 'chat',
+      messages: [{ role: 'user', content: 'hi', reasoning_content: '' }],
+      max_tokens: 2,
+      cache_prompt: true,
+      repetition_penalty: 1.1,
+      chat_template_kwargs: { enable_thinking: false },
+      logit_bias: { '1': -100 },
+    });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('x-ramforge-ignored')?.split(',').sort()).toEqual(['cache_prompt', 'chat_template_kwargs', 'logit_bias', 'messages[0].reasoning_content', 'repetition_penalty']);
+    expect(server.out()).toMatch(/ramforge API: \/chat\/completions: ignored cache_prompt,repetition_penalty,chat_template_kwargs,logit_bias,messages\[0\]\.reasoning_content/);
+    const plain = await post('/v1/completions', { prompt: 'x', max_tokens: 2 });
+    expect(plain.headers.get('x-ramforge-ignored')).toBeNull();
+    const wrong = await post('/v1/completions', { prompt: 'x', max_tokens: 2, temperature: 'hot', cache_prompt: true });
+    expect(wrong.status).toBe(400);
+    expect(await wrong.json()).toMatchObject({ error: { param: 'temperature', code: 'invalid_type' } });
+  });
+
+  it("Ollama's documented request with options (typical_p, mirostat, tfs_z, one it does not know) is served; what is not run is named", async () => {
+    const r = await post('/api/generate', {
+      model: 'chat',
+      prompt: 'Why is the sky blue?',
+      stream: false,
+      options: { num_keep: 5, seed: 42, num_predict: 3, top_k: 20, top_p: 0.9, min_p: 0, typical_p: 0.7, repeat_last_n: 33, temperature: 0.8, repeat_penalty: 1.2, presence_penalty: 1.5, frequency_penalty: 1, mirostat: 1, mirostat_tau: 0.8, mirostat_eta: 0.6, tfs_z: 0.5, penalize_newline: true, numa: false, num_ctx: 64, num_batch: 2, num_gpu: 1, main_gpu: 0, use_mmap: true, num_thread: 8, some_future_option: 1 },
+    });
+    expect(r.status).toBe(200);
+    expect(((await r.json()) as { eval_count: number }).eval_count).toBe(3);
+    expect(r.headers.get('x-ramforge-ignored')?.split(',').sort()).toEqual(['options.mirostat', 'options.some_future_option', 'options.tfs_z', 'options.typical_p']);
+    const wrong = await post('/api/generate', { model: 'chat', prompt: 'x', stream: false, options: { mirostat: 'yes' } });
+    expect(wrong.status).toBe(400);
+    expect(((await wrong.json()) as { error: string }).error).toMatch(/options\.mirostat/);
+  });
+});
