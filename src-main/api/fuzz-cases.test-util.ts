@@ -1,5 +1,5 @@
 // Malformed requests for the API server, seeded: bad JSON, wrong types and out-of-range values,
-// unknown fields, wrong content types, a 10 MB prompt, huge headers, invalid UTF-8, deep
+// unknown fields, bodies of other content types, a 10 MB prompt, huge headers, invalid UTF-8, deep
 // nesting, wrong methods and routes, broken request lines, and slow bodies, on OpenAI's routes
 // (chat, completions, embeddings, with structured output fields) and Ollama's (chat, generate,
 // embed, show). Each is built to be wrong, so each must get a 4xx — but for unknown fields,
@@ -255,9 +255,15 @@ export function fuzzCases(seed: number, n: number, port: number, model: string, 
         break;
       }
       case 'content-type': {
-        const s = JSON.stringify(body);
-        const ct = pick(r, ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', 'application/jsonx', null]);
-        const headers: Record<string, string> = { 'Content-Length': String(s.length) };
+        // A body is JSON when it parses as JSON, whatever the type says: these are the types' own forms.
+        const [ct, s] = pick(r, [
+          ['text/plain', 'hello'],
+          ['application/x-www-form-urlencoded', `model=${model}&prompt=Once`],
+          ['multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="prompt"\r\n\r\nOnce\r\n--x--\r\n'],
+          ['application/json; charset=latin1', '{"prompt": caf\u00e9}'],
+          [null, 'model=x'],
+        ] as [string | null, string][]);
+        const headers: Record<string, string> = { 'Content-Length': String(Buffer.byteLength(s)) };
         if (ct !== null) headers['Content-Type'] = ct;
         out.push({ kind, detail: `${path} ${String(ct)}`, chunks: http(port, 'POST', path, headers, s) });
         break;
@@ -293,7 +299,7 @@ export function fuzzCases(seed: number, n: number, port: number, model: string, 
           ['GET', '/v1/../../etc/passwd'],
           ['GET', '//v1/models'],
           ['POST', '/v2/chat/completions'],
-          ['OPTIONS', CHAT],
+          ['PATCH', CHAT],
         ] as const);
         const s = JSON.stringify(body);
         out.push({ kind, detail: `${method} ${target}`, chunks: http(port, method, target, jsonHeaders(s), s) });

@@ -60,7 +60,8 @@ export function tagEntry(m: ServedModel): object {
 export function tagsList(m: ServedModel | null, running = false): object {
   // Running models have no expiry here: the server keeps its model until it stops.
   if (!m) return { models: [] };
-  return { models: [running ? { ...tagEntry(m), expires_at: '9999-12-31T23:59:59Z', size_vram: 0 } : tagEntry(m)] };
+  // context_length: what one request gets (the loaded context over the sequences), Ollama's num_ctx.
+  return { models: [running ? { ...tagEntry(m), expires_at: '9999-12-31T23:59:59Z', size_vram: 0, context_length: m.ctxPerSequence } : tagEntry(m)] };
 }
 
 export function showObject(m: ServedModel): object {

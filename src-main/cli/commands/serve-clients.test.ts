@@ -3,7 +3,8 @@
 // or none, parameters other servers accept (cache_prompt, repetition_penalty, typical_p…),
 // Ollama's options it ignores. Each is served by the loaded model, and what was not applied is
 // named back in X-Ramforge-Ignored and the log; a model on this machine that is not loaded is a
-// 404 saying so; a wrong type is still a 400.
+// 404 saying so; a wrong type is still a 400. Bodies without a JSON content type (curl -d),
+// --cors and its preflight, 503 while the model loads, Ollama's heartbeat, /props, /api/ps.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,16 +15,37 @@ import { serveApi, stopServed, synthModel, type Served } from './serve-api.test-
 
 let dir = '';
 let server: Served;
+/** A front-end of another origin that --cors lets in. */
+const APP = 'https://app.example';
 
 const post = (path: string, body: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
   fetch(`http://127.0.0.1:${server.port}${path}`, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
 
+/** What a client asking at once, while the first server loads its model, was answered. */
+const early: { route: string; status: number; body: string; cors: string | null }[] = [];
+let plainPreflight: Response;
+
+/** The first answers while the model loads: the model list, the health check, a chat (all without waiting). */
+async function askWhileLoading(port: number): Promise<void> {
+  const at = (p: string) => `http://127.0.0.1:${port}${p}`;
+  for (let i = 0; i < 3; i++) {
+    const asked = await Promise.all([
+      fetch(at('/v1/models')),
+      fetch(at('/health')),
+      fetch(at('/v1/chat/completions'), { method: 'POST', body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 }) }),
+    ]);
+    for (const [j, r] of asked.entries()) early.push({ route: ['/v1/models', '/health', '/v1/chat/completions'][j] as string, status: r.status, body: await r.text(), cors: r.headers.get('access-control-allow-origin') });
+  }
+  // No --cors on this server: a preflight is answered, without letting any origin in.
+  plainPreflight = await fetch(at('/v1/chat/completions'), { method: 'OPTIONS', headers: { 'access-control-request-method': 'POST' } });
+}
+
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ramforge-serve-clients-'));
   // Another model this machine knows (the app lists it among the recent ones once it was loaded).
-  const other = await serveApi(dir, [synthModel(dir, 'other.gguf', ['--seed', '3'])]);
+  const other = await serveApi(dir, [synthModel(dir, 'other.gguf', ['--seed', '3'])], askWhileLoading);
   await stopServed(other);
-  server = await serveApi(dir, [synthModel(dir, 'chat.gguf', ['--seed', '5'])]);
+  server = await serveApi(dir, ['--cors', `${APP}, http://localhost:5173`, synthModel(dir, 'chat.gguf', ['--seed', '5'])]);
 }, 240_000);
 
 afterAll(async () => {
@@ -84,5 +106,69 @@ describe('ramforge serve --api with the requests clients already send', () => {
     const wrong = await post('/api/generate', { model: 'chat', prompt: 'x', stream: false, options: { mirostat: 'yes' } });
     expect(wrong.status).toBe(400);
     expect(((await wrong.json()) as { error: string }).error).toMatch(/options\.mirostat/);
+  });
+
+  it('while the model loads, /v1/models, /health and a chat are 503 "loading" (never an empty model list); then they answer', async () => {
+    expect(early.length).toBe(9);
+    for (const e of early) {
+      expect(e.status, `${e.route}: ${e.body}`).toBe(503);
+      expect(JSON.parse(e.body), e.route).toMatchObject({ error: { type: 'unavailable_error', code: 'model_loading' } });
+    }
+    const models = await fetch(`http://127.0.0.1:${server.port}/v1/models`);
+    expect(models.status).toBe(200);
+    expect(((await models.json()) as { data: { id: string }[] }).data.map((m) => m.id)).toEqual(['chat']);
+  });
+
+  it("a body sent without Content-Type: application/json (curl -d) is read when it is JSON; one that is not is a 400", async () => {
+    const curl = await post('/api/generate', { model: 'chat', prompt: 'hi', stream: false, options: { num_predict: 2 } }, { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(curl.status).toBe(200);
+    expect(((await curl.json()) as { eval_count: number }).eval_count).toBe(2);
+    const none = await fetch(`http://127.0.0.1:${server.port}/v1/completions`, { method: 'POST', body: new TextEncoder().encode(JSON.stringify({ prompt: 'x', max_tokens: 1 })) });
+    expect(none.status).toBe(200);
+    const form = await post('/v1/completions', 'prompt=x&max_tokens=1', { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(form.status).toBe(400);
+    expect(await form.json()).toMatchObject({ error: { code: 'invalid_json' } });
+  });
+
+  it('--cors: the listed origin gets its preflight and answers it can read (with X-Ramforge-Ignored), with credentials; another origin is refused; without --cors no origin is let in', async () => {
+    const pre = await fetch(`http://127.0.0.1:${server.port}/v1/chat/completions`, { method: 'OPTIONS', headers: { origin: APP, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } });
+    expect(pre.status).toBe(204);
+    expect(Object.fromEntries([...pre.headers].filter(([k]) => k.startsWith('access-control-')))).toEqual({
+      'access-control-allow-origin': APP,
+      'access-control-allow-credentials': 'true',
+      'access-control-allow-methods': 'POST, OPTIONS',
+      'access-control-allow-headers': 'authorization, content-type',
+      'access-control-expose-headers': 'x-ramforge-ignored',
+      'access-control-max-age': '600',
+    });
+    const r = await post('/v1/completions', { prompt: 'x', max_tokens: 1, cache_prompt: true }, { 'content-type': 'application/json', origin: APP });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('access-control-allow-origin')).toBe(APP);
+    expect(r.headers.get('access-control-expose-headers')).toBe('x-ramforge-ignored');
+    expect(r.headers.get('x-ramforge-ignored')).toBe('cache_prompt');
+    const other = await post('/v1/completions', { prompt: 'x', max_tokens: 1 }, { 'content-type': 'text/plain', origin: 'https://evil.example' });
+    expect(other.status).toBe(403);
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+
+    expect(plainPreflight.status).toBe(204);
+    expect(plainPreflight.headers.get('allow')).toBe('POST, OPTIONS');
+    expect(plainPreflight.headers.get('access-control-allow-origin')).toBeNull();
+    expect(early.every((e) => e.cors === null)).toBe(true);
+  });
+
+  it("GET / and HEAD / answer Ollama's heartbeat; /props and /api/ps tell the context a request gets", async () => {
+    const at = (p: string) => `http://127.0.0.1:${server.port}${p}`;
+    const root = await fetch(at('/'));
+    expect([root.status, await root.text()]).toEqual([200, 'Ollama is running']);
+    const head = await fetch(at('/'), { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    const props = (await (await fetch(at('/props'))).json()) as { default_generation_settings: { n_ctx: number }; total_slots: number; model_path: string; chat_template: string };
+    expect(props.total_slots).toBeGreaterThanOrEqual(1);
+    expect(props.default_generation_settings.n_ctx).toBeGreaterThan(0);
+    expect(props.model_path).toBe('chat.gguf');
+    expect(props.chat_template.length).toBeGreaterThan(0);
+    const ps = (await new Ollama({ host: at('') }).ps()).models[0] as unknown as { name: string; context_length: number };
+    expect(ps.name).toBe('chat:latest');
+    expect(ps.context_length).toBe(props.default_generation_settings.n_ctx);
   });
 });
