@@ -51,10 +51,18 @@ export interface ApiBackend {
    * The served model's embedding of each text (mean-pooled, not normalized), taking a turn at
    * the same door as generations. Failures are ApiErrors as for generate.
    */
-  embed(texts: string[], signal: AbortSignal): Promise<EmbedResult>;
+  embed(texts: string[], signal: AbortSignal, truncate?: boolean): Promise<EmbedResult>;
   /**
    * The path of a model on this machine, other than the served one, that `name` names (its id,
    * file name or path, among the models the app lists), or null. Absent: none is known.
    */
   modelOnDisk?(name: string): Promise<string | null>;
+  /** Ollama's keep_alive 0: unloads the served model once the requests running on it are done. */
+  unload?(): Promise<void>;
+  /**
+   * After such an unload: loads the same model again, with the same settings (the same memory
+   * plan and its refusals), for a request that names it or none; resolves whether it did (or
+   * another request's reload did). Absent or false: nothing to load.
+   */
+  loadAgain?(requested: string | null): Promise<boolean>;
 }

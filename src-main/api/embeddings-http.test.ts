@@ -70,7 +70,7 @@ describe('embeddings', () => {
       [{ model: 'fake', input: ['a', 3] }, 'input[1]', 'invalid_type'],
       [{ model: 'fake', input: '' }, 'input[0]', 'invalid_value'],
       [{ model: 'fake', input: 'a', encoding_format: 'int8' }, 'encoding_format', 'invalid_value'],
-      [{ model: 'fake', input: 'a', dimensions: 3 }, 'dimensions', 'unsupported_value'],
+      [{ model: 'fake', input: 'a', dimensions: 5 }, 'dimensions', 'invalid_value'],
     ];
     for (const [body, param, code] of cases) {
       const r = await post('/v1/embeddings', body);

@@ -2,7 +2,7 @@
 // the vectors are wanted. Token-id inputs (OpenAI allows them) are refused: the worker embeds
 // text. Pure.
 import { badRequest } from './errors.js';
-import { given, optInt, optString, unknownNames, type Body } from './check-value.js';
+import { given, optBool, optInt, optString, unknownNames, type Body } from './check-value.js';
 import { checkOllamaOptions } from './ollama-options.js';
 import { checkModel } from './validate-request.js';
 
@@ -16,10 +16,12 @@ export interface EmbeddingsRequest {
   texts: string[];
   /** OpenAI: float arrays or base64 of little-endian float32. */
   encoding: 'float' | 'base64';
-  /** Must equal the model's n_embd when given (the vectors are not shortened). */
+  /** The first this many values of each vector (then scaled to unit length); at most the model's n_embd. */
   dimensions: number | null;
   /** Ollama's older /api/embeddings gives the vector as the model computes it, not scaled. */
   normalize: boolean;
+  /** A text longer than the embeddings context keeps its first tokens (Ollama's default); false: it is a 400. */
+  truncate: boolean;
   /** Fields given that this server does not know: accepted, named back to the client. */
   ignored: string[];
 }
@@ -58,7 +60,7 @@ export function validateEmbeddingsRequest(body: unknown): EmbeddingsRequest {
   const format = b.encoding_format;
   if (given(format) && format !== 'float' && format !== 'base64') throw badRequest("'encoding_format' must be float or base64", 'encoding_format', 'invalid_value');
   optString(b, 'user', 1024);
-  return { model, texts, encoding: format === 'base64' ? 'base64' : 'float', dimensions: optInt(b, 'dimensions', 1, 1 << 20), normalize: true, ignored };
+  return { model, texts, encoding: format === 'base64' ? 'base64' : 'float', dimensions: optInt(b, 'dimensions', 1, 1 << 20), normalize: true, truncate: false, ignored };
 }
 
 export function validateOllamaEmbed(body: unknown): EmbeddingsRequest {
@@ -66,12 +68,10 @@ export function validateOllamaEmbed(body: unknown): EmbeddingsRequest {
   const ignored = unknownNames(b, OLLAMA_FIELDS);
   const model = checkModel(b);
   const texts = checkInput(b);
-  // Ollama truncates long inputs unless told not to; here a text longer than an embedding
-  // takes is always a 400, as with truncate:false.
-  const truncate = b.truncate;
-  if (given(truncate) && typeof truncate !== 'boolean') throw badRequest("'truncate' must be true or false", 'truncate', 'invalid_type');
+  // As Ollama: a text longer than the embeddings context keeps its first tokens unless truncate is false.
+  const truncate = optBool(b, 'truncate') ?? true;
   checkOllamaOptions(b.options, ignored);
-  return { model, texts, encoding: 'float', dimensions: optInt(b, 'dimensions', 1, 1 << 20), normalize: true, ignored };
+  return { model, texts, encoding: 'float', dimensions: optInt(b, 'dimensions', 1, 1 << 20), normalize: true, truncate, ignored };
 }
 
 /** Ollama's older /api/embeddings: one `prompt`, one vector. */
@@ -83,5 +83,5 @@ export function validateOllamaLegacyEmbeddings(body: unknown): EmbeddingsRequest
   if (typeof prompt !== 'string' || prompt === '') throw badRequest("'prompt' must be a non-empty string", 'prompt', given(prompt) ? 'invalid_value' : 'missing_required_parameter');
   if (prompt.length > MAX_TEXT_CHARS) throw badRequest(`'prompt' must have at most ${MAX_TEXT_CHARS} characters`, 'prompt', 'invalid_value');
   checkOllamaOptions(b.options, ignored);
-  return { model, texts: [prompt], encoding: 'float', dimensions: null, normalize: false, ignored };
+  return { model, texts: [prompt], encoding: 'float', dimensions: null, normalize: false, truncate: true, ignored };
 }

@@ -82,7 +82,7 @@ const WRONG_EMBED: Record<string, unknown[]> = {
   model: [1, true, {}, []],
   input: [5, [], [1, 2], [[1, 2]], [''], ['a', 3], {}, null, Array(3000).fill('x')],
   encoding_format: ['int8', 1, 'FLOAT'],
-  dimensions: [0, -1, 'x', 1.5, 3],
+  dimensions: [0, -1, 'x', 1.5, 1 << 20],
   user: [5],
 };
 const WRONG_OPTIONS: unknown[] = ['x', [], 5, { temperature: 'hot' }, { temperature: 5 }, { num_predict: 0 }, { num_ctx: 1e9 }, { mirostat: 'on' }, { typical_p: 'x' }, { stop: [1] }, { stop: [''] }, { seed: 1.5 }, { top_k: -1 }, { num_thread: 'all' }];
@@ -114,7 +114,7 @@ const WRONG_O_EMBED: Record<string, unknown[]> = {
   input: [5, [], [''], ['a', 3], null],
   truncate: ['no'],
   options: WRONG_OPTIONS,
-  dimensions: [0, 'x', 3],
+  dimensions: [0, 'x', 1 << 20],
 };
 const WRONG_O_SHOW: Record<string, unknown[]> = {
   model: [1, {}, true],

@@ -6,7 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import type { GenerateParams } from '../shared/worker-protocol.js';
 import type { ApiBackend, ServedModel } from './backend.js';
-import { badRequest } from './errors.js';
+import { ApiError, badRequest } from './errors.js';
 import { servedFor } from './model-choice.js';
 import { sendJson } from './http-reply.js';
 import { NO_TEMPLATE_MESSAGE } from './completion-handler.js';
@@ -47,6 +47,8 @@ function paramsOf(req: OllamaRequest, served: ServedModel): Omit<GenerateParams,
 
 export async function handleOllama(req: OllamaRequest, ctx: OllamaContext): Promise<void> {
   const t0 = ctx.now();
+  const only = req.api === 'chat' ? req.messages.length === 0 : req.prompt === '';
+  if (only && req.unload) return answerUnload(req, ctx);
   const served = await ollamaModelFor(ctx.backend, req.model);
   if (req.numCtx !== null && req.numCtx > served.ctxPerSequence) {
     throw badRequest(
@@ -103,8 +105,23 @@ export async function handleOllama(req: OllamaRequest, ctx: OllamaContext): Prom
     },
     run.extras,
   );
-  if (!req.stream) return sendJson(res, 200, final);
-  if (!started) res.writeHead(200, OLLAMA_NDJSON_HEADERS);
-  writerOf(res)(ndjson(final));
-  res.end();
+  if (!req.stream) sendJson(res, 200, final);
+  else {
+    if (!started) res.writeHead(200, OLLAMA_NDJSON_HEADERS);
+    writerOf(res)(ndjson(final));
+    res.end();
+  }
+  // keep_alive 0 with a prompt: answered first, then unloaded.
+  if (req.unload) await ctx.backend.unload?.();
+}
+
+/** keep_alive 0 and nothing to generate: the model is unloaded (if it was loaded), done_reason "unload". */
+async function answerUnload(req: OllamaRequest, ctx: OllamaContext): Promise<void> {
+  const served = ctx.backend.model();
+  await ctx.backend.unload?.();
+  const meta: OllamaMeta = { model: req.model ?? (served instanceof ApiError ? '' : served.id), createdAt: new Date().toISOString() };
+  const line = ollamaFinal(req.api, meta, '', { doneReason: 'unload', totalMs: 0, promptTokens: 0, promptMs: 0, evalTokens: 0, evalMs: 0 }, null);
+  if (!req.stream) return sendJson(ctx.res, 200, line);
+  ctx.res.writeHead(200, OLLAMA_NDJSON_HEADERS);
+  ctx.res.end(ndjson(line));
 }

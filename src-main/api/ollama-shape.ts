@@ -99,7 +99,7 @@ export function ollamaPiece(api: OllamaApi, meta: OllamaMeta, text: string): obj
 }
 
 export interface OllamaTotals {
-  doneReason: 'stop' | 'length' | 'load';
+  doneReason: 'stop' | 'length' | 'load' | 'unload';
   totalMs: number;
   promptTokens: number;
   promptMs: number;
@@ -114,7 +114,7 @@ export function ollamaFinal(api: OllamaApi, meta: OllamaMeta, text: string, t: O
   const head = { model: meta.model, created_at: meta.createdAt };
   const body = api === 'chat' ? { message: { role: 'assistant', content: text } } : { response: text };
   const counts =
-    t.doneReason === 'load'
+    t.doneReason === 'load' || t.doneReason === 'unload'
       ? {}
       : { total_duration: ns(t.totalMs), load_duration: 0, prompt_eval_count: t.promptTokens, prompt_eval_duration: ns(t.promptMs), eval_count: t.evalTokens, eval_duration: ns(t.evalMs) };
   return { ...head, ...body, done: true, done_reason: t.doneReason, ...counts, ...(extras ? { ramforge: extras } : {}) };

@@ -29,6 +29,8 @@ export interface OllamaRequest extends OllamaOptions {
   raw: boolean;
   /** Fields and options given that this server does not know or apply: accepted, named back to the client. */
   ignored: string[];
+  /** keep_alive 0: unload the model once answered (Ollama's way to free its memory). */
+  unload: boolean;
 }
 
 const COMMON = ['model', 'stream', 'format', 'options', 'keep_alive', 'think', 'logprobs', 'top_logprobs'];
@@ -45,16 +47,25 @@ function asBody(v: unknown): Body {
 }
 
 
-function checkKeepAlive(b: Body): void {
-  // The model stays loaded as the server was started: the value is checked and has no effect.
+/**
+ * Whether `keep_alive` is zero: the model is unloaded once the request is answered, as Ollama
+ * does. Any other value is checked and has no effect (the model stays loaded as the server was
+ * started, and a request after an unload loads it again).
+ */
+function checkKeepAlive(b: Body): boolean {
   const v = b.keep_alive;
-  if (!given(v)) return;
-  if (typeof v === 'number' ? !Number.isFinite(v) : typeof v !== 'string' || v.length > 64) {
-    throw badRequest("'keep_alive' must be a duration string (\"5m\") or a number of seconds", 'keep_alive', 'invalid_type');
+  if (!given(v)) return false;
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw badRequest("'keep_alive' must be a finite number of seconds", 'keep_alive', 'invalid_value');
+    return v === 0;
   }
+  if (typeof v !== 'string' || v.length > 64) throw badRequest("'keep_alive' must be a duration string (\"5m\") or a number of seconds", 'keep_alive', 'invalid_type');
+  const m = /^\s*(-?\d+(?:\.\d+)?)\s*(ns|us|µs|ms|s|m|h)?\s*$/.exec(v);
+  if (!m) throw badRequest(`'keep_alive' must be a duration ("5m", "1h", "0") or a number of seconds, got ${JSON.stringify(v.slice(0, 20))}`, 'keep_alive', 'invalid_value');
+  return Number(m[1]) === 0;
 }
 
-function checkCommon(b: Body, known: Set<string>): { model: string | null; stream: boolean; ignored: string[] } & OllamaOptions {
+function checkCommon(b: Body, known: Set<string>): { model: string | null; stream: boolean; ignored: string[]; unload: boolean } & OllamaOptions {
   const ignored = unknownNames(b, known);
   const model = checkModel(b);
   const stream = optBool(b, 'stream') ?? true;
@@ -63,9 +74,9 @@ function checkCommon(b: Body, known: Set<string>): { model: string | null; strea
   onlyNeutral(b, 'logprobs', (v) => v === false, 'log probabilities are not returned');
   onlyNeutral(b, 'top_logprobs', (v) => v === 0, 'log probabilities are not returned');
   optInt(b, 'top_logprobs', 0, 20);
-  checkKeepAlive(b);
+  const unload = checkKeepAlive(b);
   const options = checkOllamaOptions(b.options, ignored);
-  return { model, stream, ignored, ...options, sampling: grammar !== null ? { ...options.sampling, grammar } : options.sampling };
+  return { model, stream, ignored, unload, ...options, sampling: grammar !== null ? { ...options.sampling, grammar } : options.sampling };
 }
 
 function checkMessages(b: Body, ignored: string[]): ChatMessage[] {

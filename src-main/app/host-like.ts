@@ -9,7 +9,7 @@ export interface HostLike {
   /** With a model loaded with parallel > 1, several may run at once; `signal` cancels this one alone. */
   generate(params: GenerateParams, onToken: (t: TokenEvent) => void, signal?: AbortSignal): Promise<GenerationResult>;
   /** Embeddings of each text (the real worker has it; fakes may not). */
-  embed?(texts: string[]): Promise<EmbedResult>;
+  embed?(texts: string[], truncate?: boolean): Promise<EmbedResult>;
   cancel(): void;
   kill(): void;
   close(): Promise<void>;

@@ -285,7 +285,8 @@ export interface RoutingResult {
 export type WorkerRequest =
   | { id: number; type: 'load'; params: LoadParams }
   | { id: number; type: 'generate'; params: GenerateParams }
-  | { id: number; type: 'embed'; texts: string[] }
+  /** truncate: a text longer than the embeddings context keeps its first tokens (Ollama's default) instead of failing. */
+  | { id: number; type: 'embed'; texts: string[]; truncate?: boolean }
   /** The device's read rate: `bytes` of `path` from `offset` (a multiple of 2 MiB, default 0), direct I/O. */
   | { id: number; type: 'probe-disk'; path: string; bytes: number; offset?: number }
   /** Cancels the request with that id, or every request. */

@@ -16,15 +16,15 @@ export class Embedder {
     private readonly ubatch: number,
   ) {}
 
-  async embed(texts: string[]): Promise<EmbedResult> {
-    if (!this.ctx) {
-      const n = embedTokens(this.ubatch, this.model.info().nCtxTrain);
-      this.ctx = this.model.createContext({ nCtx: n, nBatch: n, nThreads: this.threads, embeddings: true });
-    }
+  /** `truncate`: a text longer than the context keeps its first tokens (else the context refuses it). */
+  async embed(texts: string[], truncate = false): Promise<EmbedResult> {
+    const n = embedTokens(this.ubatch, this.model.info().nCtxTrain);
+    this.ctx ??= this.model.createContext({ nCtx: n, nBatch: n, nThreads: this.threads, embeddings: true });
     const vectors: number[][] = [];
     let tokens = 0;
     for (const text of texts) {
-      const toks = this.model.tokenize(text, true, false);
+      const all = this.model.tokenize(text, true, false);
+      const toks = truncate && all.length > n ? all.subarray(0, n) : all;
       tokens += toks.length;
       vectors.push(Array.from(await this.ctx.embed(toks)));
     }

@@ -165,14 +165,14 @@ export class Engine {
   private loadUbatch: number = MAX_UBATCH;
 
   /** Embeddings of each text (a context of their own, made on the first call). */
-  async embed(texts: string[]): Promise<EmbedResult> {
+  async embed(texts: string[], truncate = false): Promise<EmbedResult> {
     const { model } = this.need();
     if (this.residency?.movesWeights) {
       throw new WorkerError('EMBEDDINGS_UNAVAILABLE', 'embeddings are not available while this model streams its weights from storage (it does not fit its cap): give it a cap it fits in (`ramforge plan --serve` shows full residency)');
     }
     this.embedder ??= new Embedder(model, this.loadThreads, this.loadUbatch);
     try {
-      return await this.embedder.embed(texts);
+      return await this.embedder.embed(texts, truncate);
     } catch (e) {
       throw new WorkerError(codeOf(e, 'DECODE_FAILED'), (e as Error).message);
     }

@@ -242,8 +242,8 @@ export class WorkerHost extends EventEmitter {
   }
 
   /** Embeddings of each text on the loaded model (one after another, after what runs before them). */
-  embed(texts: string[]): Promise<EmbedResult> {
-    return this.request<EmbedResult>({ type: 'embed', texts });
+  embed(texts: string[], truncate = false): Promise<EmbedResult> {
+    return this.request<EmbedResult>({ type: 'embed', texts, ...(truncate ? { truncate } : {}) });
   }
 
   /** Measures the read speed of the device holding `path` (native, direct I/O). */

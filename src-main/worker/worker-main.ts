@@ -57,7 +57,7 @@ async function handle(req: Exclude<WorkerRequest, { type: 'cancel' } | { type: '
         break;
       }
       case 'embed':
-        value = await engine.embed(req.texts);
+        value = await engine.embed(req.texts, req.truncate === true);
         break;
       case 'probe-disk':
         value = await loadAddon().measureRead(req.path, { bytes: req.bytes, offset: req.offset ?? 0 });

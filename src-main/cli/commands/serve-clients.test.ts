@@ -4,7 +4,8 @@
 // Ollama's options it ignores. Each is served by the loaded model, and what was not applied is
 // named back in X-Ramforge-Ignored and the log; a model on this machine that is not loaded is a
 // 404 saying so; a wrong type is still a 400. Bodies without a JSON content type (curl -d),
-// --cors and its preflight, 503 while the model loads, Ollama's heartbeat, /props, /api/ps.
+// --cors and its preflight, 503 while the model loads, Ollama's heartbeat, /props, /api/ps;
+// Ollama's embed truncation and dimensions, keep_alive 0.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -170,5 +171,37 @@ describe('ramforge serve --api with the requests clients already send', () => {
     const ps = (await new Ollama({ host: at('') }).ps()).models[0] as unknown as { name: string; context_length: number };
     expect(ps.name).toBe('chat:latest');
     expect(ps.context_length).toBe(props.default_generation_settings.n_ctx);
+  });
+
+  it("Ollama's /api/embed truncates an input longer than an embedding takes (truncate: false refuses it) and shortens to `dimensions`", async () => {
+    const ollama = new Ollama({ host: `http://127.0.0.1:${server.port}` });
+    const long = await ollama.embed({ model: 'chat', input: 'word '.repeat(2000) });
+    expect(long.prompt_eval_count).toBe(512);
+    const full = long.embeddings[0] as number[];
+    const refused = await ollama.embed({ model: 'chat', input: 'word '.repeat(2000), truncate: false }).catch((e: unknown) => e);
+    expect((refused as { status_code: number }).status_code).toBe(400);
+    expect((refused as Error).message).toMatch(/embeddings take at most 512/);
+    const short = (await ollama.embed({ model: 'chat', input: 'word '.repeat(2000), dimensions: 8 })).embeddings[0] as number[];
+    expect(short).toHaveLength(8);
+    expect(Math.hypot(...short)).toBeCloseTo(1, 5);
+    const head = full.slice(0, 8);
+    short.forEach((v, i) => expect(v).toBeCloseTo((head[i] as number) / Math.hypot(...head), 5));
+  });
+
+  it('keep_alive 0 unloads the model (done_reason unload; /api/ps empty), and the next request loads it again with the same settings', async () => {
+    const ollama = new Ollama({ host: `http://127.0.0.1:${server.port}` });
+    const before = (await ollama.ps()).models[0] as unknown as { context_length: number };
+    const gone = await ollama.generate({ model: 'chat', prompt: '', keep_alive: 0 });
+    expect(gone.done_reason).toBe('unload');
+    expect((await ollama.ps()).models).toEqual([]);
+    expect((await fetch(`http://127.0.0.1:${server.port}/health`)).status).toBe(503);
+    const again = await ollama.chat({ model: 'chat', messages: [{ role: 'user', content: 'hi' }], options: { num_predict: 2 } });
+    expect(again.eval_count).toBe(2);
+    expect((await ollama.ps()).models[0]).toMatchObject({ name: 'chat:latest', context_length: before.context_length });
+    // With a prompt: answered, then unloaded.
+    const last = await ollama.generate({ model: 'chat', prompt: 'hi', keep_alive: '0s', options: { num_predict: 1 } });
+    expect(last.eval_count).toBe(1);
+    expect((await ollama.ps()).models).toEqual([]);
+    expect((await new OpenAI({ baseURL: server.url, apiKey: 'none', maxRetries: 0 }).completions.create({ model: 'chat', prompt: 'x', max_tokens: 1 })).model).toBe('chat');
   });
 });
