@@ -14,6 +14,9 @@ import { OLLAMA_NDJSON_HEADERS, ndjson, ollamaErrorBody, ollamaFinal, ollamaName
 import type { OllamaRequest } from './ollama-validate.js';
 import { finishReasonOf } from './response-shape.js';
 import { stoppedGeneration, writerOf } from './stopped-generation.js';
+import { ToolCallSplitter, parseToolCalls } from './tool-calls.js';
+import { NO_TOOL_TEMPLATE_MESSAGE, templateSupportsTools } from './tool-request.js';
+import { ollamaCallsOut } from './ollama-tools.js';
 
 
 export interface OllamaContext {
@@ -34,7 +37,10 @@ function paramsOf(req: OllamaRequest, served: ServedModel): Omit<GenerateParams,
   if (req.api === 'chat') {
     if (req.messages.length === 0) return null;
     if (!served.hasChatTemplate) throw badRequest(NO_TEMPLATE_MESSAGE.replace('/v1/chat/completions', '/api/chat').replace("/v1/completions with a 'prompt'", "/api/generate with 'raw': true"), 'messages', 'chat_template_missing');
-    return { messages: req.messages };
+    // Tools and tool turns are rendered by the model's own template in the worker, as on /v1/chat/completions.
+    const toolTurns = req.messages.some((m) => m.role === 'tool' || (m.toolCalls?.length ?? 0) > 0);
+    if ((req.tools || toolTurns) && !templateSupportsTools(served.facts?.chatTemplate)) throw badRequest(NO_TOOL_TEMPLATE_MESSAGE, req.tools ? 'tools' : 'messages', 'tools_unsupported');
+    return { messages: req.messages, ...(req.tools ? { tools: req.tools.tools } : toolTurns ? { tools: [] } : {}) };
   }
   if (req.prompt === '') return null;
   // As Ollama does: the prompt is a user turn in the model's template, unless raw (or there is none).
@@ -73,14 +79,19 @@ export async function handleOllama(req: OllamaRequest, ctx: OllamaContext): Prom
 
   const pieces: string[] = [];
   let started = false;
+  const names = new Set(req.tools?.tools.map((t) => t.name) ?? []);
+  const splitter = req.tools && req.stream ? new ToolCallSplitter() : null;
+  const begin = (): void => {
+    if (started) return;
+    started = true;
+    res.writeHead(200, OLLAMA_NDJSON_HEADERS);
+  };
   const done = await stoppedGeneration(ctx, params, req.stop, {
     emit: (text, write) => {
       if (!req.stream) return void pieces.push(text);
-      if (!started) {
-        started = true;
-        res.writeHead(200, OLLAMA_NDJSON_HEADERS);
-      }
-      write(ndjson(ollamaPiece(req.api, meta, text)));
+      begin();
+      const out = splitter ? splitter.push(text) : text;
+      if (out !== '') write(ndjson(ollamaPiece(req.api, meta, out)));
     },
     failedAfterStart: (err, write) => {
       if (!started) return false;
@@ -91,10 +102,18 @@ export async function handleOllama(req: OllamaRequest, ctx: OllamaContext): Prom
   if (!done) return;
   const { run } = done;
   const r = run.result;
+  const write = writerOf(res);
+  // With tools: the calls the text holds (streamed: the content before them went out as it came).
+  const parsed = !req.tools ? { content: pieces.join(''), calls: [] } : splitter ? splitter.finish(names) : parseToolCalls(pieces.join(''), names);
+  const calls = ollamaCallsOut(parsed.calls);
+  if (splitter) {
+    begin();
+    if (parsed.content || calls.length > 0) write(ndjson(ollamaPiece(req.api, meta, parsed.content ?? '', calls.length > 0 ? calls : undefined)));
+  }
   const final = ollamaFinal(
     req.api,
     meta,
-    req.stream ? '' : pieces.join(''),
+    req.stream ? '' : (parsed.content ?? ''),
     {
       doneReason: done.stopHit ? 'stop' : finishReasonOf(r.stopReason),
       totalMs: ctx.now() - t0,
@@ -104,11 +123,12 @@ export async function handleOllama(req: OllamaRequest, ctx: OllamaContext): Prom
       evalMs: Math.max(0, r.timings.ttftMs - r.timings.promptMs) + r.timings.decodeMs,
     },
     run.extras,
+    req.stream ? undefined : calls,
   );
   if (!req.stream) sendJson(res, 200, final);
   else {
-    if (!started) res.writeHead(200, OLLAMA_NDJSON_HEADERS);
-    writerOf(res)(ndjson(final));
+    begin();
+    write(ndjson(final));
     res.end();
   }
   // keep_alive 0 with a prompt: answered first, then unloaded.

@@ -165,4 +165,35 @@ describe('Ollama API: chat and generate', () => {
     expect(ls.at(-1)).toEqual({ error: expect.stringMatching(/worker ended/) });
     expect(ls.some((l) => l.done === true)).toBe(false);
   });
+
+  it('tools on /api/chat go to the worker with the turns; the calls the model writes come back as message.tool_calls, streamed and not', async () => {
+    backend.served = { ...FAKE_MODEL, facts: { ...FACTS, chatTemplate: '{{ tools }} <tool_call> {{ messages }}' } };
+    const words = backend.words;
+    backend.words = ['Sure. ', '<tool_call>', '{"name": "get_weather", ', '"arguments": {"city": "Oslo"}}', '</tool_call>'];
+    try {
+      const tools = [{ type: 'function', function: { name: 'get_weather', description: 'forecast', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+      const messages = [
+        { role: 'user', content: 'weather?' },
+        { role: 'assistant', content: '', tool_calls: [{ function: { name: 'get_weather', arguments: { city: 'Bergen' } } }] },
+        { role: 'tool', content: 'rain', tool_name: 'get_weather' },
+      ];
+      const r = (await (await post('/api/chat', chat({ messages, tools, stream: false, options: { num_predict: 5 } }))).json()) as { message: { content: string; tool_calls?: unknown[] } };
+      expect(r.message.tool_calls).toEqual([{ function: { name: 'get_weather', arguments: { city: 'Oslo' } } }]);
+      expect(r.message.content.trim()).toBe('Sure.');
+      const sent = backend.calls.at(-1);
+      expect(sent?.tools?.map((t) => t.name)).toEqual(['get_weather']);
+      expect(sent?.messages?.[1]).toMatchObject({ role: 'assistant', toolCalls: [{ name: 'get_weather', arguments: '{"city":"Bergen"}' }] });
+      expect(sent?.messages?.[2]).toMatchObject({ role: 'tool', content: 'rain' });
+      const streamed = lines(await (await post('/api/chat', chat({ messages, tools, options: { num_predict: 5 } }))).text());
+      const withCalls = streamed.filter((l) => (l.message as { tool_calls?: unknown } | undefined)?.tool_calls);
+      expect(withCalls.map((l) => (l.message as { tool_calls: unknown }).tool_calls)).toEqual([[{ function: { name: 'get_weather', arguments: { city: 'Oslo' } } }]]);
+      expect(streamed.at(-1)).toMatchObject({ done: true });
+      backend.served = { ...FAKE_MODEL, facts: FACTS };
+      const refused = await post('/api/chat', chat({ tools }));
+      expect(refused.status).toBe(400);
+      expect(((await refused.json()) as { error: string }).error).toMatch(/does not render tools/);
+    } finally {
+      backend.words = words;
+    }
+  });
 });

@@ -93,9 +93,9 @@ export interface OllamaMeta {
 }
 
 /** A piece of text: a message delta (chat) or a response piece (generate). */
-export function ollamaPiece(api: OllamaApi, meta: OllamaMeta, text: string): object {
+export function ollamaPiece(api: OllamaApi, meta: OllamaMeta, text: string, toolCalls?: object[]): object {
   const head = { model: meta.model, created_at: meta.createdAt };
-  return api === 'chat' ? { ...head, message: { role: 'assistant', content: text }, done: false } : { ...head, response: text, done: false };
+  return api === 'chat' ? { ...head, message: { role: 'assistant', content: text, ...(toolCalls ? { tool_calls: toolCalls } : {}) }, done: false } : { ...head, response: text, done: false };
 }
 
 export interface OllamaTotals {
@@ -110,9 +110,9 @@ export interface OllamaTotals {
 const ns = (ms: number): number => Math.max(0, Math.round(ms * 1e6));
 
 /** The last line (or the whole answer without streaming, `text` then holding all of it). */
-export function ollamaFinal(api: OllamaApi, meta: OllamaMeta, text: string, t: OllamaTotals, extras: RamforgeExtras | null): object {
+export function ollamaFinal(api: OllamaApi, meta: OllamaMeta, text: string, t: OllamaTotals, extras: RamforgeExtras | null, toolCalls?: object[]): object {
   const head = { model: meta.model, created_at: meta.createdAt };
-  const body = api === 'chat' ? { message: { role: 'assistant', content: text } } : { response: text };
+  const body = api === 'chat' ? { message: { role: 'assistant', content: text, ...(toolCalls && toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) } } : { response: text };
   const counts =
     t.doneReason === 'load' || t.doneReason === 'unload'
       ? {}

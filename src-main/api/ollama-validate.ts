@@ -1,6 +1,7 @@
 // Validation of Ollama's /api/chat, /api/generate and /api/show bodies, with Ollama's field
-// names. What the server honours is checked and used; what it cannot do (images, tools,
-// thinking, custom templates, token contexts) is accepted only at its neutral value, so a client
+// names. What the server honours is checked and used (tools and tool turns on /api/chat:
+// ollama-tools.ts); what it cannot do (images, thinking, custom templates, token contexts) is
+// accepted only at its neutral value, so a client
 // gets what it asked for or a 400 saying why not; a field Ollama does not have is accepted and
 // ignored, as Ollama does, and named in the request's `ignored` list (a header and a log line).
 // Pure.
@@ -10,6 +11,8 @@ import { given, onlyNeutral, optBool, optInt, optString, unknownNames, type Body
 import { checkOllamaOptions, type OllamaOptions } from './ollama-options.js';
 import { checkOllamaFormat } from './response-format.js';
 import { MAX_MESSAGES, checkModel } from './validate-request.js';
+import { ollamaMessageCalls } from './ollama-tools.js';
+import { checkToolRequest, type ToolRequest } from './tool-request.js';
 
 export type OllamaApi = 'chat' | 'generate';
 
@@ -31,6 +34,8 @@ export interface OllamaRequest extends OllamaOptions {
   ignored: string[];
   /** keep_alive 0: unload the model once answered (Ollama's way to free its memory). */
   unload: boolean;
+  /** chat: the tools the model may call (null: none declared). */
+  tools: ToolRequest | null;
 }
 
 const COMMON = ['model', 'stream', 'format', 'options', 'keep_alive', 'think', 'logprobs', 'top_logprobs'];
@@ -90,25 +95,28 @@ function checkMessages(b: Body, ignored: string[]): ChatMessage[] {
     const o = m as Body;
     ignored.push(...unknownNames(o, MESSAGE_FIELDS, `${at}.`));
     onlyNeutral(o, 'images', isEmptyArray, 'images are not supported (text models only)');
-    onlyNeutral(o, 'tool_calls', isEmptyArray, 'tool calls are not supported');
-    onlyNeutral(o, 'tool_name', (x) => x === '', 'tool messages are not supported');
     // An earlier turn's reasoning: the templates here have no place for it, and it is dropped.
     optString(o, 'thinking', 1 << 22);
+    const toolName = optString(o, 'tool_name', 256);
     const role = o.role;
-    if (role === 'tool') throw badRequest(`'${at}.role' tool is not supported: tool calls are served on /v1/chat/completions (OpenAI's format), not on Ollama's /api/chat`, `${at}.role`, 'unsupported_role');
-    if (role !== 'system' && role !== 'user' && role !== 'assistant') throw badRequest(`'${at}.role' must be system, user or assistant`, `${at}.role`, 'invalid_value');
-    const content = o.content;
+    if (role !== 'system' && role !== 'user' && role !== 'assistant' && role !== 'tool') throw badRequest(`'${at}.role' must be system, user, assistant or tool`, `${at}.role`, 'invalid_value');
+    const calls = given(o.tool_calls) ? ollamaMessageCalls(o.tool_calls, `${at}.tool_calls`) : [];
+    if (calls.length > 0 && role !== 'assistant') throw badRequest(`'${at}.tool_calls' belongs to assistant messages`, `${at}.tool_calls`, 'invalid_value');
+    const content = o.content ?? (calls.length > 0 ? '' : undefined);
     if (!given(content)) throw badRequest(`'${at}.content' is required`, `${at}.content`, 'missing_required_parameter');
     if (typeof content !== 'string') throw badRequest(`'${at}.content' must be a string`, `${at}.content`, 'invalid_type');
-    return { role, content };
+    // Ollama's tool turns carry the tool's name, not a call id: the templates render the result alone.
+    if (role === 'tool') return { role, content, toolCallId: toolName || `call_${i}` };
+    return calls.length > 0 ? { role: 'assistant', content, toolCalls: calls } : { role, content };
   });
 }
 
 export function validateOllamaChat(body: unknown): OllamaRequest {
   const b = asBody(body);
   const common = checkCommon(b, OLLAMA_CHAT_FIELDS);
-  onlyNeutral(b, 'tools', isEmptyArray, "tool calls are served on /v1/chat/completions (OpenAI's format), not on Ollama's /api/chat");
-  return { api: 'chat', ...common, messages: checkMessages(b, common.ignored), prompt: '', system: null, raw: false };
+  // Ollama has no tool_choice: the model may call or answer (its `auto`).
+  const tools = checkToolRequest({ tools: b.tools });
+  return { api: 'chat', ...common, messages: checkMessages(b, common.ignored), prompt: '', system: null, raw: false, tools };
 }
 
 export function validateOllamaGenerate(body: unknown): OllamaRequest {
@@ -122,7 +130,7 @@ export function validateOllamaGenerate(body: unknown): OllamaRequest {
   onlyNeutral(b, 'context', isEmptyArray, "token contexts are not supported: send the conversation as text, or use /api/chat");
   onlyNeutral(b, 'images', isEmptyArray, 'images are not supported (text models only)');
   if (raw && system !== null && system !== '') throw badRequest("'system' has no effect with 'raw': true (the prompt is used as it is)", 'system', 'invalid_value');
-  return { api: 'generate', ...common, messages: [], prompt, system: system === '' ? null : system, raw };
+  return { api: 'generate', ...common, messages: [], prompt, system: system === '' ? null : system, raw, tools: null };
 }
 
 /** /api/show: the model's name (`model`, or `name` as older clients send it; null: the loaded one). */
