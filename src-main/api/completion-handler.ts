@@ -19,8 +19,6 @@ import { ToolCallSplitter, parseToolCalls, type ParsedCall } from './tool-calls.
 import { NO_TOOL_TEMPLATE_MESSAGE, templateSupportsTools } from './tool-request.js';
 import { randomUUID } from 'node:crypto';
 
-export const NO_TEMPLATE_MESSAGE =
-  "this model has no chat template (tokenizer.chat_template), so /v1/chat/completions cannot turn messages into its prompt: use /v1/completions with a 'prompt' (raw text continuation), as for any base model";
 
 export interface CompletionContext {
   backend: ApiBackend;
@@ -33,7 +31,7 @@ export interface CompletionContext {
 /** Resolves when the answer is complete (or the client gone); an ApiError thrown before the stream began is the caller's to send. */
 export async function handleCompletion(req: ApiGeneration, ctx: CompletionContext): Promise<void> {
   const served = await servedFor(ctx.backend, req.model, namesModel, 'GET /v1/models');
-  if (req.kind === 'chat' && !served.hasChatTemplate) throw badRequest(NO_TEMPLATE_MESSAGE, 'messages', 'chat_template_missing');
+  // A model without a chat template chats through ChatML, as llama-server falls back (the worker's FALLBACK_CHAT_TEMPLATE).
 
   const tools = req.kind === 'chat' ? (req.tools ?? null) : null;
   const calling = tools !== null && tools.choice !== 'none';

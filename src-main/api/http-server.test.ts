@@ -222,7 +222,7 @@ describe('API server: answers', () => {
     expect(ev.at(-2)?.choices?.[0]?.finish_reason).toBe('stop');
   });
 
-  it("any name, or none, is the loaded model; another model on this machine is 404; chat on a model without a chat template is 400 pointing to /v1/completions", async () => {
+  it("any name, or none, is the loaded model; another model on this machine is 404; chat on a model without a chat template goes on (the worker renders it with ChatML)", async () => {
     for (const model of ['gpt-4o', undefined]) {
       const ok = await post('/v1/chat/completions', chat({ model }));
       expect(ok.status).toBe(200);
@@ -234,9 +234,10 @@ describe('API server: answers', () => {
     expect(r.status).toBe(404);
     expect(await r.json()).toMatchObject({ error: { code: 'model_not_found', message: expect.stringMatching(/^the model 'other' is on this machine but not loaded: this server serves 'fake'/) } });
     backend.served = { ...FAKE_MODEL, hasChatTemplate: false };
+    // The worker renders it with ChatML (prompt-tokens.ts): the server sends the turns on.
     const t = await post('/v1/chat/completions', chat());
-    expect(t.status).toBe(400);
-    expect(await t.json()).toMatchObject({ error: { code: 'chat_template_missing', param: 'messages' } });
+    expect(t.status).toBe(200);
+    expect(backend.calls.at(-1)).toMatchObject({ messages: [{ role: 'user', content: 'hi' }] });
     expect(((await (await post('/v1/completions', text())).json()) as { choices: unknown[] }).choices).toHaveLength(1);
   });
 

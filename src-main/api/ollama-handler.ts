@@ -9,7 +9,6 @@ import type { ApiBackend, ServedModel } from './backend.js';
 import { ApiError, badRequest } from './errors.js';
 import { servedFor } from './model-choice.js';
 import { sendJson } from './http-reply.js';
-import { NO_TEMPLATE_MESSAGE } from './completion-handler.js';
 import { OLLAMA_NDJSON_HEADERS, ndjson, ollamaErrorBody, ollamaFinal, ollamaNamesModel, ollamaPiece, type OllamaMeta } from './ollama-shape.js';
 import type { OllamaRequest } from './ollama-validate.js';
 import { finishReasonOf } from './response-shape.js';
@@ -36,7 +35,6 @@ export function ollamaModelFor(backend: ApiBackend, name: string | null): Promis
 function paramsOf(req: OllamaRequest, served: ServedModel): Omit<GenerateParams, 'maxTokens' | 'sampling'> | null {
   if (req.api === 'chat') {
     if (req.messages.length === 0) return null;
-    if (!served.hasChatTemplate) throw badRequest(NO_TEMPLATE_MESSAGE.replace('/v1/chat/completions', '/api/chat').replace("/v1/completions with a 'prompt'", "/api/generate with 'raw': true"), 'messages', 'chat_template_missing');
     // Tools and tool turns are rendered by the model's own template in the worker, as on /v1/chat/completions.
     const toolTurns = req.messages.some((m) => m.role === 'tool' || (m.toolCalls?.length ?? 0) > 0);
     if ((req.tools || toolTurns) && !templateSupportsTools(served.facts?.chatTemplate)) throw badRequest(NO_TOOL_TEMPLATE_MESSAGE, req.tools ? 'tools' : 'messages', 'tools_unsupported');

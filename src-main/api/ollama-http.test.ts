@@ -119,7 +119,7 @@ describe('Ollama API: chat and generate', () => {
     expect(backend.calls.at(-1)?.sampling).toEqual({ temperature: 0.8, seed: RANDOM_SEED, topK: 40, topP: 0.9, minP: 0, repeatPenalty: 1.1, repeatLastN: 64 });
   });
 
-  it('generate renders the prompt (and system) through the chat template; raw, or no template, sends the text as it is', async () => {
+  it('generate renders the prompt (and system) through the chat template; raw, or no template, sends the text as it is; chat without a template goes on (ChatML in the worker)', async () => {
     await post('/api/generate', { model: 'fake', prompt: 'Once', system: 'sys', options: { num_predict: 1 } });
     expect(backend.calls.at(-1)).toMatchObject({ messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: 'Once' }] });
     await post('/api/generate', { model: 'fake', prompt: 'Once', raw: true, options: { num_predict: 1 } });
@@ -129,9 +129,10 @@ describe('Ollama API: chat and generate', () => {
     const ls = lines(await r.text());
     expect(ls.map((l) => l.response).join('')).toBe('w0 w1 ');
     expect(backend.calls.at(-1)).toMatchObject({ prompt: 'Once' });
+    // Chat turns go to the worker, which renders them with ChatML when the model has no template.
     const c = await post('/api/chat', chat());
-    expect(c.status).toBe(400);
-    expect(((await c.json()) as { error: string }).error).toMatch(/no chat template.*\/api\/generate/);
+    expect(c.status).toBe(200);
+    expect(backend.calls.at(-1)).toMatchObject({ messages: [{ role: 'user', content: 'hi' }] });
   });
 
   it('num_ctx bounds the answer; more than a sequence holds is a 400', async () => {
