@@ -11,6 +11,7 @@ import { badRequest } from './errors.js';
 import { sendJson } from './http-reply.js';
 import { namesModel } from './model-id.js';
 import { servedFor } from './model-choice.js';
+import { handleMultiChoice } from './multi-choice.js';
 import type { ApiGeneration } from './request-types.js';
 import { chunkObject, completionObject, finishReasonOf, usageChunk, usageOf, type FinishReason, type ResponseMeta, type ToolCallOut } from './response-shape.js';
 import { SSE_DONE, SSE_HEADERS, sseData, sseError } from './sse.js';
@@ -45,6 +46,7 @@ export async function handleCompletion(req: ApiGeneration, ctx: CompletionContex
   const splitter = calling && req.stream ? new ToolCallSplitter() : null;
 
   const meta: ResponseMeta = { ...ctx.meta, model: served.id };
+  if (req.n > 1 || (req.prompts?.length ?? 1) > 1) return handleMultiChoice(req, ctx, served, meta);
   const { res } = ctx;
   const params: GenerateParams = {
     ...(req.kind === 'chat' ? { messages: req.messages ?? [], ...(renderTools ? { tools: renderTools } : {}) } : { prompt: req.prompt ?? '' }),

@@ -13,8 +13,12 @@ export interface ApiGeneration {
   messages?: ChatMessage[];
   /** chat: the tools the model may call (null or absent: none declared). */
   tools?: ToolRequest | null;
-  /** completion: raw text the model continues. */
+  /** completion: raw text the model continues (the first of `prompts`). */
   prompt?: string;
+  /** completion: every prompt of a batch, each answered with `n` choices. */
+  prompts?: string[];
+  /** Choices per prompt (OpenAI's `n`). */
+  n: number;
   /** null: until the sequence's context is full. */
   maxTokens: number | null;
   sampling: SamplingParams;

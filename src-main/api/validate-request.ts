@@ -19,6 +19,8 @@ import { checkToolRequest } from './tool-request.js';
 export const MAX_STOP_STRINGS = 16;
 export const MAX_STOP_LENGTH = 1000;
 export const MAX_MESSAGES = 10_000;
+/** Choices one request may ask for: prompts of a batch times `n`. */
+export const MAX_CHOICES = 128;
 /** The worker's "random seed". */
 export const RANDOM_SEED = 0xffffffff;
 
@@ -124,8 +126,7 @@ function checkCommon(b: Body, kind: ApiKind, maxTokensParam: string | null, know
   const max = (p: string) => optInt(b, p, 1, LIMITS.maxTokens.max);
   // max_completion_tokens replaces max_tokens in OpenAI's chat API; either is honoured.
   const maxTokens = (maxTokensParam ? max(maxTokensParam) : null) ?? max('max_tokens');
-  const n = optInt(b, 'n', 1, 128);
-  if (n !== null && n !== 1) throw badRequest("'n' must be 1: this server gives one choice per request (send several requests instead)", 'n', 'invalid_value');
+  const n = optInt(b, 'n', 1, MAX_CHOICES) ?? 1;
   optNumber(b, 'frequency_penalty', -2, 2);
   optNumber(b, 'presence_penalty', -2, 2);
   optString(b, 'user', 1024);
@@ -133,7 +134,7 @@ function checkCommon(b: Body, kind: ApiKind, maxTokensParam: string | null, know
   if (optObject(b, 'logit_bias') !== null && !isEmptyObject(b.logit_bias)) ignored.push('logit_bias');
   const stream = optBool(b, 'stream') ?? false;
   const includeUsage = checkStreamOptions(b, stream, ignored);
-  return { kind, model, maxTokens, sampling: checkSampling(b), stop: checkStop(b), stream, includeUsage, ignored };
+  return { kind, model, maxTokens, sampling: checkSampling(b), stop: checkStop(b), stream, includeUsage, ignored, n };
 }
 
 function textOfContent(v: unknown, param: string): string {
@@ -232,33 +233,46 @@ export function validateChatRequest(body: unknown): ApiGeneration {
   optBool(b, 'store');
   optObject(b, 'metadata');
   for (const p of ['service_tier', 'reasoning_effort', 'verbosity', 'prompt_cache_key', 'safety_identifier']) optString(b, p, 1024);
+  checkChoices(common.n, common.stream);
   const sampling = tools?.grammar ? { ...common.sampling, grammar: tools.grammar } : common.sampling;
   return { ...common, sampling, messages, tools, echo: false };
 }
 
-function checkPrompt(b: Body): string {
+/** The prompts: a string, or a batch of strings (each answered with its own choices). */
+function checkPrompts(b: Body): string[] {
   const v = b.prompt;
   if (!given(v)) throw badRequest("'prompt' is required", 'prompt', 'missing_required_parameter');
-  if (typeof v === 'string') return v;
+  if (typeof v === 'string') return [v];
   if (Array.isArray(v)) {
-    if (v.length === 1 && typeof v[0] === 'string') return v[0];
     if (v.length > 0 && v.every((x) => typeof x === 'number' || Array.isArray(x))) {
       throw badRequest("'prompt' as token ids is not supported: send the text", 'prompt', 'unsupported_value');
     }
-    throw badRequest("'prompt' must be a string (or an array of exactly one string: one choice per request)", 'prompt', 'invalid_value');
+    if (v.length === 0 || v.length > MAX_CHOICES) throw badRequest(`'prompt' must hold 1 to ${MAX_CHOICES} strings`, 'prompt', 'invalid_value');
+    return v.map((x, i) => {
+      if (typeof x !== 'string') throw badRequest(`'prompt[${i}]' must be a string`, `prompt[${i}]`, 'invalid_type');
+      return x;
+    });
   }
-  throw badRequest("'prompt' must be a string", 'prompt', 'invalid_type');
+  throw badRequest("'prompt' must be a string or an array of strings", 'prompt', 'invalid_type');
+}
+
+/** Several choices (a batch, or n > 1) are answered at once: not streamed, and at most MAX_CHOICES. */
+function checkChoices(count: number, stream: boolean): void {
+  if (count > MAX_CHOICES) throw badRequest(`a request may ask for at most ${MAX_CHOICES} choices (prompts × n), got ${count}`, 'n', 'invalid_value');
+  if (count > 1 && stream) throw badRequest("several choices (n > 1 or a batch of prompts) are answered at once, not streamed: send 'stream': false, or one request per choice", 'n', 'unsupported_parameter');
 }
 
 export function validateCompletionRequest(body: unknown): ApiGeneration {
   const b = asBody(body);
   const common = checkCommon(b, 'completion', null, COMPLETION_PARAMS);
-  const prompt = checkPrompt(b);
+  const prompts = checkPrompts(b);
+  checkChoices(prompts.length * common.n, common.stream);
+  const prompt = prompts[0] as string;
   const echo = optBool(b, 'echo') ?? false;
   onlyNeutral(b, 'logprobs', (v) => v === 0, 'log probabilities are not returned');
   onlyNeutral(b, 'suffix', (v) => v === '', 'insertion (a suffix) is not supported');
   onlyNeutral(b, 'best_of', (v) => v === 1, 'one candidate per request');
-  return { ...common, prompt, echo };
+  return { ...common, prompt, prompts, echo };
 }
 
 function asBody(v: unknown): Body {

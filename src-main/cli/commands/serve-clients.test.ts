@@ -204,4 +204,19 @@ describe('ramforge serve --api with the requests clients already send', () => {
     expect((await ollama.ps()).models).toEqual([]);
     expect((await new OpenAI({ baseURL: server.url, apiKey: 'none', maxRetries: 0 }).completions.create({ model: 'chat', prompt: 'x', max_tokens: 1 })).model).toBe('chat');
   });
+
+  it('n > 1 and a batch of prompts on /v1/completions answer every choice, prompt by prompt; streamed they are a 400', async () => {
+    const openai = new OpenAI({ baseURL: server.url, apiKey: 'none', maxRetries: 0 });
+    const prompts = ['Once upon a time', 'The sea'];
+    const solo = await Promise.all(prompts.map((prompt) => openai.completions.create({ model: 'chat', prompt, max_tokens: 4, temperature: 0 })));
+    const batch = await openai.completions.create({ model: 'chat', prompt: prompts, n: 2, max_tokens: 4, temperature: 0 });
+    expect(batch.choices.map((c) => c.index)).toEqual([0, 1, 2, 3]);
+    expect(batch.choices.map((c) => c.text)).toEqual([solo[0], solo[0], solo[1], solo[1]].map((r) => r?.choices[0]?.text));
+    expect(batch.usage?.completion_tokens).toBe(16);
+    expect(batch.usage?.prompt_tokens).toBe((solo[0]?.usage?.prompt_tokens ?? 0) + (solo[1]?.usage?.prompt_tokens ?? 0));
+    const chat = await openai.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }], n: 3, max_tokens: 3, seed: 11 });
+    expect(chat.choices.map((c) => [c.index, c.message.role, c.finish_reason])).toEqual([0, 1, 2].map((i) => [i, 'assistant', 'length']));
+    const streamed = await openai.completions.create({ model: 'chat', prompt: prompts, max_tokens: 2, stream: true }).catch((e: unknown) => e);
+    expect(streamed).toBeInstanceOf(OpenAI.BadRequestError);
+  });
 });
