@@ -49,7 +49,7 @@ export async function handleCompletion(req: ApiGeneration, ctx: CompletionContex
   if (req.n > 1 || (req.prompts?.length ?? 1) > 1) return handleMultiChoice(req, ctx, served, meta);
   const { res } = ctx;
   const params: GenerateParams = {
-    ...(req.kind === 'chat' ? { messages: req.messages ?? [], ...(renderTools ? { tools: renderTools } : {}) } : { prompt: req.prompt ?? '' }),
+    ...(req.kind === 'chat' ? { messages: req.messages ?? [], ...(renderTools ? { tools: renderTools } : {}) } : req.promptTokens ? { promptTokens: req.promptTokens } : { prompt: req.prompt ?? '' }),
     // Without a limit, the answer may fill what the sequence's context leaves.
     maxTokens: req.maxTokens ?? served.ctxPerSequence,
     sampling: req.sampling,

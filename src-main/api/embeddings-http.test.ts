@@ -66,7 +66,7 @@ describe('embeddings', () => {
     const cases: [unknown, string, string][] = [
       [{ model: 'fake' }, 'input', 'missing_required_parameter'],
       [{ model: 'fake', input: [] }, 'input', 'invalid_value'],
-      [{ model: 'fake', input: [1, 2] }, 'input', 'unsupported_value'],
+      [{ model: 'fake', input: [1, 2.5] }, 'input', 'invalid_type'],
       [{ model: 'fake', input: ['a', 3] }, 'input[1]', 'invalid_type'],
       [{ model: 'fake', input: '' }, 'input[0]', 'invalid_value'],
       [{ model: 'fake', input: 'a', encoding_format: 'int8' }, 'encoding_format', 'invalid_value'],

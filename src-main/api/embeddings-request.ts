@@ -1,8 +1,9 @@
 // Validation of POST /v1/embeddings and Ollama's /api/embed bodies: the texts to embed and how
-// the vectors are wanted. Token-id inputs (OpenAI allows them) are refused: the worker embeds
-// text. Pure.
+// the vectors are wanted. OpenAI's token-id inputs (LangChain's OpenAIEmbeddings sends them) are
+// taken as ids of the model's own vocabulary, as llama-server takes them. Pure.
 import { badRequest } from './errors.js';
-import { given, optBool, optInt, optString, unknownNames, type Body } from './check-value.js';
+import type { EmbedInput } from '../shared/worker-protocol.js';
+import { given, optBool, optInt, optString, tokenIds, unknownNames, type Body } from './check-value.js';
 import { checkOllamaOptions } from './ollama-options.js';
 import { checkModel } from './validate-request.js';
 
@@ -13,7 +14,8 @@ const MAX_TEXT_CHARS = 1 << 20;
 export interface EmbeddingsRequest {
   /** null: none named (the loaded model). */
   model: string | null;
-  texts: string[];
+  /** Texts, or (OpenAI's route) token ids of the model's vocabulary. */
+  texts: EmbedInput[];
   /** OpenAI: float arrays or base64 of little-endian float32. */
   encoding: 'float' | 'base64';
   /** The first this many values of each vector (then scaled to unit length); at most the model's n_embd. */
@@ -36,14 +38,19 @@ function asBody(v: unknown): Body {
 }
 
 
-function checkInput(b: Body): string[] {
+/** `ids`: OpenAI's token-id inputs (an array of ids, or of arrays of ids) are taken too. */
+function checkInput(b: Body, ids = false): EmbedInput[] {
   const v = b.input;
   if (!given(v)) throw badRequest("'input' is required: a string or an array of strings", 'input', 'missing_required_parameter');
   const list = typeof v === 'string' ? [v] : v;
   if (!Array.isArray(list)) throw badRequest("'input' must be a string or an array of strings", 'input', 'invalid_type');
   if (list.length === 0) throw badRequest("'input' must hold at least one string", 'input', 'invalid_value');
   if (list.length > MAX_INPUTS) throw badRequest(`'input' may hold at most ${MAX_INPUTS} strings`, 'input', 'invalid_value');
-  if (list.every((x) => typeof x === 'number') || list.every((x) => Array.isArray(x))) throw badRequest("'input' as token ids is not supported: send the text", 'input', 'unsupported_value');
+  const allIds = list.every((x) => typeof x === 'number');
+  if (allIds || list.every((x) => Array.isArray(x))) {
+    if (!ids) throw badRequest("'input' as token ids is not supported here: send the text", 'input', 'unsupported_value');
+    return allIds ? [tokenIds(list, 'input')] : list.map((x, i) => tokenIds(x as unknown[], `input[${i}]`));
+  }
   return list.map((s, i) => {
     if (typeof s !== 'string') throw badRequest(`'input[${i}]' must be a string`, `input[${i}]`, 'invalid_type');
     if (s === '') throw badRequest(`'input[${i}]' is empty: there is nothing to embed`, `input[${i}]`, 'invalid_value');
@@ -56,7 +63,7 @@ export function validateEmbeddingsRequest(body: unknown): EmbeddingsRequest {
   const b = asBody(body);
   const ignored = unknownNames(b, OPENAI_FIELDS);
   const model = checkModel(b);
-  const texts = checkInput(b);
+  const texts = checkInput(b, true);
   const format = b.encoding_format;
   if (given(format) && format !== 'float' && format !== 'base64') throw badRequest("'encoding_format' must be float or base64", 'encoding_format', 'invalid_value');
   optString(b, 'user', 1024);

@@ -23,7 +23,7 @@ interface Choice {
 
 export async function handleMultiChoice(req: ApiGeneration, ctx: CompletionContext, served: ServedModel, meta: ResponseMeta): Promise<void> {
   if (req.kind === 'chat' && req.tools) throw badRequest("tools are answered one choice per request: send 'n': 1", 'n', 'unsupported_parameter');
-  const prompts: (string | null)[] = req.kind === 'chat' ? [null] : (req.prompts ?? [req.prompt ?? '']);
+  const prompts: (string | number[] | null)[] = req.kind === 'chat' ? [null] : (req.prompts ?? [req.prompt ?? '']);
   const jobs = prompts.flatMap((prompt, p) => Array.from({ length: req.n }, (_, j) => ({ index: p * req.n + j, prompt, j })));
   const out: (Choice | null)[] = new Array<Choice | null>(jobs.length).fill(null);
   let next = 0;
@@ -31,11 +31,11 @@ export async function handleMultiChoice(req: ApiGeneration, ctx: CompletionConte
     for (let job = jobs[next++]; job !== undefined; job = jobs[next++]) {
       const seed = req.sampling.seed === RANDOM_SEED ? RANDOM_SEED : (req.sampling.seed + job.j) % RANDOM_SEED;
       const params: GenerateParams = {
-        ...(job.prompt === null ? { messages: req.messages ?? [] } : { prompt: job.prompt }),
+        ...(job.prompt === null ? { messages: req.messages ?? [] } : typeof job.prompt === 'string' ? { prompt: job.prompt } : { promptTokens: job.prompt }),
         maxTokens: req.maxTokens ?? served.ctxPerSequence,
         sampling: { ...req.sampling, seed },
       };
-      const pieces: string[] = req.echo && job.prompt !== null ? [job.prompt] : [];
+      const pieces: string[] = req.echo && typeof job.prompt === 'string' ? [job.prompt] : [];
       const done = await stoppedGeneration(ctx, params, req.stop, { emit: (text) => void pieces.push(text), failedAfterStart: () => false });
       if (!done) return;
       out[job.index] = { text: pieces.join(''), finish: done.stopHit ? 'stop' : finishReasonOf(done.run.result.stopReason), run: done.run };

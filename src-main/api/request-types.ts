@@ -15,8 +15,10 @@ export interface ApiGeneration {
   tools?: ToolRequest | null;
   /** completion: raw text the model continues (the first of `prompts`). */
   prompt?: string;
-  /** completion: every prompt of a batch, each answered with `n` choices. */
-  prompts?: string[];
+  /** completion: every prompt of a batch (text, or token ids of the model's vocabulary), each answered with `n` choices. */
+  prompts?: (string | number[])[];
+  /** completion: the (first) prompt as token ids, when it was given so. */
+  promptTokens?: number[];
   /** Choices per prompt (OpenAI's `n`). */
   n: number;
   /** null: until the sequence's context is full. */

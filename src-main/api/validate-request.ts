@@ -10,7 +10,7 @@
 import type { ChatMessage, SamplingParams, ToolCallMessage } from '../shared/worker-protocol.js';
 import { LIMITS } from '../shared/settings/run-settings.js';
 import { badRequest } from './errors.js';
-import { given, onlyNeutral, optBool, optInt, optNumber, optObject, optString, unknownNames, type Body } from './check-value.js';
+import { given, onlyNeutral, optBool, optInt, optNumber, optObject, optString, tokenIds, unknownNames, type Body } from './check-value.js';
 import type { ApiGeneration, ApiKind } from './request-types.js';
 import { checkGrammarText, checkResponseFormat } from './response-format.js';
 import { checkToolRequest } from './tool-request.js';
@@ -238,22 +238,24 @@ export function validateChatRequest(body: unknown): ApiGeneration {
   return { ...common, sampling, messages, tools, echo: false };
 }
 
-/** The prompts: a string, or a batch of strings (each answered with its own choices). */
-function checkPrompts(b: Body): string[] {
+/**
+ * The prompts: a string, token ids (of the model's own vocabulary), or a batch of either (each
+ * answered with its own choices), as OpenAI's API takes them.
+ */
+function checkPrompts(b: Body): (string | number[])[] {
   const v = b.prompt;
   if (!given(v)) throw badRequest("'prompt' is required", 'prompt', 'missing_required_parameter');
   if (typeof v === 'string') return [v];
   if (Array.isArray(v)) {
-    if (v.length > 0 && v.every((x) => typeof x === 'number' || Array.isArray(x))) {
-      throw badRequest("'prompt' as token ids is not supported: send the text", 'prompt', 'unsupported_value');
-    }
-    if (v.length === 0 || v.length > MAX_CHOICES) throw badRequest(`'prompt' must hold 1 to ${MAX_CHOICES} strings`, 'prompt', 'invalid_value');
+    if (v.length > 0 && v.every((x) => typeof x === 'number')) return [tokenIds(v, 'prompt')];
+    if (v.length === 0 || v.length > MAX_CHOICES) throw badRequest(`'prompt' must hold 1 to ${MAX_CHOICES} prompts`, 'prompt', 'invalid_value');
     return v.map((x, i) => {
-      if (typeof x !== 'string') throw badRequest(`'prompt[${i}]' must be a string`, `prompt[${i}]`, 'invalid_type');
+      if (Array.isArray(x)) return tokenIds(x, `prompt[${i}]`);
+      if (typeof x !== 'string') throw badRequest(`'prompt[${i}]' must be a string or an array of token ids`, `prompt[${i}]`, 'invalid_type');
       return x;
     });
   }
-  throw badRequest("'prompt' must be a string or an array of strings", 'prompt', 'invalid_type');
+  throw badRequest("'prompt' must be a string, token ids, or an array of them", 'prompt', 'invalid_type');
 }
 
 /** Several choices (a batch, or n > 1) are answered at once: not streamed, and at most MAX_CHOICES. */
@@ -267,12 +269,13 @@ export function validateCompletionRequest(body: unknown): ApiGeneration {
   const common = checkCommon(b, 'completion', null, COMPLETION_PARAMS);
   const prompts = checkPrompts(b);
   checkChoices(prompts.length * common.n, common.stream);
-  const prompt = prompts[0] as string;
+  const first = prompts[0] as string | number[];
   const echo = optBool(b, 'echo') ?? false;
+  if (echo && prompts.some((p) => typeof p !== 'string')) throw badRequest("'echo' repeats the prompt's text: send the prompt as text", 'echo', 'unsupported_parameter');
   onlyNeutral(b, 'logprobs', (v) => v === 0, 'log probabilities are not returned');
   onlyNeutral(b, 'suffix', (v) => v === '', 'insertion (a suffix) is not supported');
   onlyNeutral(b, 'best_of', (v) => v === 1, 'one candidate per request');
-  return { ...common, prompt, prompts, echo };
+  return { ...common, ...(typeof first === 'string' ? { prompt: first } : { promptTokens: first }), prompts, echo };
 }
 
 function asBody(v: unknown): Body {

@@ -8,7 +8,7 @@ import { modelIdOf, namesFile } from '../api/model-id.js';
 import { Throughput } from '../api/throughput.js';
 import { apiErrorOfWorker } from '../api/worker-errors.js';
 import type { EngineState } from '../shared/api.js';
-import type { EmbedResult, GenerateParams, LoadParams, ModelInfo, TokenEvent } from '../shared/worker-protocol.js';
+import type { EmbedInput, EmbedResult, GenerateParams, LoadParams, ModelInfo, TokenEvent, TokenizeResult } from '../shared/worker-protocol.js';
 import type { RunSettings } from '../shared/settings/run-settings.js';
 import type { HostLike } from './host-like.js';
 
@@ -127,7 +127,23 @@ export class AppApiBackend implements ApiBackend {
     return known.find((m) => m.path !== loaded && namesFile(name, m.path))?.path ?? null;
   }
 
-  async embed(texts: string[], signal: AbortSignal, truncate = false): Promise<EmbedResult> {
+  async tokenize(text: string, addSpecial: boolean, parseSpecial: boolean): Promise<TokenizeResult> {
+    const h = this.access.host();
+    if (!h?.tokenize) throw unavailable('this worker does not tokenize', 'tokenize_unavailable');
+    return h.tokenize(text, addSpecial, parseSpecial).catch((e: unknown) => {
+      throw apiErrorOfWorker((e as { code?: string }).code, (e as Error).message, false, 'input');
+    });
+  }
+
+  async detokenize(tokens: number[]): Promise<string> {
+    const h = this.access.host();
+    if (!h?.detokenize) throw unavailable('this worker does not detokenize', 'tokenize_unavailable');
+    return h.detokenize(tokens).catch((e: unknown) => {
+      throw apiErrorOfWorker((e as { code?: string }).code, (e as Error).message, false, 'input');
+    });
+  }
+
+  async embed(texts: EmbedInput[], signal: AbortSignal, truncate = false): Promise<EmbedResult> {
     return this.onSequence(signal, 'input', async (h) => {
       if (!h.embed) throw unavailable('this worker does not compute embeddings', 'embeddings_unavailable');
       return h.embed(texts, truncate);

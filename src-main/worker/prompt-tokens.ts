@@ -26,6 +26,8 @@ export async function promptTokensOf(model: NativeModel, params: GenerateParams)
     // The rendered template carries its own special tokens as text.
     return Array.from(model.tokenize(text, true, true));
   }
+  // Ids outside the vocabulary are refused by the native side (BAD_ARGUMENT, a 400).
+  if (params.promptTokens && params.promptTokens.length > 0) return params.promptTokens;
   return Array.from(model.tokenize(params.prompt ?? '', true, false));
 }
 

@@ -59,6 +59,14 @@ async function handle(req: Exclude<WorkerRequest, { type: 'cancel' } | { type: '
       case 'embed':
         value = await engine.embed(req.texts, req.truncate === true);
         break;
+      case 'tokenize': {
+        const tokens = engine.tokenize(req.text, req.addSpecial, req.parseSpecial);
+        value = { tokens, pieces: engine.pieces(tokens) };
+        break;
+      }
+      case 'detokenize':
+        value = { text: engine.detokenize(req.tokens) };
+        break;
       case 'probe-disk':
         value = await loadAddon().measureRead(req.path, { bytes: req.bytes, offset: req.offset ?? 0 });
         break;

@@ -219,4 +219,29 @@ describe('ramforge serve --api with the requests clients already send', () => {
     const streamed = await openai.completions.create({ model: 'chat', prompt: prompts, max_tokens: 2, stream: true }).catch((e: unknown) => e);
     expect(streamed).toBeInstanceOf(OpenAI.BadRequestError);
   });
+
+  it("token ids as the prompt of /v1/completions and as the input of /v1/embeddings are the model's own tokens: the same answer as the text they spell", async () => {
+    const at = (p: string) => `http://127.0.0.1:${server.port}${p}`;
+    const openai = new OpenAI({ baseURL: server.url, apiKey: 'none', maxRetries: 0 });
+    const text = await openai.completions.create({ model: 'chat', prompt: 'Once upon a time', max_tokens: 4, temperature: 0 });
+    // The text's own tokens, as the worker tokenizes a prompt (with BOS): llama-server's /tokenize.
+    const ids = ((await (await fetch(at('/tokenize'), { method: 'POST', body: JSON.stringify({ content: 'Once upon a time', add_special: true }) })).json()) as { tokens: number[] }).tokens;
+    expect(ids.length).toBe(text.usage?.prompt_tokens);
+    const byIds = await openai.completions.create({ model: 'chat', prompt: ids, max_tokens: 4, temperature: 0 });
+    expect(byIds.choices[0]?.text).toBe(text.choices[0]?.text);
+    const batch = await openai.completions.create({ model: 'chat', prompt: [ids, ids], max_tokens: 4, temperature: 0 });
+    expect(batch.choices.map((c) => c.text)).toEqual([text.choices[0]?.text, text.choices[0]?.text]);
+    // Embeddings tokenize without parsing special tokens, the same ids here (the text has none).
+    const e1 = (await openai.embeddings.create({ model: 'chat', input: [ids], encoding_format: 'float' })).data[0];
+    const e2 = (await openai.embeddings.create({ model: 'chat', input: 'Once upon a time', encoding_format: 'float' })).data[0];
+    expect(e1?.embedding.length).toBeGreaterThan(0);
+    e1?.embedding.forEach((v, i) => expect(v).toBeCloseTo(e2?.embedding[i] as number, 5));
+    const back = (await (await fetch(at('/detokenize'), { method: 'POST', body: JSON.stringify({ tokens: ids }) })).json()) as { content: string };
+    expect(back.content).toContain('Once upon a time');
+    const pieces = (await (await fetch(at('/tokenize'), { method: 'POST', body: JSON.stringify({ content: 'Once upon', with_pieces: true }) })).json()) as { tokens: { id: number; piece: string }[] };
+    // A SentencePiece vocabulary writes the word boundary as a leading space.
+    expect(pieces.tokens.map((t) => t.piece).join('').trim()).toBe('Once upon');
+    const outside = await openai.completions.create({ model: 'chat', prompt: [10_000_000], max_tokens: 1 }).catch((e: unknown) => e);
+    expect(outside).toBeInstanceOf(OpenAI.BadRequestError);
+  });
 });
