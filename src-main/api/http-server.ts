@@ -15,6 +15,7 @@ import { validateEmbeddingsRequest } from './embeddings-request.js';
 import { ClientGone, DEFAULT_BODY_LIMITS, readJsonBody, type BodyLimits } from './http-body.js';
 import { corsHeaders, preflightHeaders } from './cors.js';
 import { answerTokens } from './tokenize-routes.js';
+import { handleLlamaCompletion } from './llama-completion.js';
 import { drainRequest, sendError, sendJson, type ErrorShape } from './http-reply.js';
 import { namesModel } from './model-id.js';
 import { modelList, modelObject, propsObject } from './models-list.js';
@@ -61,6 +62,7 @@ const ROUTES: Record<string, string[]> = {
   '/health': ['GET'],
   '/props': ['GET'],
   '/tokenize': ['POST'],
+  '/completion': ['POST'],
   '/detokenize': ['POST'],
   // Ollama's heartbeat (its CLI sends HEAD /) and the first thing a user opens.
   '/': ['GET', 'HEAD'],
@@ -178,6 +180,7 @@ function answerGet(route: string, backend: ApiBackend): object | ApiError {
 /** A POST with its body read: Ollama's routes, embeddings, or a (chat) completion. */
 async function handlePost(route: string, body: unknown, shape: ErrorShape | undefined, x: OllamaPostContext): Promise<void> {
   if (shape) return ollamaPost(route, body, x);
+  if (route === '/completion') return handleLlamaCompletion(body, x);
   if (route === '/tokenize' || route === '/detokenize') return sendJson(x.res, 200, await answerTokens(route, body, x.backend, x.noteIgnored));
   if (route === '/embeddings') {
     const req = validateEmbeddingsRequest(body);

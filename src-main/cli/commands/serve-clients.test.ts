@@ -244,4 +244,22 @@ describe('ramforge serve --api with the requests clients already send', () => {
     const outside = await openai.completions.create({ model: 'chat', prompt: [10_000_000], max_tokens: 1 }).catch((e: unknown) => e);
     expect(outside).toBeInstanceOf(OpenAI.BadRequestError);
   });
+
+  it("llama-server's /completion: its field names, its answer (content, stop, tokens_predicted, stop_type, timings), streamed as its events", async () => {
+    const at = `http://127.0.0.1:${server.port}/completion`;
+    const openai = new OpenAI({ baseURL: server.url, apiKey: 'none', maxRetries: 0 });
+    const same = await openai.completions.create({ model: 'chat', prompt: 'Once upon a time', max_tokens: 4, temperature: 0 });
+    const body = { prompt: 'Once upon a time', n_predict: 4, temperature: 0, cache_prompt: true };
+    const r = await fetch(at, { method: 'POST', body: JSON.stringify(body) });
+    expect(r.headers.get('x-ramforge-ignored')).toBe('cache_prompt');
+    const j = (await r.json()) as { content: string; stop: boolean; tokens_predicted: number; tokens_evaluated: number; stop_type: string; timings: { predicted_n: number } };
+    expect(j).toMatchObject({ content: same.choices[0]?.text, stop: true, tokens_predicted: 4, tokens_evaluated: same.usage?.prompt_tokens, stop_type: 'limit', timings: { predicted_n: 4 } });
+    const s = await fetch(at, { method: 'POST', body: JSON.stringify({ ...body, stream: true }) });
+    const events = (await s.text()).split('\n\n').filter((e) => e.startsWith('data: ')).map((e) => JSON.parse(e.slice(6)) as { content: string; stop: boolean });
+    expect(events.at(-1)?.stop).toBe(true);
+    expect(events.slice(0, -1).every((e) => !e.stop)).toBe(true);
+    expect(events.map((e) => e.content).join('')).toBe(same.choices[0]?.text);
+    const bad = await fetch(at, { method: 'POST', body: JSON.stringify({ prompt: 'x', n_predict: 'many' }) });
+    expect(bad.status).toBe(400);
+  });
 });
