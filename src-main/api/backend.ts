@@ -1,6 +1,6 @@
 // What the HTTP API needs from whoever owns the worker (the app service): the model it serves
 // and a way to run one generation on it. A seam, so the server is tested without a worker.
-import type { EmbedResult, GenerateParams, GenerationResult, TokenEvent } from '../shared/worker-protocol.js';
+import type { EmbedInput, EmbedResult, GenerateParams, GenerationResult, TokenEvent, TokenizeResult } from '../shared/worker-protocol.js';
 import type { ApiError } from './errors.js';
 import type { RamforgeExtras } from './response-shape.js';
 
@@ -51,5 +51,22 @@ export interface ApiBackend {
    * The served model's embedding of each text (mean-pooled, not normalized), taking a turn at
    * the same door as generations. Failures are ApiErrors as for generate.
    */
-  embed(texts: string[], signal: AbortSignal): Promise<EmbedResult>;
+  embed(texts: EmbedInput[], signal: AbortSignal, truncate?: boolean): Promise<EmbedResult>;
+  /**
+   * The path of a model on this machine, other than the served one, that `name` names (its id,
+   * file name or path, among the models the app lists), or null. Absent: none is known.
+   */
+  modelOnDisk?(name: string): Promise<string | null>;
+  /** llama-server's /tokenize: the served model's ids of a text, and each id's text. */
+  tokenize?(text: string, addSpecial: boolean, parseSpecial: boolean): Promise<TokenizeResult>;
+  /** llama-server's /detokenize. */
+  detokenize?(tokens: number[]): Promise<string>;
+  /** Ollama's keep_alive 0: unloads the served model once the requests running on it are done. */
+  unload?(): Promise<void>;
+  /**
+   * After such an unload: loads the same model again, with the same settings (the same memory
+   * plan and its refusals), for a request that names it or none; resolves whether it did (or
+   * another request's reload did). Absent or false: nothing to load.
+   */
+  loadAgain?(requested: string | null): Promise<boolean>;
 }

@@ -60,3 +60,24 @@ export function onlyNeutral(b: Body, param: string, isNeutral: (v: unknown) => b
   const v = b[param];
   if (given(v) && !isNeutral(v)) throw badRequest(`'${param}' is not supported by this server: ${why}`, param, 'unsupported_parameter');
 }
+
+/** Most ids one token-id input may hold (more than any context here). */
+export const MAX_INPUT_TOKENS = 1 << 17;
+
+/** Token ids of the model's vocabulary, as OpenAI's token-id inputs give them (the worker refuses ids past the vocabulary). */
+export function tokenIds(v: unknown[], param: string): number[] {
+  if (v.length === 0 || v.length > MAX_INPUT_TOKENS) throw badRequest(`'${param}' must hold 1 to ${MAX_INPUT_TOKENS} token ids`, param, 'invalid_value');
+  for (const x of v) if (typeof x !== 'number' || !Number.isInteger(x) || x < 0 || x > 0x7fffffff) throw badRequest(`'${param}' must hold token ids (integers from 0)`, param, 'invalid_type');
+  return v as number[];
+}
+
+/**
+ * The names in `b` outside `known` (prefixed with `at`): accepted and ignored, as llama-server
+ * and Ollama treat them, and named back to the client (X-Ramforge-Ignored) and in the log so
+ * that a misspelt parameter is never silently misread.
+ */
+export function unknownNames(b: Body, known: Set<string>, at = ''): string[] {
+  return Object.keys(b)
+    .filter((k) => !known.has(k))
+    .map((k) => `${at}${k.length > 60 ? `${k.slice(0, 60)}…` : k}`);
+}

@@ -7,9 +7,11 @@
 import type { ServerResponse } from 'node:http';
 import type { GenerateParams } from '../shared/worker-protocol.js';
 import type { ApiBackend } from './backend.js';
-import { ApiError, badRequest, notFound } from './errors.js';
+import { badRequest } from './errors.js';
 import { sendJson } from './http-reply.js';
 import { namesModel } from './model-id.js';
+import { servedFor } from './model-choice.js';
+import { handleMultiChoice } from './multi-choice.js';
 import type { ApiGeneration } from './request-types.js';
 import { chunkObject, completionObject, finishReasonOf, usageChunk, usageOf, type FinishReason, type ResponseMeta, type ToolCallOut } from './response-shape.js';
 import { SSE_DONE, SSE_HEADERS, sseData, sseError } from './sse.js';
@@ -18,8 +20,6 @@ import { ToolCallSplitter, parseToolCalls, type ParsedCall } from './tool-calls.
 import { NO_TOOL_TEMPLATE_MESSAGE, templateSupportsTools } from './tool-request.js';
 import { randomUUID } from 'node:crypto';
 
-export const NO_TEMPLATE_MESSAGE =
-  "this model has no chat template (tokenizer.chat_template), so /v1/chat/completions cannot turn messages into its prompt: use /v1/completions with a 'prompt' (raw text continuation), as for any base model";
 
 export interface CompletionContext {
   backend: ApiBackend;
@@ -31,12 +31,8 @@ export interface CompletionContext {
 
 /** Resolves when the answer is complete (or the client gone); an ApiError thrown before the stream began is the caller's to send. */
 export async function handleCompletion(req: ApiGeneration, ctx: CompletionContext): Promise<void> {
-  const served = ctx.backend.model();
-  if (served instanceof ApiError) throw served;
-  if (!namesModel(req.model, served)) {
-    throw notFound(`the model '${req.model.slice(0, 200)}' does not exist: this server serves '${served.id}' (GET /v1/models)`, 'model_not_found');
-  }
-  if (req.kind === 'chat' && !served.hasChatTemplate) throw badRequest(NO_TEMPLATE_MESSAGE, 'messages', 'chat_template_missing');
+  const served = await servedFor(ctx.backend, req.model, namesModel, 'GET /v1/models');
+  // A model without a chat template chats through ChatML, as llama-server falls back (the worker's FALLBACK_CHAT_TEMPLATE).
 
   const tools = req.kind === 'chat' ? (req.tools ?? null) : null;
   const calling = tools !== null && tools.choice !== 'none';
@@ -50,9 +46,10 @@ export async function handleCompletion(req: ApiGeneration, ctx: CompletionContex
   const splitter = calling && req.stream ? new ToolCallSplitter() : null;
 
   const meta: ResponseMeta = { ...ctx.meta, model: served.id };
+  if (req.n > 1 || (req.prompts?.length ?? 1) > 1) return handleMultiChoice(req, ctx, served, meta);
   const { res } = ctx;
   const params: GenerateParams = {
-    ...(req.kind === 'chat' ? { messages: req.messages ?? [], ...(renderTools ? { tools: renderTools } : {}) } : { prompt: req.prompt ?? '' }),
+    ...(req.kind === 'chat' ? { messages: req.messages ?? [], ...(renderTools ? { tools: renderTools } : {}) } : req.promptTokens ? { promptTokens: req.promptTokens } : { prompt: req.prompt ?? '' }),
     // Without a limit, the answer may fill what the sequence's context leaves.
     maxTokens: req.maxTokens ?? served.ctxPerSequence,
     sampling: req.sampling,

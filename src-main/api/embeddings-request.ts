@@ -1,23 +1,31 @@
 // Validation of POST /v1/embeddings and Ollama's /api/embed bodies: the texts to embed and how
-// the vectors are wanted. Token-id inputs (OpenAI allows them) are refused: the worker embeds
-// text. Pure.
+// the vectors are wanted. OpenAI's token-id inputs (LangChain's OpenAIEmbeddings sends them) are
+// taken as ids of the model's own vocabulary, as llama-server takes them. Pure.
 import { badRequest } from './errors.js';
-import { given, optInt, optString, type Body } from './check-value.js';
+import type { EmbedInput } from '../shared/worker-protocol.js';
+import { given, optBool, optInt, optString, tokenIds, unknownNames, type Body } from './check-value.js';
 import { checkOllamaOptions } from './ollama-options.js';
+import { checkModel } from './validate-request.js';
 
 /** Texts one request may embed (OpenAI's limit). */
 export const MAX_INPUTS = 2048;
 const MAX_TEXT_CHARS = 1 << 20;
 
 export interface EmbeddingsRequest {
-  model: string;
-  texts: string[];
+  /** null: none named (the loaded model). */
+  model: string | null;
+  /** Texts, or (OpenAI's route) token ids of the model's vocabulary. */
+  texts: EmbedInput[];
   /** OpenAI: float arrays or base64 of little-endian float32. */
   encoding: 'float' | 'base64';
-  /** Must equal the model's n_embd when given (the vectors are not shortened). */
+  /** The first this many values of each vector (then scaled to unit length); at most the model's n_embd. */
   dimensions: number | null;
   /** Ollama's older /api/embeddings gives the vector as the model computes it, not scaled. */
   normalize: boolean;
+  /** A text longer than the embeddings context keeps its first tokens (Ollama's default); false: it is a 400. */
+  truncate: boolean;
+  /** Fields given that this server does not know: accepted, named back to the client. */
+  ignored: string[];
 }
 
 const OPENAI_FIELDS = new Set(['model', 'input', 'encoding_format', 'dimensions', 'user']);
@@ -29,24 +37,20 @@ function asBody(v: unknown): Body {
   return v as Body;
 }
 
-function checkKnown(b: Body, known: Set<string>, unknown: (k: string) => string): void {
-  for (const k of Object.keys(b)) if (!known.has(k)) throw badRequest(unknown(k.length > 60 ? `${k.slice(0, 60)}…` : k), k.slice(0, 60), 'unknown_parameter');
-}
 
-function checkModel(b: Body): string {
-  const m = optString(b, 'model', 1024);
-  if (m === null || m === '') throw badRequest("'model' is required", 'model', 'missing_required_parameter');
-  return m;
-}
-
-function checkInput(b: Body): string[] {
+/** `ids`: OpenAI's token-id inputs (an array of ids, or of arrays of ids) are taken too. */
+function checkInput(b: Body, ids = false): EmbedInput[] {
   const v = b.input;
   if (!given(v)) throw badRequest("'input' is required: a string or an array of strings", 'input', 'missing_required_parameter');
   const list = typeof v === 'string' ? [v] : v;
   if (!Array.isArray(list)) throw badRequest("'input' must be a string or an array of strings", 'input', 'invalid_type');
   if (list.length === 0) throw badRequest("'input' must hold at least one string", 'input', 'invalid_value');
   if (list.length > MAX_INPUTS) throw badRequest(`'input' may hold at most ${MAX_INPUTS} strings`, 'input', 'invalid_value');
-  if (list.every((x) => typeof x === 'number') || list.every((x) => Array.isArray(x))) throw badRequest("'input' as token ids is not supported: send the text", 'input', 'unsupported_value');
+  const allIds = list.every((x) => typeof x === 'number');
+  if (allIds || list.every((x) => Array.isArray(x))) {
+    if (!ids) throw badRequest("'input' as token ids is not supported here: send the text", 'input', 'unsupported_value');
+    return allIds ? [tokenIds(list, 'input')] : list.map((x, i) => tokenIds(x as unknown[], `input[${i}]`));
+  }
   return list.map((s, i) => {
     if (typeof s !== 'string') throw badRequest(`'input[${i}]' must be a string`, `input[${i}]`, 'invalid_type');
     if (s === '') throw badRequest(`'input[${i}]' is empty: there is nothing to embed`, `input[${i}]`, 'invalid_value');
@@ -57,36 +61,34 @@ function checkInput(b: Body): string[] {
 
 export function validateEmbeddingsRequest(body: unknown): EmbeddingsRequest {
   const b = asBody(body);
-  checkKnown(b, OPENAI_FIELDS, (k) => `Unrecognized request argument supplied: ${k}`);
+  const ignored = unknownNames(b, OPENAI_FIELDS);
   const model = checkModel(b);
-  const texts = checkInput(b);
+  const texts = checkInput(b, true);
   const format = b.encoding_format;
   if (given(format) && format !== 'float' && format !== 'base64') throw badRequest("'encoding_format' must be float or base64", 'encoding_format', 'invalid_value');
   optString(b, 'user', 1024);
-  return { model, texts, encoding: format === 'base64' ? 'base64' : 'float', dimensions: optInt(b, 'dimensions', 1, 1 << 20), normalize: true };
+  return { model, texts, encoding: format === 'base64' ? 'base64' : 'float', dimensions: optInt(b, 'dimensions', 1, 1 << 20), normalize: true, truncate: false, ignored };
 }
 
 export function validateOllamaEmbed(body: unknown): EmbeddingsRequest {
   const b = asBody(body);
-  checkKnown(b, OLLAMA_FIELDS, (k) => `unknown field: ${k}`);
+  const ignored = unknownNames(b, OLLAMA_FIELDS);
   const model = checkModel(b);
   const texts = checkInput(b);
-  // Ollama truncates long inputs unless told not to; here a text longer than an embedding
-  // takes is always a 400, as with truncate:false.
-  const truncate = b.truncate;
-  if (given(truncate) && typeof truncate !== 'boolean') throw badRequest("'truncate' must be true or false", 'truncate', 'invalid_type');
-  checkOllamaOptions(b.options);
-  return { model, texts, encoding: 'float', dimensions: optInt(b, 'dimensions', 1, 1 << 20), normalize: true };
+  // As Ollama: a text longer than the embeddings context keeps its first tokens unless truncate is false.
+  const truncate = optBool(b, 'truncate') ?? true;
+  checkOllamaOptions(b.options, ignored);
+  return { model, texts, encoding: 'float', dimensions: optInt(b, 'dimensions', 1, 1 << 20), normalize: true, truncate, ignored };
 }
 
 /** Ollama's older /api/embeddings: one `prompt`, one vector. */
 export function validateOllamaLegacyEmbeddings(body: unknown): EmbeddingsRequest {
   const b = asBody(body);
-  checkKnown(b, OLLAMA_LEGACY_FIELDS, (k) => `unknown field: ${k}`);
+  const ignored = unknownNames(b, OLLAMA_LEGACY_FIELDS);
   const model = checkModel(b);
   const prompt = b.prompt;
   if (typeof prompt !== 'string' || prompt === '') throw badRequest("'prompt' must be a non-empty string", 'prompt', given(prompt) ? 'invalid_value' : 'missing_required_parameter');
   if (prompt.length > MAX_TEXT_CHARS) throw badRequest(`'prompt' must have at most ${MAX_TEXT_CHARS} characters`, 'prompt', 'invalid_value');
-  checkOllamaOptions(b.options);
-  return { model, texts: [prompt], encoding: 'float', dimensions: null, normalize: false };
+  checkOllamaOptions(b.options, ignored);
+  return { model, texts: [prompt], encoding: 'float', dimensions: null, normalize: false, truncate: true, ignored };
 }

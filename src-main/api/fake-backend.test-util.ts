@@ -30,6 +30,13 @@ export class FakeBackend implements ApiBackend {
   aborted: boolean[] = [];
   running = 0;
 
+  /** Models "on this machine" besides the served one, by name: their paths. */
+  onDisk: Record<string, string> = {};
+
+  async modelOnDisk(name: string): Promise<string | null> {
+    return this.onDisk[name] ?? null;
+  }
+
   model(): ServedModel | ApiError {
     return this.served;
   }

@@ -1,9 +1,10 @@
 // Who may call the API. On loopback (the default) the Host header must name this machine, so a
 // web page that rebinds its own name to 127.0.0.1 is refused, and a browser page of another
-// site (an Origin that is not this machine) is refused too. With --api-key every /v1 request
+// site (an Origin that is not this machine, nor one `--cors` names) is refused too. With --api-key every /v1 request
 // must carry `Authorization: Bearer KEY`, compared in constant time.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { originAllowed } from './cors.js';
 import { ApiError } from './errors.js';
 
 const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
@@ -16,15 +17,15 @@ function loopbackAuthority(v: string, port: number): boolean {
   return LOOPBACK_NAMES.some((n) => v === `${n}:${port}` || (port === 80 && v === n));
 }
 
-/** A 403 when a loopback server is reached under another name or from another site's page; else null. */
-export function accessProblem(req: IncomingMessage, port: number, loopback: boolean): ApiError | null {
+/** A 403 when a loopback server is reached under another name or from another site's page (one `--cors` does not let in); else null. */
+export function accessProblem(req: IncomingMessage, port: number, loopback: boolean, corsOrigins: readonly string[] = []): ApiError | null {
   if (!loopback) return null;
   const host = String(req.headers.host ?? '').toLowerCase();
   if (!loopbackAuthority(host, port)) {
     return new ApiError(403, 'permission_error', `this server answers only to 127.0.0.1:${port} or localhost:${port} (Host was ${JSON.stringify(host.slice(0, 100))})`, 'forbidden_host');
   }
   const origin = req.headers.origin;
-  if (origin !== undefined && origin !== 'null') {
+  if (origin !== undefined && origin !== 'null' && !originAllowed(origin, corsOrigins)) {
     let ok = false;
     try {
       const u = new URL(origin);

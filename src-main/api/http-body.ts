@@ -1,7 +1,10 @@
 // Reads a JSON request body with hard limits: its size (a 413 as soon as it is exceeded, before
 // it is all read), a client that stops sending (408 after `idleMs` without a byte) or trickles
-// (408 after `totalMs`), bytes that are not UTF-8 or JSON (400). A client that goes away rejects
-// with ClientGone (nobody is left to answer).
+// (408 after `totalMs`), bytes that are not UTF-8 or JSON (400). The Content-Type is not
+// required (every `curl -d` in Ollama's documentation sends form-encoded): a body is JSON when it
+// parses as JSON. Another site's page cannot use that to reach a loopback server: its requests
+// carry an Origin, refused unless --cors names it (http-access.ts). A client that goes away
+// rejects with ClientGone (nobody is left to answer).
 import type { IncomingMessage } from 'node:http';
 import { ApiError, badRequest } from './errors.js';
 
@@ -22,15 +25,6 @@ export class ClientGone extends Error {
 
 const tooLarge = (max: number) => new ApiError(413, 'invalid_request_error', `the request body is larger than ${max} bytes`, 'request_too_large');
 const tooSlow = (why: string) => new ApiError(408, 'invalid_request_error', `the request body did not arrive in time (${why})`, 'request_timeout');
-
-/** The content type must be JSON: a page of another site cannot send that without asking first (CORS). */
-export function contentTypeProblem(req: IncomingMessage): ApiError | null {
-  const ct = req.headers['content-type'];
-  const [type, ...params] = String(ct ?? '').split(';').map((s) => s.trim().toLowerCase());
-  const charset = params.find((p) => p.startsWith('charset='))?.slice(8).replace(/"/g, '');
-  if (type === 'application/json' && (charset === undefined || charset === 'utf-8' || charset === 'utf8')) return null;
-  return new ApiError(415, 'invalid_request_error', `the body must be JSON: send Content-Type: application/json (got ${JSON.stringify(String(ct ?? '').slice(0, 100))})`, 'unsupported_media_type');
-}
 
 export function readJsonBody(req: IncomingMessage, limits: BodyLimits): Promise<unknown> {
   const len = req.headers['content-length'];

@@ -104,15 +104,36 @@ describe('API server: routes and access', () => {
     expect((await raw('/v1/models', { host: `127.0.0.1:${srv.port}`, origin: 'https://evil.example' })).status).toBe(403);
     expect((await raw('/v1/models', { host: `127.0.0.1:${srv.port}`, origin: 'http://localhost:5173' })).status).toBe(200);
   });
+
+  it('--cors *: every origin may call, never with credentials; the preflight needs no key, the request still does', async () => {
+    const any = await startApiServer({ backend, port: 0, apiKey: 'k3y', cors: ['*'] });
+    try {
+      const pre = await fetch(url('/v1/chat/completions', any), { method: 'OPTIONS', headers: { origin: 'https://anywhere.example', 'access-control-request-method': 'POST' } });
+      expect(pre.status).toBe(204);
+      expect(pre.headers.get('access-control-allow-origin')).toBe('*');
+      expect(pre.headers.get('access-control-allow-credentials')).toBeNull();
+      const denied = await post('/v1/chat/completions', chat(), { origin: 'https://anywhere.example' }, any);
+      expect(denied.status).toBe(401);
+      expect(denied.headers.get('access-control-allow-origin')).toBe('*');
+      const ok = await post('/v1/chat/completions', chat(), { origin: 'https://anywhere.example', authorization: 'Bearer k3y' }, any);
+      expect(ok.status).toBe(200);
+      expect(ok.headers.get('access-control-allow-credentials')).toBeNull();
+    } finally {
+      await any.close();
+    }
+  });
 });
 
 describe('API server: request limits', () => {
-  it('a body that is not JSON is 400, a wrong content type 415, a body over the limit 413', async () => {
+  it('a body that is not JSON is 400 whatever its content type says, JSON is JSON under any content type, a body over the limit 413', async () => {
     const bad = await post('/v1/chat/completions', '{"model": ');
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ error: { code: 'invalid_json' } });
     const form = await fetch(url('/v1/chat/completions'), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1' });
-    expect(form.status).toBe(415);
+    expect(form.status).toBe(400);
+    expect(await form.json()).toMatchObject({ error: { code: 'invalid_json' } });
+    const curl = await fetch(url('/v1/chat/completions'), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: JSON.stringify(chat()) });
+    expect(curl.status).toBe(200);
     const big = await post('/v1/completions', text({ prompt: 'x'.repeat(100_000) }));
     expect(big.status).toBe(413);
     expect(await big.json()).toMatchObject({ error: { code: 'request_too_large' } });
@@ -201,14 +222,22 @@ describe('API server: answers', () => {
     expect(ev.at(-2)?.choices?.[0]?.finish_reason).toBe('stop');
   });
 
-  it('a model named wrongly is 404; chat on a model without a chat template is 400 pointing to /v1/completions', async () => {
-    const r = await post('/v1/chat/completions', chat({ model: 'gpt-4o' }));
+  it("any name, or none, is the loaded model; another model on this machine is 404; chat on a model without a chat template goes on (the worker renders it with ChatML)", async () => {
+    for (const model of ['gpt-4o', undefined]) {
+      const ok = await post('/v1/chat/completions', chat({ model }));
+      expect(ok.status).toBe(200);
+      expect(await ok.json()).toMatchObject({ model: 'fake' });
+    }
+    backend.onDisk = { other: '/models/other.gguf' };
+    const r = await post('/v1/chat/completions', chat({ model: 'other' }));
+    backend.onDisk = {};
     expect(r.status).toBe(404);
-    expect(await r.json()).toMatchObject({ error: { code: 'model_not_found', message: "the model 'gpt-4o' does not exist: this server serves 'fake' (GET /v1/models)" } });
+    expect(await r.json()).toMatchObject({ error: { code: 'model_not_found', message: expect.stringMatching(/^the model 'other' is on this machine but not loaded: this server serves 'fake'/) } });
     backend.served = { ...FAKE_MODEL, hasChatTemplate: false };
+    // The worker renders it with ChatML (prompt-tokens.ts): the server sends the turns on.
     const t = await post('/v1/chat/completions', chat());
-    expect(t.status).toBe(400);
-    expect(await t.json()).toMatchObject({ error: { code: 'chat_template_missing', param: 'messages' } });
+    expect(t.status).toBe(200);
+    expect(backend.calls.at(-1)).toMatchObject({ messages: [{ role: 'user', content: 'hi' }] });
     expect(((await (await post('/v1/completions', text())).json()) as { choices: unknown[] }).choices).toHaveLength(1);
   });
 

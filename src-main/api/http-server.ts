@@ -12,11 +12,15 @@ import { ApiError, asApiError, notFound } from './errors.js';
 import { accessProblem, bearerCheck, isLoopbackHost } from './http-access.js';
 import { handleEmbeddings } from './embeddings-handler.js';
 import { validateEmbeddingsRequest } from './embeddings-request.js';
-import { ClientGone, DEFAULT_BODY_LIMITS, contentTypeProblem, readJsonBody, type BodyLimits } from './http-body.js';
+import { ClientGone, DEFAULT_BODY_LIMITS, readJsonBody, type BodyLimits } from './http-body.js';
+import { corsHeaders, preflightHeaders } from './cors.js';
+import { answerTokens } from './tokenize-routes.js';
+import { handleLlamaCompletion } from './llama-completion.js';
 import { drainRequest, sendError, sendJson, type ErrorShape } from './http-reply.js';
 import { namesModel } from './model-id.js';
-import { modelList, modelObject } from './models-list.js';
-import { OLLAMA_OPEN_ROUTES, OLLAMA_ROUTES, isOllamaRoute, ollamaGet, ollamaPost } from './ollama-routes.js';
+import { modelList, modelObject, propsObject } from './models-list.js';
+import { IGNORED_HEADER, ignoredHeaderValue } from './ignored-header.js';
+import { OLLAMA_OPEN_ROUTES, OLLAMA_ROUTES, isOllamaRoute, ollamaGet, ollamaPost, type OllamaPostContext } from './ollama-routes.js';
 import { ollamaErrorBody } from './ollama-shape.js';
 import { validateChatRequest, validateCompletionRequest } from './validate-request.js';
 
@@ -30,8 +34,10 @@ export interface ApiServerOptions {
   body?: Partial<BodyLimits>;
   /** Headers must arrive within this long (slow-loris). */
   headersTimeoutMs?: number;
-  /** Lines for the log (listen errors after start, never request content). */
+  /** Lines for the log (listen errors after start, ignored parameter names; never request content). */
   log?: (line: string) => void;
+  /** Origins whose pages may call the API (`--cors`; `*`: any); none by default. */
+  cors?: string[];
 }
 
 export interface RunningApiServer {
@@ -42,6 +48,9 @@ export interface RunningApiServer {
   close(): Promise<void>;
 }
 
+/** What Ollama answers on / (its CLI's heartbeat checks the status; people read the text). */
+const OLLAMA_HEARTBEAT = 'Ollama is running';
+
 /** Connections open at once; past this new ones are closed at once (file descriptors are finite). */
 const MAX_CONNECTIONS = 512;
 
@@ -51,6 +60,12 @@ const ROUTES: Record<string, string[]> = {
   '/completions': ['POST'],
   '/embeddings': ['POST'],
   '/health': ['GET'],
+  '/props': ['GET'],
+  '/tokenize': ['POST'],
+  '/completion': ['POST'],
+  '/detokenize': ['POST'],
+  // Ollama's heartbeat (its CLI sends HEAD /) and the first thing a user opens.
+  '/': ['GET', 'HEAD'],
   // Ollama's API on the same port (ollama-routes.ts).
   ...OLLAMA_ROUTES,
 };
@@ -72,6 +87,9 @@ interface ServerContext {
   loopback: boolean;
   /** The port listened on (known once listening). */
   port: () => number;
+  log: (line: string) => void;
+  /** Origins let in (`--cors`). */
+  cors: readonly string[];
 }
 
 /** Refused before the body was read: the answer, then the rest of the body read and dropped (bounded). */
@@ -90,13 +108,19 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, cx: Serv
   // Ollama's clients read `{"error": "message"}`; everything else gets OpenAI's shape.
   const shape: ErrorShape | undefined = route !== null && isOllamaRoute(route) ? ollamaErrorBody : undefined;
   const refuse = (req2: IncomingMessage, res2: ServerResponse, e: ApiError, headers: Record<string, string> = {}): void => refuseShaped(req2, res2, e, headers, shape);
-  const problem = accessProblem(req, cx.port(), cx.loopback);
+  const problem = accessProblem(req, cx.port(), cx.loopback, cx.cors);
   if (problem) return refuse(req, res, problem);
+  for (const [k, v] of Object.entries(corsHeaders(req.headers.origin, cx.cors, [IGNORED_HEADER]))) res.setHeader(k, v);
   const methods = route === null ? undefined : (ROUTES[route] ?? (route.startsWith('/models/') ? ['GET'] : undefined));
   if (route === null || methods === undefined) return refuse(req, res, notFound(`unknown route: ${String(req.method)} ${String(req.url).slice(0, 200)}`, 'unknown_route'));
+  if (req.method === 'OPTIONS') {
+    const headers = { allow: [...methods, 'OPTIONS'].join(', '), ...preflightHeaders(req.headers.origin, cx.cors, [IGNORED_HEADER], methods, req.headers['access-control-request-headers']) };
+    return drainRequest(req, () => void res.writeHead(204, headers).end());
+  }
   if (!methods.includes(req.method ?? '')) {
     return refuse(req, res, new ApiError(405, 'invalid_request_error', `${route} accepts ${methods.join(', ')}, not ${String(req.method).slice(0, 20)}`, 'method_not_allowed'), { allow: methods.join(', ') });
   }
+  if (route === '/') return void res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'content-length': OLLAMA_HEARTBEAT.length }).end(req.method === 'HEAD' ? undefined : OLLAMA_HEARTBEAT);
   if (route === '/health') {
     const m = opts.backend.model();
     return m instanceof ApiError ? refuse(req, res, m) : sendJson(res, 200, { status: 'ok' });
@@ -104,24 +128,10 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, cx: Serv
   if (OLLAMA_OPEN_ROUTES.has(route)) return sendJson(res, 200, ollamaGet(route, opts.backend));
   const denied = cx.auth(req);
   if (denied) return refuse(req, res, denied);
-  if (shape && req.method === 'GET') return sendJson(res, 200, ollamaGet(route, opts.backend));
-  if (route === '/models') {
-    const m = opts.backend.model();
-    return sendJson(res, 200, modelList(m instanceof ApiError ? null : m));
+  if (req.method === 'GET') {
+    const answer = shape ? ollamaGet(route, opts.backend) : answerGet(route, opts.backend);
+    return answer instanceof ApiError ? refuse(req, res, answer) : sendJson(res, 200, answer);
   }
-  if (route.startsWith('/models/')) {
-    const m = opts.backend.model();
-    let id = route.slice('/models/'.length);
-    try {
-      id = decodeURIComponent(id);
-    } catch {
-      // An id that is not valid percent-encoding names no model.
-    }
-    if (m instanceof ApiError || !namesModel(id, m)) return refuse(req, res, notFound(`the model '${id.slice(0, 200)}' does not exist`, 'model_not_found'));
-    return sendJson(res, 200, modelObject(m));
-  }
-  const ct = contentTypeProblem(req);
-  if (ct) return refuse(req, res, ct);
   let body: unknown;
   try {
     body = await readJsonBody(req, limits);
@@ -137,19 +147,49 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, cx: Serv
     if (!res.writableFinished) gone.abort();
   });
   if (res.destroyed || req.socket.destroyed) gone.abort();
+  const noteIgnored = (names: string[]): void => {
+    const value = ignoredHeaderValue(names);
+    if (value === null) return;
+    res.setHeader(IGNORED_HEADER, value);
+    cx.log(`ramforge API: ${route}: ignored ${value}`);
+  };
   try {
-    await handlePost(route, body, shape, { backend: opts.backend, res, clientGone: gone.signal });
+    await handlePost(route, body, shape, { backend: opts.backend, res, clientGone: gone.signal, noteIgnored });
   } catch (e) {
     if (!gone.signal.aborted) sendError(res, asApiError(e), {}, shape);
   }
 }
 
+/** OpenAI's and llama-server's GET routes: the answer, or the error to send. */
+function answerGet(route: string, backend: ApiBackend): object | ApiError {
+  const m = backend.model();
+  // While the model loads there is none to list yet: 503, as llama-server answers, not an empty list.
+  if (m instanceof ApiError && m.code === 'model_loading') return m;
+  if (route === '/models') return modelList(m instanceof ApiError ? null : m);
+  if (route === '/props') return m instanceof ApiError ? m : propsObject(m);
+  let id = route.slice('/models/'.length);
+  try {
+    id = decodeURIComponent(id);
+  } catch {
+    // An id that is not valid percent-encoding names no model.
+  }
+  if (m instanceof ApiError || !namesModel(id, m)) return notFound(`the model '${id.slice(0, 200)}' does not exist`, 'model_not_found');
+  return modelObject(m);
+}
+
 /** A POST with its body read: Ollama's routes, embeddings, or a (chat) completion. */
-async function handlePost(route: string, body: unknown, shape: ErrorShape | undefined, x: { backend: ApiServerOptions['backend']; res: ServerResponse; clientGone: AbortSignal }): Promise<void> {
+async function handlePost(route: string, body: unknown, shape: ErrorShape | undefined, x: OllamaPostContext): Promise<void> {
   if (shape) return ollamaPost(route, body, x);
-  if (route === '/embeddings') return handleEmbeddings(validateEmbeddingsRequest(body), 'openai', x);
+  if (route === '/completion') return handleLlamaCompletion(body, x);
+  if (route === '/tokenize' || route === '/detokenize') return sendJson(x.res, 200, await answerTokens(route, body, x.backend, x.noteIgnored));
+  if (route === '/embeddings') {
+    const req = validateEmbeddingsRequest(body);
+    x.noteIgnored(req.ignored);
+    return handleEmbeddings(req, 'openai', x);
+  }
   const chat = route === '/chat/completions';
   const request = chat ? validateChatRequest(body) : validateCompletionRequest(body);
+  x.noteIgnored(request.ignored);
   await handleCompletion(request, {
     ...x,
     meta: { id: `${chat ? 'chatcmpl' : 'cmpl'}-${randomUUID()}`, created: Math.floor(Date.now() / 1000), systemFingerprint: `ramforge-${RAMFORGE_VERSION}` },
@@ -169,7 +209,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   const limits: BodyLimits = { ...DEFAULT_BODY_LIMITS, ...opts.body };
   const log = opts.log ?? ((l: string) => void process.stderr.write(l + '\n'));
   let port = 0;
-  const cx: ServerContext = { opts, limits, auth: bearerCheck(opts.apiKey ?? null), loopback: isLoopbackHost(host), port: () => port };
+  const cx: ServerContext = { opts, limits, auth: bearerCheck(opts.apiKey ?? null), loopback: isLoopbackHost(host), port: () => port, log, cors: opts.cors ?? [] };
   const handle = (req: IncomingMessage, res: ServerResponse) => handleRequest(req, res, cx);
 
   // Node's own limits come after ours (a body gets our 408 first); headers have only Node's.

@@ -1,5 +1,6 @@
 // GET /v1/models in OpenAI's shape: the one model being served (none while nothing is loaded),
-// with what RAMforge knows about it under `ramforge`. Pure.
+// with what RAMforge knows about it under `ramforge`; and llama-server's GET /props. Pure.
+import { RAMFORGE_VERSION } from '../shared/version.js';
 import type { ServedModel } from './backend.js';
 
 export function modelObject(m: ServedModel): object {
@@ -21,4 +22,17 @@ export function modelObject(m: ServedModel): object {
 
 export function modelList(m: ServedModel | null): object {
   return { object: 'list', data: m ? [modelObject(m)] : [] };
+}
+
+/** llama-server's /props: the context a request gets, the sequences (its slots), the chat template. */
+export function propsObject(m: ServedModel): object {
+  return {
+    default_generation_settings: { n_ctx: m.ctxPerSequence, params: { n_predict: -1, temperature: 1, top_k: 0, top_p: 1, min_p: 0, repeat_penalty: 1, seed: -1 } },
+    total_slots: m.sequences,
+    model_alias: m.id,
+    model_path: m.aliases.find((a) => a.toLowerCase().endsWith('.gguf')) ?? m.id,
+    chat_template: m.facts?.chatTemplate ?? '',
+    modalities: { vision: false, audio: false },
+    build_info: `ramforge-${RAMFORGE_VERSION}`,
+  };
 }

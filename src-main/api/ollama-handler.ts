@@ -6,13 +6,16 @@
 import type { ServerResponse } from 'node:http';
 import type { GenerateParams } from '../shared/worker-protocol.js';
 import type { ApiBackend, ServedModel } from './backend.js';
-import { ApiError, badRequest, notFound } from './errors.js';
+import { ApiError, badRequest } from './errors.js';
+import { servedFor } from './model-choice.js';
 import { sendJson } from './http-reply.js';
-import { NO_TEMPLATE_MESSAGE } from './completion-handler.js';
 import { OLLAMA_NDJSON_HEADERS, ndjson, ollamaErrorBody, ollamaFinal, ollamaNamesModel, ollamaPiece, type OllamaMeta } from './ollama-shape.js';
 import type { OllamaRequest } from './ollama-validate.js';
 import { finishReasonOf } from './response-shape.js';
 import { stoppedGeneration, writerOf } from './stopped-generation.js';
+import { ToolCallSplitter, parseToolCalls } from './tool-calls.js';
+import { NO_TOOL_TEMPLATE_MESSAGE, templateSupportsTools } from './tool-request.js';
+import { ollamaCallsOut } from './ollama-tools.js';
 
 
 export interface OllamaContext {
@@ -24,19 +27,18 @@ export interface OllamaContext {
 }
 
 /** The served model the request names, or the error that says why not. */
-export function ollamaModelFor(backend: ApiBackend, name: string): ServedModel {
-  const served = backend.model();
-  if (served instanceof ApiError) throw served;
-  if (!ollamaNamesModel(name, served)) throw notFound(`model '${name.slice(0, 200)}' not found: this server serves '${served.id}' (GET /api/tags)`, 'model_not_found');
-  return served;
+export function ollamaModelFor(backend: ApiBackend, name: string | null): Promise<ServedModel> {
+  return servedFor(backend, name, ollamaNamesModel, 'GET /api/tags');
 }
 
 /** What the worker is asked for, or null when the request only asks for the model to be loaded. */
 function paramsOf(req: OllamaRequest, served: ServedModel): Omit<GenerateParams, 'maxTokens' | 'sampling'> | null {
   if (req.api === 'chat') {
     if (req.messages.length === 0) return null;
-    if (!served.hasChatTemplate) throw badRequest(NO_TEMPLATE_MESSAGE.replace('/v1/chat/completions', '/api/chat').replace("/v1/completions with a 'prompt'", "/api/generate with 'raw': true"), 'messages', 'chat_template_missing');
-    return { messages: req.messages };
+    // Tools and tool turns are rendered by the model's own template in the worker, as on /v1/chat/completions.
+    const toolTurns = req.messages.some((m) => m.role === 'tool' || (m.toolCalls?.length ?? 0) > 0);
+    if ((req.tools || toolTurns) && !templateSupportsTools(served.facts?.chatTemplate)) throw badRequest(NO_TOOL_TEMPLATE_MESSAGE, req.tools ? 'tools' : 'messages', 'tools_unsupported');
+    return { messages: req.messages, ...(req.tools ? { tools: req.tools.tools } : toolTurns ? { tools: [] } : {}) };
   }
   if (req.prompt === '') return null;
   // As Ollama does: the prompt is a user turn in the model's template, unless raw (or there is none).
@@ -49,7 +51,9 @@ function paramsOf(req: OllamaRequest, served: ServedModel): Omit<GenerateParams,
 
 export async function handleOllama(req: OllamaRequest, ctx: OllamaContext): Promise<void> {
   const t0 = ctx.now();
-  const served = ollamaModelFor(ctx.backend, req.model);
+  const only = req.api === 'chat' ? req.messages.length === 0 : req.prompt === '';
+  if (only && req.unload) return answerUnload(req, ctx);
+  const served = await ollamaModelFor(ctx.backend, req.model);
   if (req.numCtx !== null && req.numCtx > served.ctxPerSequence) {
     throw badRequest(
       `'options.num_ctx' ${req.numCtx} is more than the ${served.ctxPerSequence} tokens each sequence of the loaded model holds: the context is set when the model is loaded (ramforge serve --ctx)`,
@@ -57,7 +61,7 @@ export async function handleOllama(req: OllamaRequest, ctx: OllamaContext): Prom
       'invalid_value',
     );
   }
-  const meta: OllamaMeta = { model: req.model, createdAt: new Date().toISOString() };
+  const meta: OllamaMeta = { model: req.model ?? served.id, createdAt: new Date().toISOString() };
   const { res } = ctx;
   const base = paramsOf(req, served);
   if (base === null) {
@@ -73,14 +77,19 @@ export async function handleOllama(req: OllamaRequest, ctx: OllamaContext): Prom
 
   const pieces: string[] = [];
   let started = false;
+  const names = new Set(req.tools?.tools.map((t) => t.name) ?? []);
+  const splitter = req.tools && req.stream ? new ToolCallSplitter() : null;
+  const begin = (): void => {
+    if (started) return;
+    started = true;
+    res.writeHead(200, OLLAMA_NDJSON_HEADERS);
+  };
   const done = await stoppedGeneration(ctx, params, req.stop, {
     emit: (text, write) => {
       if (!req.stream) return void pieces.push(text);
-      if (!started) {
-        started = true;
-        res.writeHead(200, OLLAMA_NDJSON_HEADERS);
-      }
-      write(ndjson(ollamaPiece(req.api, meta, text)));
+      begin();
+      const out = splitter ? splitter.push(text) : text;
+      if (out !== '') write(ndjson(ollamaPiece(req.api, meta, out)));
     },
     failedAfterStart: (err, write) => {
       if (!started) return false;
@@ -91,10 +100,18 @@ export async function handleOllama(req: OllamaRequest, ctx: OllamaContext): Prom
   if (!done) return;
   const { run } = done;
   const r = run.result;
+  const write = writerOf(res);
+  // With tools: the calls the text holds (streamed: the content before them went out as it came).
+  const parsed = !req.tools ? { content: pieces.join(''), calls: [] } : splitter ? splitter.finish(names) : parseToolCalls(pieces.join(''), names);
+  const calls = ollamaCallsOut(parsed.calls);
+  if (splitter) {
+    begin();
+    if (parsed.content || calls.length > 0) write(ndjson(ollamaPiece(req.api, meta, parsed.content ?? '', calls.length > 0 ? calls : undefined)));
+  }
   const final = ollamaFinal(
     req.api,
     meta,
-    req.stream ? '' : pieces.join(''),
+    req.stream ? '' : (parsed.content ?? ''),
     {
       doneReason: done.stopHit ? 'stop' : finishReasonOf(r.stopReason),
       totalMs: ctx.now() - t0,
@@ -104,9 +121,25 @@ export async function handleOllama(req: OllamaRequest, ctx: OllamaContext): Prom
       evalMs: Math.max(0, r.timings.ttftMs - r.timings.promptMs) + r.timings.decodeMs,
     },
     run.extras,
+    req.stream ? undefined : calls,
   );
-  if (!req.stream) return sendJson(res, 200, final);
-  if (!started) res.writeHead(200, OLLAMA_NDJSON_HEADERS);
-  writerOf(res)(ndjson(final));
-  res.end();
+  if (!req.stream) sendJson(res, 200, final);
+  else {
+    begin();
+    write(ndjson(final));
+    res.end();
+  }
+  // keep_alive 0 with a prompt: answered first, then unloaded.
+  if (req.unload) await ctx.backend.unload?.();
+}
+
+/** keep_alive 0 and nothing to generate: the model is unloaded (if it was loaded), done_reason "unload". */
+async function answerUnload(req: OllamaRequest, ctx: OllamaContext): Promise<void> {
+  const served = ctx.backend.model();
+  await ctx.backend.unload?.();
+  const meta: OllamaMeta = { model: req.model ?? (served instanceof ApiError ? '' : served.id), createdAt: new Date().toISOString() };
+  const line = ollamaFinal(req.api, meta, '', { doneReason: 'unload', totalMs: 0, promptTokens: 0, promptMs: 0, evalTokens: 0, evalMs: 0 }, null);
+  if (!req.stream) return sendJson(ctx.res, 200, line);
+  ctx.res.writeHead(200, OLLAMA_NDJSON_HEADERS);
+  ctx.res.end(ndjson(line));
 }

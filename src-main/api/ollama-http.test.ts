@@ -58,17 +58,19 @@ describe('Ollama API: models', () => {
     expect(await (await fetch(url('/api/tags'))).json()).toEqual({ models: [] });
   });
 
-  it('/api/show answers for the bare name, name:latest and an alias; another name is 404 as {"error"}', async () => {
-    for (const model of ['fake', 'fake:latest', 'fake.gguf']) {
+  it('/api/show answers for the bare name, name:latest, an alias, any other name; a model on disk but not loaded is 404 as {"error"}', async () => {
+    for (const model of ['fake', 'fake:latest', 'fake.gguf', 'llama3']) {
       const r = await post('/api/show', { model });
       expect(r.status).toBe(200);
       expect(await r.json()).toMatchObject({ template: '{{ messages }}', details: { family: 'llama' }, model_info: { 'general.architecture': 'llama', 'llama.context_length': 2048 }, capabilities: ['completion', 'embedding'] });
     }
-    const missing = await post('/api/show', { name: 'llama3' });
+    backend.onDisk = { 'llama3:latest': '/models/llama3.gguf' };
+    const missing = await post('/api/show', { name: 'llama3:latest' });
+    backend.onDisk = {};
     expect(missing.status).toBe(404);
     const err = (await missing.json()) as { error: unknown };
     expect(typeof err.error).toBe('string');
-    expect(err.error).toMatch(/model 'llama3' not found/);
+    expect(err.error).toMatch(/model 'llama3:latest' is on this machine but not loaded: this server serves 'fake' \(GET \/api\/tags\)/);
   });
 
   it('/api/version answers without a key; the rest needs it, refused in Ollama\'s shape', async () => {
@@ -117,7 +119,7 @@ describe('Ollama API: chat and generate', () => {
     expect(backend.calls.at(-1)?.sampling).toEqual({ temperature: 0.8, seed: RANDOM_SEED, topK: 40, topP: 0.9, minP: 0, repeatPenalty: 1.1, repeatLastN: 64 });
   });
 
-  it('generate renders the prompt (and system) through the chat template; raw, or no template, sends the text as it is', async () => {
+  it('generate renders the prompt (and system) through the chat template; raw, or no template, sends the text as it is; chat without a template goes on (ChatML in the worker)', async () => {
     await post('/api/generate', { model: 'fake', prompt: 'Once', system: 'sys', options: { num_predict: 1 } });
     expect(backend.calls.at(-1)).toMatchObject({ messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: 'Once' }] });
     await post('/api/generate', { model: 'fake', prompt: 'Once', raw: true, options: { num_predict: 1 } });
@@ -127,9 +129,10 @@ describe('Ollama API: chat and generate', () => {
     const ls = lines(await r.text());
     expect(ls.map((l) => l.response).join('')).toBe('w0 w1 ');
     expect(backend.calls.at(-1)).toMatchObject({ prompt: 'Once' });
+    // Chat turns go to the worker, which renders them with ChatML when the model has no template.
     const c = await post('/api/chat', chat());
-    expect(c.status).toBe(400);
-    expect(((await c.json()) as { error: string }).error).toMatch(/no chat template.*\/api\/generate/);
+    expect(c.status).toBe(200);
+    expect(backend.calls.at(-1)).toMatchObject({ messages: [{ role: 'user', content: 'hi' }] });
   });
 
   it('num_ctx bounds the answer; more than a sequence holds is a 400', async () => {
@@ -162,5 +165,36 @@ describe('Ollama API: chat and generate', () => {
     const ls = lines(await s.text());
     expect(ls.at(-1)).toEqual({ error: expect.stringMatching(/worker ended/) });
     expect(ls.some((l) => l.done === true)).toBe(false);
+  });
+
+  it('tools on /api/chat go to the worker with the turns; the calls the model writes come back as message.tool_calls, streamed and not', async () => {
+    backend.served = { ...FAKE_MODEL, facts: { ...FACTS, chatTemplate: '{{ tools }} <tool_call> {{ messages }}' } };
+    const words = backend.words;
+    backend.words = ['Sure. ', '<tool_call>', '{"name": "get_weather", ', '"arguments": {"city": "Oslo"}}', '</tool_call>'];
+    try {
+      const tools = [{ type: 'function', function: { name: 'get_weather', description: 'forecast', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+      const messages = [
+        { role: 'user', content: 'weather?' },
+        { role: 'assistant', content: '', tool_calls: [{ function: { name: 'get_weather', arguments: { city: 'Bergen' } } }] },
+        { role: 'tool', content: 'rain', tool_name: 'get_weather' },
+      ];
+      const r = (await (await post('/api/chat', chat({ messages, tools, stream: false, options: { num_predict: 5 } }))).json()) as { message: { content: string; tool_calls?: unknown[] } };
+      expect(r.message.tool_calls).toEqual([{ function: { name: 'get_weather', arguments: { city: 'Oslo' } } }]);
+      expect(r.message.content.trim()).toBe('Sure.');
+      const sent = backend.calls.at(-1);
+      expect(sent?.tools?.map((t) => t.name)).toEqual(['get_weather']);
+      expect(sent?.messages?.[1]).toMatchObject({ role: 'assistant', toolCalls: [{ name: 'get_weather', arguments: '{"city":"Bergen"}' }] });
+      expect(sent?.messages?.[2]).toMatchObject({ role: 'tool', content: 'rain' });
+      const streamed = lines(await (await post('/api/chat', chat({ messages, tools, options: { num_predict: 5 } }))).text());
+      const withCalls = streamed.filter((l) => (l.message as { tool_calls?: unknown } | undefined)?.tool_calls);
+      expect(withCalls.map((l) => (l.message as { tool_calls: unknown }).tool_calls)).toEqual([[{ function: { name: 'get_weather', arguments: { city: 'Oslo' } } }]]);
+      expect(streamed.at(-1)).toMatchObject({ done: true });
+      backend.served = { ...FAKE_MODEL, facts: FACTS };
+      const refused = await post('/api/chat', chat({ tools }));
+      expect(refused.status).toBe(400);
+      expect(((await refused.json()) as { error: string }).error).toMatch(/does not render tools/);
+    } finally {
+      backend.words = words;
+    }
   });
 });

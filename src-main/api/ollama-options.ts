@@ -2,13 +2,14 @@
 // ones that shape the text are honoured with Ollama's defaults (a client written for Ollama
 // expects its temperature 0.8, top_k 40, top_p 0.9, repeat_penalty 1.1); the ones that only
 // tune loading or speed (threads, GPU layers, batch, mmap) are type-checked and ignored, since
-// the loaded model's settings are the server's; samplers llama.cpp has but we do not run are
-// accepted only at their neutral value; an option Ollama does not have is a 400, like an
-// unknown OpenAI parameter. Pure.
+// the loaded model's settings are the server's; samplers we do not run (typical_p, tfs_z,
+// mirostat) are type-checked and, away from their neutral value, ignored and named; an option
+// Ollama does not have is ignored and named too (Ollama logs and ignores it). A wrong type is
+// still a 400. Pure.
 import type { SamplingParams } from '../shared/worker-protocol.js';
 import { LIMITS } from '../shared/settings/run-settings.js';
 import { badRequest } from './errors.js';
-import { given, onlyNeutral, optBool, optInt, optNumber, type Body } from './check-value.js';
+import { given, optBool, optInt, optNumber, unknownNames, type Body } from './check-value.js';
 import { MAX_STOP_LENGTH, MAX_STOP_STRINGS, RANDOM_SEED } from './validate-request.js';
 
 export interface OllamaOptions {
@@ -69,20 +70,18 @@ function checkSeed(b: Body): number {
   return v === null || v === -1 ? RANDOM_SEED : v;
 }
 
-/** `options` of a request (undefined or null: all defaults). */
-export function checkOllamaOptions(v: unknown): OllamaOptions {
+/** `options` of a request (undefined or null: all defaults); options not applied are added to `ignored`. */
+export function checkOllamaOptions(v: unknown, ignored: string[]): OllamaOptions {
   if (given(v) && (typeof v !== 'object' || Array.isArray(v))) throw badRequest("'options' must be an object", 'options', 'invalid_type');
   const raw = (given(v) ? v : {}) as Body;
-  for (const k of Object.keys(raw)) {
-    if (!OLLAMA_OPTIONS.has(k)) throw badRequest(`unknown option: options.${k.length > 60 ? `${k.slice(0, 60)}…` : k}`, `options.${k.slice(0, 60)}`, 'unknown_parameter');
-  }
+  ignored.push(...unknownNames(raw, OLLAMA_OPTIONS, 'options.'));
   const b = named(raw);
   for (const k of LOAD_ONLY_INTS) optInt(b, `options.${k}`, -1, 1 << 20);
   for (const k of LOAD_ONLY_BOOLS) optBool(b, `options.${k}`);
   for (const [k, [lo, hi]] of Object.entries(CHECKED_NUMBERS)) optNumber(b, `options.${k}`, lo, hi);
   for (const [k, isNeutral] of Object.entries(NEUTRAL)) {
-    optNumber(b, `options.${k}`, 0, 100);
-    onlyNeutral(b, `options.${k}`, isNeutral, `this server does not run the ${k} sampler`);
+    const x = optNumber(b, `options.${k}`, 0, 100);
+    if (x !== null && !isNeutral(x)) ignored.push(`options.${k}`);
   }
   // -1: until the end of text; -2: fill the context. Both are "no limit" here.
   const predict = optInt(b, 'options.num_predict', -2, LIMITS.maxTokens.max);

@@ -39,13 +39,23 @@ export interface OllamaPostContext {
   backend: ApiBackend;
   res: ServerResponse;
   clientGone: AbortSignal;
+  /** Names the request's accepted-but-ignored fields to the client (a header) and the log. */
+  noteIgnored: (names: string[]) => void;
 }
 
 /** The POST routes; an ApiError thrown before an answer began is the caller's to send. */
 export async function ollamaPost(route: string, body: unknown, ctx: OllamaPostContext): Promise<void> {
-  if (route === '/api/show') return sendJson(ctx.res, 200, showObject(ollamaModelFor(ctx.backend, validateOllamaShow(body))));
-  if (route === '/api/embed') return handleEmbeddings(validateOllamaEmbed(body), 'ollama', ctx);
-  if (route === '/api/embeddings') return handleEmbeddings(validateOllamaLegacyEmbeddings(body), 'ollama-legacy', ctx);
+  if (route === '/api/show') {
+    const show = validateOllamaShow(body);
+    ctx.noteIgnored(show.ignored);
+    return sendJson(ctx.res, 200, showObject(await ollamaModelFor(ctx.backend, show.model)));
+  }
+  if (route === '/api/embed' || route === '/api/embeddings') {
+    const req = route === '/api/embed' ? validateOllamaEmbed(body) : validateOllamaLegacyEmbeddings(body);
+    ctx.noteIgnored(req.ignored);
+    return handleEmbeddings(req, route === '/api/embed' ? 'ollama' : 'ollama-legacy', ctx);
+  }
   const req = route === '/api/chat' ? validateOllamaChat(body) : validateOllamaGenerate(body);
+  ctx.noteIgnored(req.ignored);
   await handleOllama(req, { ...ctx, now: () => performance.now() });
 }

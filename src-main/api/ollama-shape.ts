@@ -60,7 +60,8 @@ export function tagEntry(m: ServedModel): object {
 export function tagsList(m: ServedModel | null, running = false): object {
   // Running models have no expiry here: the server keeps its model until it stops.
   if (!m) return { models: [] };
-  return { models: [running ? { ...tagEntry(m), expires_at: '9999-12-31T23:59:59Z', size_vram: 0 } : tagEntry(m)] };
+  // context_length: what one request gets (the loaded context over the sequences), Ollama's num_ctx.
+  return { models: [running ? { ...tagEntry(m), expires_at: '9999-12-31T23:59:59Z', size_vram: 0, context_length: m.ctxPerSequence } : tagEntry(m)] };
 }
 
 export function showObject(m: ServedModel): object {
@@ -92,13 +93,13 @@ export interface OllamaMeta {
 }
 
 /** A piece of text: a message delta (chat) or a response piece (generate). */
-export function ollamaPiece(api: OllamaApi, meta: OllamaMeta, text: string): object {
+export function ollamaPiece(api: OllamaApi, meta: OllamaMeta, text: string, toolCalls?: object[]): object {
   const head = { model: meta.model, created_at: meta.createdAt };
-  return api === 'chat' ? { ...head, message: { role: 'assistant', content: text }, done: false } : { ...head, response: text, done: false };
+  return api === 'chat' ? { ...head, message: { role: 'assistant', content: text, ...(toolCalls ? { tool_calls: toolCalls } : {}) }, done: false } : { ...head, response: text, done: false };
 }
 
 export interface OllamaTotals {
-  doneReason: 'stop' | 'length' | 'load';
+  doneReason: 'stop' | 'length' | 'load' | 'unload';
   totalMs: number;
   promptTokens: number;
   promptMs: number;
@@ -109,11 +110,11 @@ export interface OllamaTotals {
 const ns = (ms: number): number => Math.max(0, Math.round(ms * 1e6));
 
 /** The last line (or the whole answer without streaming, `text` then holding all of it). */
-export function ollamaFinal(api: OllamaApi, meta: OllamaMeta, text: string, t: OllamaTotals, extras: RamforgeExtras | null): object {
+export function ollamaFinal(api: OllamaApi, meta: OllamaMeta, text: string, t: OllamaTotals, extras: RamforgeExtras | null, toolCalls?: object[]): object {
   const head = { model: meta.model, created_at: meta.createdAt };
-  const body = api === 'chat' ? { message: { role: 'assistant', content: text } } : { response: text };
+  const body = api === 'chat' ? { message: { role: 'assistant', content: text, ...(toolCalls && toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) } } : { response: text };
   const counts =
-    t.doneReason === 'load'
+    t.doneReason === 'load' || t.doneReason === 'unload'
       ? {}
       : { total_duration: ns(t.totalMs), load_duration: 0, prompt_eval_count: t.promptTokens, prompt_eval_duration: ns(t.promptMs), eval_count: t.evalTokens, eval_duration: ns(t.evalMs) };
   return { ...head, ...body, done: true, done_reason: t.doneReason, ...counts, ...(extras ? { ramforge: extras } : {}) };

@@ -55,24 +55,23 @@ describe('Ollama request validation', () => {
 
   it('refuses what it cannot honour with a 400 that names the field', () => {
     const cases: [() => unknown, string, string][] = [
-      [() => validateOllamaChat({ messages: [] }), 'model', 'missing_required_parameter'],
-      [() => validateOllamaChat(chat({ temprature: 1 })), 'temprature', 'unknown_parameter'],
-      [() => validateOllamaChat(chat({ options: { temprature: 1 } })), 'options.temprature', 'unknown_parameter'],
       [() => validateOllamaChat(chat({ options: { temperature: 'hot' } })), 'options.temperature', 'invalid_type'],
       [() => validateOllamaChat(chat({ options: { temperature: 3 } })), 'options.temperature', 'invalid_value'],
       [() => validateOllamaChat(chat({ options: { num_predict: 0 } })), 'options.num_predict', 'invalid_value'],
       [() => validateOllamaChat(chat({ options: { num_ctx: 0 } })), 'options.num_ctx', 'invalid_value'],
       [() => validateOllamaChat(chat({ options: { stop: 'x'.repeat(2000) } })), 'options.stop', 'invalid_value'],
-      [() => validateOllamaChat(chat({ options: { mirostat: 2 } })), 'options.mirostat', 'unsupported_parameter'],
+      [() => validateOllamaChat(chat({ options: { mirostat: 'on' } })), 'options.mirostat', 'invalid_type'],
+      [() => validateOllamaChat(chat({ options: { typical_p: 200 } })), 'options.typical_p', 'invalid_value'],
       [() => validateOllamaChat(chat({ options: [] })), 'options', 'invalid_type'],
       [() => validateOllamaChat(chat({ stream: 'yes' })), 'stream', 'invalid_type'],
-      [() => validateOllamaChat(chat({ tools: [{ type: 'function' }] })), 'tools', 'unsupported_parameter'],
+      [() => validateOllamaChat(chat({ tools: [{ type: 'function' }] })), 'tools[0].function', 'missing_required_parameter'],
+      [() => validateOllamaChat(chat({ messages: [{ role: 'assistant', content: '', tool_calls: [{ function: { name: 'f', arguments: '{}' } }] }] })), 'messages[0].tool_calls[0].function.arguments', 'invalid_type'],
+      [() => validateOllamaChat(chat({ messages: [{ role: 'user', content: 'x', tool_calls: [{ function: { name: 'f' } }] }] })), 'messages[0].tool_calls', 'invalid_value'],
       [() => validateOllamaChat(chat({ think: true })), 'think', 'unsupported_parameter'],
       [() => validateOllamaChat(chat({ keep_alive: {} })), 'keep_alive', 'invalid_type'],
-      [() => validateOllamaChat(chat({ messages: [{ role: 'tool', content: '1' }] })), 'messages[0].role', 'unsupported_role'],
+      [() => validateOllamaChat(chat({ messages: [{ role: 'wizard', content: '1' }] })), 'messages[0].role', 'invalid_value'],
       [() => validateOllamaChat(chat({ messages: [{ role: 'user', content: 'x', images: ['aGk='] }] })), 'images', 'unsupported_parameter'],
       [() => validateOllamaChat(chat({ messages: [{ role: 'user', content: 3 }] })), 'messages[0].content', 'invalid_type'],
-      [() => validateOllamaChat(chat({ messages: [{ role: 'user', content: 'x', extra: 1 }] })), 'messages[0].extra', 'unknown_parameter'],
       [() => validateOllamaChat(chat({ messages: 'hi' })), 'messages', 'invalid_type'],
       [() => validateOllamaGenerate(gen({ context: [1, 2, 3] })), 'context', 'unsupported_parameter'],
       [() => validateOllamaGenerate(gen({ template: '{{ .Prompt }}' })), 'template', 'unsupported_parameter'],
@@ -90,10 +89,22 @@ describe('Ollama request validation', () => {
     }
   });
 
-  it('show names the model with model or, as older clients do, name', () => {
-    expect(validateOllamaShow({ model: 'a' })).toBe('a');
-    expect(validateOllamaShow({ name: 'b', verbose: true })).toBe('b');
-    expect(refusal(() => validateOllamaShow({})).code).toBe('missing_required_parameter');
-    expect(refusal(() => validateOllamaShow({ model: 'a', size: 1 })).code).toBe('unknown_parameter');
+  it('show names the model with model or, as older clients do, name; none is the loaded one', () => {
+    expect(validateOllamaShow({ model: 'a' })).toEqual({ model: 'a', ignored: [] });
+    expect(validateOllamaShow({ name: 'b', verbose: true }).model).toBe('b');
+    expect(validateOllamaShow({}).model).toBeNull();
+    expect(validateOllamaShow({ model: 'a', size: 1 }).ignored).toEqual(['size']);
+  });
+
+  it('accepts and names what Ollama accepts and this server does not apply: unknown fields and options, typical_p, tfs_z, mirostat', () => {
+    const r = validateOllamaChat({
+      messages: [{ role: 'user', content: 'x', extra: 1 }],
+      temprature: 1,
+      options: { temprature: 1, typical_p: 0.7, tfs_z: 0.5, mirostat: 2, mirostat_tau: 5, temperature: 0.2 },
+    });
+    expect(r.model).toBeNull();
+    expect(r.sampling.temperature).toBe(0.2);
+    expect(r.ignored.sort()).toEqual(['messages[0].extra', 'options.mirostat', 'options.temprature', 'options.tfs_z', 'options.typical_p', 'temprature']);
+    expect(validateOllamaChat(chat({ options: { typical_p: 1, tfs_z: 1, mirostat: 0 } })).ignored).toEqual([]);
   });
 });

@@ -1,20 +1,25 @@
 // Validation of Ollama's /api/chat, /api/generate and /api/show bodies, with Ollama's field
-// names. What the server honours is checked and used; what it cannot do (images, tools,
-// thinking, custom templates, token contexts) is accepted only at its neutral value, so a client
-// gets what it asked for or a 400 saying why not; a field Ollama does not have is a 400. Pure.
+// names. What the server honours is checked and used (tools and tool turns on /api/chat:
+// ollama-tools.ts); what it cannot do (images, thinking, custom templates, token contexts) is
+// accepted only at its neutral value, so a client
+// gets what it asked for or a 400 saying why not; a field Ollama does not have is accepted and
+// ignored, as Ollama does, and named in the request's `ignored` list (a header and a log line).
+// Pure.
 import type { ChatMessage } from '../shared/worker-protocol.js';
 import { badRequest } from './errors.js';
-import { given, onlyNeutral, optBool, optInt, optString, type Body } from './check-value.js';
+import { given, onlyNeutral, optBool, optInt, optString, unknownNames, type Body } from './check-value.js';
 import { checkOllamaOptions, type OllamaOptions } from './ollama-options.js';
 import { checkOllamaFormat } from './response-format.js';
-import { MAX_MESSAGES } from './validate-request.js';
+import { MAX_MESSAGES, checkModel } from './validate-request.js';
+import { ollamaMessageCalls } from './ollama-tools.js';
+import { checkToolRequest, type ToolRequest } from './tool-request.js';
 
 export type OllamaApi = 'chat' | 'generate';
 
 export interface OllamaRequest extends OllamaOptions {
   api: OllamaApi;
-  /** The model the client named (checked against the loaded one by the handler). */
-  model: string;
+  /** The model the client named (resolved against the loaded one by the handler); null: none named. */
+  model: string | null;
   /** Ollama streams unless told `stream: false`. */
   stream: boolean;
   /** chat: the turns; empty = only "load the model" (Ollama answers done_reason "load"). */
@@ -25,6 +30,12 @@ export interface OllamaRequest extends OllamaOptions {
   system: string | null;
   /** generate: the prompt is the model's input as it is, without the chat template. */
   raw: boolean;
+  /** Fields and options given that this server does not know or apply: accepted, named back to the client. */
+  ignored: string[];
+  /** keep_alive 0: unload the model once answered (Ollama's way to free its memory). */
+  unload: boolean;
+  /** chat: the tools the model may call (null: none declared). */
+  tools: ToolRequest | null;
 }
 
 const COMMON = ['model', 'stream', 'format', 'options', 'keep_alive', 'think', 'logprobs', 'top_logprobs'];
@@ -40,28 +51,27 @@ function asBody(v: unknown): Body {
   return v as Body;
 }
 
-function checkKnown(b: Body, known: Set<string>, at = ''): void {
-  for (const k of Object.keys(b)) {
-    if (!known.has(k)) throw badRequest(`unknown field: ${at}${k.length > 60 ? `${k.slice(0, 60)}…` : k}`, `${at}${k.slice(0, 60)}`, 'unknown_parameter');
-  }
-}
 
-function checkModel(b: Body, param = 'model'): string {
-  const m = optString(b, param, 1024);
-  if (m === null || m === '') throw badRequest(`'${param}' is required: a name GET /api/tags lists`, param, 'missing_required_parameter');
-  return m;
-}
-
-function checkKeepAlive(b: Body): void {
-  // The model stays loaded as the server was started: the value is checked and has no effect.
+/**
+ * Whether `keep_alive` is zero: the model is unloaded once the request is answered, as Ollama
+ * does. Any other value is checked and has no effect (the model stays loaded as the server was
+ * started, and a request after an unload loads it again).
+ */
+function checkKeepAlive(b: Body): boolean {
   const v = b.keep_alive;
-  if (!given(v)) return;
-  if (typeof v === 'number' ? !Number.isFinite(v) : typeof v !== 'string' || v.length > 64) {
-    throw badRequest("'keep_alive' must be a duration string (\"5m\") or a number of seconds", 'keep_alive', 'invalid_type');
+  if (!given(v)) return false;
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw badRequest("'keep_alive' must be a finite number of seconds", 'keep_alive', 'invalid_value');
+    return v === 0;
   }
+  if (typeof v !== 'string' || v.length > 64) throw badRequest("'keep_alive' must be a duration string (\"5m\") or a number of seconds", 'keep_alive', 'invalid_type');
+  const m = /^\s*(-?\d+(?:\.\d+)?)\s*(ns|us|µs|ms|s|m|h)?\s*$/.exec(v);
+  if (!m) throw badRequest(`'keep_alive' must be a duration ("5m", "1h", "0") or a number of seconds, got ${JSON.stringify(v.slice(0, 20))}`, 'keep_alive', 'invalid_value');
+  return Number(m[1]) === 0;
 }
 
-function checkCommon(b: Body): { model: string; stream: boolean } & OllamaOptions {
+function checkCommon(b: Body, known: Set<string>): { model: string | null; stream: boolean; ignored: string[]; unload: boolean } & OllamaOptions {
+  const ignored = unknownNames(b, known);
   const model = checkModel(b);
   const stream = optBool(b, 'stream') ?? true;
   const grammar = checkOllamaFormat(b.format);
@@ -69,12 +79,12 @@ function checkCommon(b: Body): { model: string; stream: boolean } & OllamaOption
   onlyNeutral(b, 'logprobs', (v) => v === false, 'log probabilities are not returned');
   onlyNeutral(b, 'top_logprobs', (v) => v === 0, 'log probabilities are not returned');
   optInt(b, 'top_logprobs', 0, 20);
-  checkKeepAlive(b);
-  const options = checkOllamaOptions(b.options);
-  return { model, stream, ...options, sampling: grammar !== null ? { ...options.sampling, grammar } : options.sampling };
+  const unload = checkKeepAlive(b);
+  const options = checkOllamaOptions(b.options, ignored);
+  return { model, stream, ignored, unload, ...options, sampling: grammar !== null ? { ...options.sampling, grammar } : options.sampling };
 }
 
-function checkMessages(b: Body): ChatMessage[] {
+function checkMessages(b: Body, ignored: string[]): ChatMessage[] {
   const v = b.messages;
   if (!given(v)) return [];
   if (!Array.isArray(v)) throw badRequest("'messages' must be an array of messages", 'messages', 'invalid_type');
@@ -83,34 +93,35 @@ function checkMessages(b: Body): ChatMessage[] {
     const at = `messages[${i}]`;
     if (m === null || typeof m !== 'object' || Array.isArray(m)) throw badRequest(`'${at}' must be an object`, at, 'invalid_type');
     const o = m as Body;
-    checkKnown(o, MESSAGE_FIELDS, `${at}.`);
+    ignored.push(...unknownNames(o, MESSAGE_FIELDS, `${at}.`));
     onlyNeutral(o, 'images', isEmptyArray, 'images are not supported (text models only)');
-    onlyNeutral(o, 'tool_calls', isEmptyArray, 'tool calls are not supported');
-    onlyNeutral(o, 'tool_name', (x) => x === '', 'tool messages are not supported');
     // An earlier turn's reasoning: the templates here have no place for it, and it is dropped.
     optString(o, 'thinking', 1 << 22);
+    const toolName = optString(o, 'tool_name', 256);
     const role = o.role;
-    if (role === 'tool') throw badRequest(`'${at}.role' tool is not supported: tool calls are served on /v1/chat/completions (OpenAI's format), not on Ollama's /api/chat`, `${at}.role`, 'unsupported_role');
-    if (role !== 'system' && role !== 'user' && role !== 'assistant') throw badRequest(`'${at}.role' must be system, user or assistant`, `${at}.role`, 'invalid_value');
-    const content = o.content;
+    if (role !== 'system' && role !== 'user' && role !== 'assistant' && role !== 'tool') throw badRequest(`'${at}.role' must be system, user, assistant or tool`, `${at}.role`, 'invalid_value');
+    const calls = given(o.tool_calls) ? ollamaMessageCalls(o.tool_calls, `${at}.tool_calls`) : [];
+    if (calls.length > 0 && role !== 'assistant') throw badRequest(`'${at}.tool_calls' belongs to assistant messages`, `${at}.tool_calls`, 'invalid_value');
+    const content = o.content ?? (calls.length > 0 ? '' : undefined);
     if (!given(content)) throw badRequest(`'${at}.content' is required`, `${at}.content`, 'missing_required_parameter');
     if (typeof content !== 'string') throw badRequest(`'${at}.content' must be a string`, `${at}.content`, 'invalid_type');
-    return { role, content };
+    // Ollama's tool turns carry the tool's name, not a call id: the templates render the result alone.
+    if (role === 'tool') return { role, content, toolCallId: toolName || `call_${i}` };
+    return calls.length > 0 ? { role: 'assistant', content, toolCalls: calls } : { role, content };
   });
 }
 
 export function validateOllamaChat(body: unknown): OllamaRequest {
   const b = asBody(body);
-  checkKnown(b, OLLAMA_CHAT_FIELDS);
-  const common = checkCommon(b);
-  onlyNeutral(b, 'tools', isEmptyArray, "tool calls are served on /v1/chat/completions (OpenAI's format), not on Ollama's /api/chat");
-  return { api: 'chat', ...common, messages: checkMessages(b), prompt: '', system: null, raw: false };
+  const common = checkCommon(b, OLLAMA_CHAT_FIELDS);
+  // Ollama has no tool_choice: the model may call or answer (its `auto`).
+  const tools = checkToolRequest({ tools: b.tools });
+  return { api: 'chat', ...common, messages: checkMessages(b, common.ignored), prompt: '', system: null, raw: false, tools };
 }
 
 export function validateOllamaGenerate(body: unknown): OllamaRequest {
   const b = asBody(body);
-  checkKnown(b, OLLAMA_GENERATE_FIELDS);
-  const common = checkCommon(b);
+  const common = checkCommon(b, OLLAMA_GENERATE_FIELDS);
   const prompt = optString(b, 'prompt', 1 << 22) ?? '';
   const system = optString(b, 'system', 1 << 22);
   const raw = optBool(b, 'raw') ?? false;
@@ -119,16 +130,16 @@ export function validateOllamaGenerate(body: unknown): OllamaRequest {
   onlyNeutral(b, 'context', isEmptyArray, "token contexts are not supported: send the conversation as text, or use /api/chat");
   onlyNeutral(b, 'images', isEmptyArray, 'images are not supported (text models only)');
   if (raw && system !== null && system !== '') throw badRequest("'system' has no effect with 'raw': true (the prompt is used as it is)", 'system', 'invalid_value');
-  return { api: 'generate', ...common, messages: [], prompt, system: system === '' ? null : system, raw };
+  return { api: 'generate', ...common, messages: [], prompt, system: system === '' ? null : system, raw, tools: null };
 }
 
-/** /api/show: the model's name (`model`, or `name` as older clients send it). */
-export function validateOllamaShow(body: unknown): string {
+/** /api/show: the model's name (`model`, or `name` as older clients send it; null: the loaded one). */
+export function validateOllamaShow(body: unknown): { model: string | null; ignored: string[] } {
   const b = asBody(body);
-  checkKnown(b, OLLAMA_SHOW_FIELDS);
+  const ignored = unknownNames(b, OLLAMA_SHOW_FIELDS);
   optBool(b, 'verbose');
   optString(b, 'system', 1 << 22);
   optString(b, 'template', 1 << 22);
-  checkOllamaOptions(b.options);
-  return given(b.model) ? checkModel(b) : checkModel(b, 'name');
+  checkOllamaOptions(b.options, ignored);
+  return { model: given(b.model) ? checkModel(b) : checkModel({ model: b.name }), ignored };
 }

@@ -7,14 +7,20 @@ export type ApiKind = 'chat' | 'completion';
 
 export interface ApiGeneration {
   kind: ApiKind;
-  /** The model the client named (checked against the loaded one by the handler). */
-  model: string;
+  /** The model the client named (resolved against the loaded one by the handler); null: none named. */
+  model: string | null;
   /** chat: the turns, rendered with the model's own chat template. */
   messages?: ChatMessage[];
   /** chat: the tools the model may call (null or absent: none declared). */
   tools?: ToolRequest | null;
-  /** completion: raw text the model continues. */
+  /** completion: raw text the model continues (the first of `prompts`). */
   prompt?: string;
+  /** completion: every prompt of a batch (text, or token ids of the model's vocabulary), each answered with `n` choices. */
+  prompts?: (string | number[])[];
+  /** completion: the (first) prompt as token ids, when it was given so. */
+  promptTokens?: number[];
+  /** Choices per prompt (OpenAI's `n`). */
+  n: number;
   /** null: until the sequence's context is full. */
   maxTokens: number | null;
   sampling: SamplingParams;
@@ -25,4 +31,6 @@ export interface ApiGeneration {
   includeUsage: boolean;
   /** completion: the answer starts with the prompt. */
   echo: boolean;
+  /** Parameters the request gave that this server does not know or apply: accepted, named back to the client. */
+  ignored: string[];
 }

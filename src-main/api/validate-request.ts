@@ -1,14 +1,16 @@
 // Validation of /v1/chat/completions and /v1/completions bodies. Every parameter of OpenAI's
-// API is known here: the ones the server honours are checked and used; the ones it cannot honour
-// are accepted only at their neutral value (a client then gets exactly what it asked for, or a
-// 400 saying why not); a few that change nothing about the text (penalties, user, metadata) are
-// type-checked and ignored. A parameter OpenAI does not have is refused with a 400, as OpenAI
-// itself answers ("Unrecognized request argument supplied"): a misspelt `max_token` must not
-// silently fall back to a default. Pure.
+// API is known here: the ones the server honours are checked and used (a wrong type is a 400);
+// the ones it cannot honour are accepted only at their neutral value (a client then gets exactly
+// what it asked for, or a 400 saying why not); a few that change nothing about the text
+// (penalties, user, metadata) are type-checked and ignored. A parameter OpenAI does not have is
+// accepted and ignored, as llama-server and LM Studio do (clients send `cache_prompt`,
+// `repetition_penalty`, `chat_template_kwargs`…), and named in the request's `ignored` list,
+// which the server sends back in a header and logs, so a misspelt `max_token` is not silently
+// misread. Pure.
 import type { ChatMessage, SamplingParams, ToolCallMessage } from '../shared/worker-protocol.js';
 import { LIMITS } from '../shared/settings/run-settings.js';
 import { badRequest } from './errors.js';
-import { given, onlyNeutral, optBool, optInt, optNumber, optObject, optString, type Body } from './check-value.js';
+import { given, onlyNeutral, optBool, optInt, optNumber, optObject, optString, tokenIds, unknownNames, type Body } from './check-value.js';
 import type { ApiGeneration, ApiKind } from './request-types.js';
 import { checkGrammarText, checkResponseFormat } from './response-format.js';
 import { checkToolRequest } from './tool-request.js';
@@ -17,6 +19,8 @@ import { checkToolRequest } from './tool-request.js';
 export const MAX_STOP_STRINGS = 16;
 export const MAX_STOP_LENGTH = 1000;
 export const MAX_MESSAGES = 10_000;
+/** Choices one request may ask for: prompts of a batch times `n`. */
+export const MAX_CHOICES = 128;
 /** The worker's "random seed". */
 export const RANDOM_SEED = 0xffffffff;
 
@@ -53,16 +57,10 @@ export const COMPLETION_PARAMS = new Set([...COMMON, 'prompt', 'echo', 'suffix',
 const isEmptyArray = (v: unknown) => Array.isArray(v) && v.length === 0;
 const isEmptyObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0;
 
-function checkKnown(b: Body, known: Set<string>): void {
-  for (const k of Object.keys(b)) {
-    if (!known.has(k)) throw badRequest(`Unrecognized request argument supplied: ${k.length > 60 ? `${k.slice(0, 60)}…` : k}`, k, 'unknown_parameter');
-  }
-}
-
-function checkModel(b: Body): string {
+/** The model the client named; null when it named none (the loaded model serves, as llama-server does). */
+export function checkModel(b: Body): string | null {
   const m = optString(b, 'model', 1024);
-  if (m === null || m === '') throw badRequest("'model' is required: the id GET /v1/models lists", 'model', 'missing_required_parameter');
-  return m;
+  return m === '' ? null : m;
 }
 
 function checkStop(b: Body): string[] {
@@ -111,31 +109,32 @@ function checkSampling(b: Body): SamplingParams {
   };
 }
 
-function checkStreamOptions(b: Body, stream: boolean): boolean {
+const STREAM_OPTIONS = new Set(['include_usage', 'include_obfuscation']);
+
+function checkStreamOptions(b: Body, stream: boolean, ignored: string[]): boolean {
   const o = optObject(b, 'stream_options');
   if (o === null) return false;
   if (!stream) throw badRequest("'stream_options' is only allowed when 'stream' is true", 'stream_options', 'invalid_value');
-  for (const k of Object.keys(o)) {
-    if (k !== 'include_usage' && k !== 'include_obfuscation') throw badRequest(`Unrecognized request argument supplied: stream_options.${k.slice(0, 60)}`, `stream_options.${k.slice(0, 60)}`, 'unknown_parameter');
-  }
+  ignored.push(...unknownNames(o, STREAM_OPTIONS, 'stream_options.'));
   return optBool(o, 'include_usage') ?? false;
 }
 
 /** What both endpoints share. */
-function checkCommon(b: Body, kind: ApiKind, maxTokensParam: string | null): Omit<ApiGeneration, 'messages' | 'prompt' | 'echo'> {
+function checkCommon(b: Body, kind: ApiKind, maxTokensParam: string | null, known: Set<string>): Omit<ApiGeneration, 'messages' | 'prompt' | 'echo'> {
+  const ignored = unknownNames(b, known);
   const model = checkModel(b);
   const max = (p: string) => optInt(b, p, 1, LIMITS.maxTokens.max);
   // max_completion_tokens replaces max_tokens in OpenAI's chat API; either is honoured.
   const maxTokens = (maxTokensParam ? max(maxTokensParam) : null) ?? max('max_tokens');
-  const n = optInt(b, 'n', 1, 128);
-  if (n !== null && n !== 1) throw badRequest("'n' must be 1: this server gives one choice per request (send several requests instead)", 'n', 'invalid_value');
+  const n = optInt(b, 'n', 1, MAX_CHOICES) ?? 1;
   optNumber(b, 'frequency_penalty', -2, 2);
   optNumber(b, 'presence_penalty', -2, 2);
   optString(b, 'user', 1024);
-  onlyNeutral(b, 'logit_bias', isEmptyObject, 'token biases are not applied');
+  // llama-server and LM Studio accept token biases; they are not applied here, and say so.
+  if (optObject(b, 'logit_bias') !== null && !isEmptyObject(b.logit_bias)) ignored.push('logit_bias');
   const stream = optBool(b, 'stream') ?? false;
-  const includeUsage = checkStreamOptions(b, stream);
-  return { kind, model, maxTokens, sampling: checkSampling(b), stop: checkStop(b), stream, includeUsage };
+  const includeUsage = checkStreamOptions(b, stream, ignored);
+  return { kind, model, maxTokens, sampling: checkSampling(b), stop: checkStop(b), stream, includeUsage, ignored, n };
 }
 
 function textOfContent(v: unknown, param: string): string {
@@ -177,7 +176,7 @@ function checkToolCalls(v: unknown, at: string): ToolCallMessage[] {
   });
 }
 
-function checkMessages(b: Body): ChatMessage[] {
+function checkMessages(b: Body, ignored: string[]): ChatMessage[] {
   const v = b.messages;
   if (!given(v)) throw badRequest("'messages' is required", 'messages', 'missing_required_parameter');
   if (!Array.isArray(v)) throw badRequest("'messages' must be an array of messages", 'messages', 'invalid_type');
@@ -187,7 +186,8 @@ function checkMessages(b: Body): ChatMessage[] {
     const at = `messages[${i}]`;
     if (m === null || typeof m !== 'object' || Array.isArray(m)) throw badRequest(`'${at}' must be an object`, at, 'invalid_type');
     const o = m as Body;
-    for (const k of Object.keys(o)) if (!MESSAGE_FIELDS.has(k)) throw badRequest(`Unrecognized request argument supplied: ${at}.${k.slice(0, 60)}`, `${at}.${k.slice(0, 60)}`, 'unknown_parameter');
+    // Fields of other servers' messages (`reasoning_content`, `prefix`…) carry nothing the template renders.
+    ignored.push(...unknownNames(o, MESSAGE_FIELDS, `${at}.`));
     optString(o, 'name', 256);
     onlyNeutral(o, 'function_call', () => false, "function calls (the deprecated 'functions' API) are not supported: use tools");
     onlyNeutral(o, 'audio', () => false, 'audio is not supported');
@@ -216,9 +216,8 @@ function checkMessages(b: Body): ChatMessage[] {
 
 export function validateChatRequest(body: unknown): ApiGeneration {
   const b = asBody(body);
-  checkKnown(b, CHAT_PARAMS);
-  const common = checkCommon(b, 'chat', 'max_completion_tokens');
-  const messages = checkMessages(b);
+  const common = checkCommon(b, 'chat', 'max_completion_tokens', CHAT_PARAMS);
+  const messages = checkMessages(b, common.ignored);
   onlyNeutral(b, 'logprobs', (v) => v === false, 'log probabilities are not returned');
   onlyNeutral(b, 'top_logprobs', (v) => v === 0, 'log probabilities are not returned');
   const tools = checkToolRequest(b);
@@ -234,34 +233,49 @@ export function validateChatRequest(body: unknown): ApiGeneration {
   optBool(b, 'store');
   optObject(b, 'metadata');
   for (const p of ['service_tier', 'reasoning_effort', 'verbosity', 'prompt_cache_key', 'safety_identifier']) optString(b, p, 1024);
+  checkChoices(common.n, common.stream);
   const sampling = tools?.grammar ? { ...common.sampling, grammar: tools.grammar } : common.sampling;
   return { ...common, sampling, messages, tools, echo: false };
 }
 
-function checkPrompt(b: Body): string {
+/**
+ * The prompts: a string, token ids (of the model's own vocabulary), or a batch of either (each
+ * answered with its own choices), as OpenAI's API takes them.
+ */
+function checkPrompts(b: Body): (string | number[])[] {
   const v = b.prompt;
   if (!given(v)) throw badRequest("'prompt' is required", 'prompt', 'missing_required_parameter');
-  if (typeof v === 'string') return v;
+  if (typeof v === 'string') return [v];
   if (Array.isArray(v)) {
-    if (v.length === 1 && typeof v[0] === 'string') return v[0];
-    if (v.length > 0 && v.every((x) => typeof x === 'number' || Array.isArray(x))) {
-      throw badRequest("'prompt' as token ids is not supported: send the text", 'prompt', 'unsupported_value');
-    }
-    throw badRequest("'prompt' must be a string (or an array of exactly one string: one choice per request)", 'prompt', 'invalid_value');
+    if (v.length > 0 && v.every((x) => typeof x === 'number')) return [tokenIds(v, 'prompt')];
+    if (v.length === 0 || v.length > MAX_CHOICES) throw badRequest(`'prompt' must hold 1 to ${MAX_CHOICES} prompts`, 'prompt', 'invalid_value');
+    return v.map((x, i) => {
+      if (Array.isArray(x)) return tokenIds(x, `prompt[${i}]`);
+      if (typeof x !== 'string') throw badRequest(`'prompt[${i}]' must be a string or an array of token ids`, `prompt[${i}]`, 'invalid_type');
+      return x;
+    });
   }
-  throw badRequest("'prompt' must be a string", 'prompt', 'invalid_type');
+  throw badRequest("'prompt' must be a string, token ids, or an array of them", 'prompt', 'invalid_type');
+}
+
+/** Several choices (a batch, or n > 1) are answered at once: not streamed, and at most MAX_CHOICES. */
+function checkChoices(count: number, stream: boolean): void {
+  if (count > MAX_CHOICES) throw badRequest(`a request may ask for at most ${MAX_CHOICES} choices (prompts × n), got ${count}`, 'n', 'invalid_value');
+  if (count > 1 && stream) throw badRequest("several choices (n > 1 or a batch of prompts) are answered at once, not streamed: send 'stream': false, or one request per choice", 'n', 'unsupported_parameter');
 }
 
 export function validateCompletionRequest(body: unknown): ApiGeneration {
   const b = asBody(body);
-  checkKnown(b, COMPLETION_PARAMS);
-  const common = checkCommon(b, 'completion', null);
-  const prompt = checkPrompt(b);
+  const common = checkCommon(b, 'completion', null, COMPLETION_PARAMS);
+  const prompts = checkPrompts(b);
+  checkChoices(prompts.length * common.n, common.stream);
+  const first = prompts[0] as string | number[];
   const echo = optBool(b, 'echo') ?? false;
+  if (echo && prompts.some((p) => typeof p !== 'string')) throw badRequest("'echo' repeats the prompt's text: send the prompt as text", 'echo', 'unsupported_parameter');
   onlyNeutral(b, 'logprobs', (v) => v === 0, 'log probabilities are not returned');
   onlyNeutral(b, 'suffix', (v) => v === '', 'insertion (a suffix) is not supported');
   onlyNeutral(b, 'best_of', (v) => v === 1, 'one candidate per request');
-  return { ...common, prompt, echo };
+  return { ...common, ...(typeof first === 'string' ? { prompt: first } : { promptTokens: first }), prompts, echo };
 }
 
 function asBody(v: unknown): Body {

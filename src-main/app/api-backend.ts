@@ -4,11 +4,12 @@
 import type { ApiBackend, BackendRun, ServedModel } from '../api/backend.js';
 import { ApiError, unavailable } from '../api/errors.js';
 import { QueueAbortedError, type GenerationGate } from '../api/gate.js';
-import { modelIdOf } from '../api/model-id.js';
+import { modelIdOf, namesFile } from '../api/model-id.js';
 import { Throughput } from '../api/throughput.js';
 import { apiErrorOfWorker } from '../api/worker-errors.js';
 import type { EngineState } from '../shared/api.js';
-import type { EmbedResult, GenerateParams, LoadParams, ModelInfo, TokenEvent } from '../shared/worker-protocol.js';
+import type { EmbedInput, EmbedResult, GenerateParams, LoadParams, ModelInfo, TokenEvent, TokenizeResult } from '../shared/worker-protocol.js';
+import type { RunSettings } from '../shared/settings/run-settings.js';
 import type { HostLike } from './host-like.js';
 
 const fileTypeOf = (meta: Record<string, string>): number | null => {
@@ -27,6 +28,13 @@ export interface WorkerAccess {
   ended(h: HostLike): Promise<{ ended: boolean; crashed: boolean }>;
   /** The worker's cumulative storage reads (latest residency sample), or null. */
   readBytes(): number | null;
+  /** The models the app lists (pinned, recent): what a request may name besides the loaded one. */
+  models?(): Promise<{ path: string }[]>;
+  /** The settings the loaded model was loaded with. */
+  settings?(): RunSettings | null;
+  /** The app's own unload and load (the same plan, the same refusals, the same events). */
+  unload?(): Promise<void>;
+  load?(path: string, settings: RunSettings): Promise<unknown>;
 }
 
 export class AppApiBackend implements ApiBackend {
@@ -69,10 +77,76 @@ export class AppApiBackend implements ApiBackend {
     };
   }
 
-  async embed(texts: string[], signal: AbortSignal): Promise<EmbedResult> {
+  /** What keep_alive 0 unloaded, to load again for the next request. */
+  private unloaded: { path: string; settings: RunSettings } | null = null;
+  private reloading: Promise<void> | null = null;
+
+  async unload(): Promise<void> {
+    const l = this.access.loaded();
+    const settings = this.access.settings?.() ?? null;
+    if (!l || !settings || !this.access.unload) return;
+    // Requests already running on the model end first, as Ollama lets them.
+    while (this.running > 0) await new Promise((r) => setTimeout(r, 20));
+    if (this.access.loaded() !== l) return;
+    this.unloaded = { path: l.path, settings };
+    try {
+      await this.access.unload();
+    } catch (e) {
+      this.unloaded = null;
+      throw unavailable(`the model could not be unloaded: ${(e as Error).message}`, 'model_busy');
+    }
+  }
+
+  async loadAgain(requested: string | null): Promise<boolean> {
+    if (this.reloading) return this.reloading.then(() => true);
+    const u = this.unloaded;
+    if (!u || !this.access.load || !(this.model() instanceof ApiError)) return false;
+    if (requested !== null && !namesFile(requested, u.path) && (await this.modelOnDisk(requested)) !== null) return false;
+    // Another request may have begun the reload while this one looked.
+    const begun = this.reloading as Promise<void> | null;
+    if (begun) return begun.then(() => true);
+    if (this.unloaded !== u) return false;
+    this.unloaded = null;
+    const load = this.access.load;
+    this.reloading = (async () => {
+      try {
+        await load(u.path, u.settings);
+      } catch (e) {
+        throw unavailable(`the model could not be loaded again: ${(e as Error).message}`, 'model_not_loaded');
+      } finally {
+        this.reloading = null;
+      }
+    })();
+    await this.reloading;
+    return true;
+  }
+
+  async modelOnDisk(name: string): Promise<string | null> {
+    const loaded = this.access.loaded()?.path;
+    const known = this.access.models ? await this.access.models().catch(() => []) : [];
+    return known.find((m) => m.path !== loaded && namesFile(name, m.path))?.path ?? null;
+  }
+
+  async tokenize(text: string, addSpecial: boolean, parseSpecial: boolean): Promise<TokenizeResult> {
+    const h = this.access.host();
+    if (!h?.tokenize) throw unavailable('this worker does not tokenize', 'tokenize_unavailable');
+    return h.tokenize(text, addSpecial, parseSpecial).catch((e: unknown) => {
+      throw apiErrorOfWorker((e as { code?: string }).code, (e as Error).message, false, 'input');
+    });
+  }
+
+  async detokenize(tokens: number[]): Promise<string> {
+    const h = this.access.host();
+    if (!h?.detokenize) throw unavailable('this worker does not detokenize', 'tokenize_unavailable');
+    return h.detokenize(tokens).catch((e: unknown) => {
+      throw apiErrorOfWorker((e as { code?: string }).code, (e as Error).message, false, 'input');
+    });
+  }
+
+  async embed(texts: EmbedInput[], signal: AbortSignal, truncate = false): Promise<EmbedResult> {
     return this.onSequence(signal, 'input', async (h) => {
       if (!h.embed) throw unavailable('this worker does not compute embeddings', 'embeddings_unavailable');
-      return h.embed(texts);
+      return h.embed(texts, truncate);
     });
   }
 

@@ -12,6 +12,8 @@ export interface ListenOptions {
   host: string;
   port: number;
   apiKey: string | null;
+  /** Origins whose pages may call the API (`serve --cors`); none when absent. */
+  cors?: string[];
 }
 
 export class ApiServerControl {
@@ -101,7 +103,7 @@ export class ApiServerControl {
     this.error = null;
     if (!enabled) return;
     try {
-      this.server = await startApiServer({ backend: this.backend, host: l.host, port: l.port, apiKey: l.apiKey });
+      this.server = await startApiServer({ backend: this.backend, host: l.host, port: l.port, apiKey: l.apiKey, ...(l.cors ? { cors: l.cors } : {}) });
       this.feed.start(this.server.url);
     } catch (e) {
       const err = e as NodeJS.ErrnoException;

@@ -219,6 +219,8 @@ export interface ToolSpec {
 export interface GenerateParams {
   /** Raw prompt (tokenized with BOS as the model asks). Ignored when `messages` is set. */
   prompt?: string;
+  /** A prompt given as token ids of this model's vocabulary (OpenAI's token-id prompt): used as they are, instead of `prompt`. */
+  promptTokens?: number[];
   /** Chat turns rendered with the model's own chat template. */
   messages?: ChatMessage[];
   /**
@@ -230,6 +232,15 @@ export interface GenerateParams {
   maxTokens: number;
   sampling: SamplingParams;
 }
+
+/** A text's ids in the loaded vocabulary and each id's text. */
+export interface TokenizeResult {
+  tokens: number[];
+  pieces: string[];
+}
+
+/** A text to embed, or its token ids in the model's vocabulary (OpenAI's token-id input). */
+export type EmbedInput = string | number[];
 
 /** Mean-pooled hidden states of each text (n_embd floats each, not normalized), and their tokens in all. */
 export interface EmbedResult {
@@ -295,7 +306,11 @@ export interface RoutingResult {
 export type WorkerRequest =
   | { id: number; type: 'load'; params: LoadParams }
   | { id: number; type: 'generate'; params: GenerateParams }
-  | { id: number; type: 'embed'; texts: string[] }
+  /** truncate: a text longer than the embeddings context keeps its first tokens (Ollama's default) instead of failing. */
+  | { id: number; type: 'embed'; texts: EmbedInput[]; truncate?: boolean }
+  /** llama-server's /tokenize and /detokenize: the loaded vocabulary's ids of a text (and each id's piece), or the text of ids. */
+  | { id: number; type: 'tokenize'; text: string; addSpecial: boolean; parseSpecial: boolean }
+  | { id: number; type: 'detokenize'; tokens: number[] }
   /** The device's read rate: `bytes` of `path` from `offset` (a multiple of 2 MiB, default 0), direct I/O. */
   | { id: number; type: 'probe-disk'; path: string; bytes: number; offset?: number }
   /** Cancels the request with that id, or every request. */

@@ -2,7 +2,7 @@
 // request (generation never pays for it) with embeddings on and mean pooling, as llama-server's
 // /v1/embeddings. Each text is decoded alone from an empty cache, so a vector depends on its
 // text only. Freed before the model is.
-import type { EmbedResult } from '../shared/worker-protocol.js';
+import type { EmbedInput, EmbedResult } from '../shared/worker-protocol.js';
 import type { NativeContext, NativeModel } from '../native/addon.js';
 import { embedTokens } from '../shared/settings/run-settings.js';
 
@@ -16,15 +16,15 @@ export class Embedder {
     private readonly ubatch: number,
   ) {}
 
-  async embed(texts: string[]): Promise<EmbedResult> {
-    if (!this.ctx) {
-      const n = embedTokens(this.ubatch, this.model.info().nCtxTrain);
-      this.ctx = this.model.createContext({ nCtx: n, nBatch: n, nThreads: this.threads, embeddings: true });
-    }
+  /** `truncate`: a text longer than the context keeps its first tokens (else the context refuses it). */
+  async embed(texts: EmbedInput[], truncate = false): Promise<EmbedResult> {
+    const n = embedTokens(this.ubatch, this.model.info().nCtxTrain);
+    this.ctx ??= this.model.createContext({ nCtx: n, nBatch: n, nThreads: this.threads, embeddings: true });
     const vectors: number[][] = [];
     let tokens = 0;
     for (const text of texts) {
-      const toks = this.model.tokenize(text, true, false);
+      const all = typeof text === 'string' ? this.model.tokenize(text, true, false) : Int32Array.from(text);
+      const toks = truncate && all.length > n ? all.subarray(0, n) : all;
       tokens += toks.length;
       vectors.push(Array.from(await this.ctx.embed(toks)));
     }

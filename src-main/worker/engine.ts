@@ -2,7 +2,7 @@
 // loads (engine-load.ts), turns requests into prompt tokens (prompt-tokens.ts) and generates,
 // one request at a time (solo-generation.ts) or several together (batch-serving.ts).
 // Only this process loads the native addon.
-import type { GenerateParams, GenerationResult, LoadParams, EmbedResult, ModelInfo, TokenEvent } from '../shared/worker-protocol.js';
+import type { GenerateParams, GenerationResult, LoadParams, EmbedInput, EmbedResult, ModelInfo, TokenEvent } from '../shared/worker-protocol.js';
 import { loadAddon, type NativeContext, type NativeModel } from '../native/addon.js';
 import { loadModel } from '../native/load-model.js';
 import type { LoadedDraft } from './draft-loader.js';
@@ -109,8 +109,14 @@ export class Engine {
     return { model: this.model, ctx: this.ctx };
   }
 
-  tokenize(text: string, addSpecial: boolean): number[] {
-    return Array.from(this.need().model.tokenize(text, addSpecial, false));
+  tokenize(text: string, addSpecial: boolean, parseSpecial = false): number[] {
+    return Array.from(this.need().model.tokenize(text, addSpecial, parseSpecial));
+  }
+
+  /** Each token's text, special tokens as written (llama-server's with_pieces). */
+  pieces(tokens: number[]): string[] {
+    const { model } = this.need();
+    return tokens.map((t) => model.tokenToPiece(t, true).toString('utf8'));
   }
 
   detokenize(tokens: number[]): string {
@@ -166,14 +172,14 @@ export class Engine {
   private loadUbatch: number = MAX_UBATCH;
 
   /** Embeddings of each text (a context of their own, made on the first call). */
-  async embed(texts: string[]): Promise<EmbedResult> {
+  async embed(texts: EmbedInput[], truncate = false): Promise<EmbedResult> {
     const { model } = this.need();
     if (this.residency?.movesWeights) {
       throw new WorkerError('EMBEDDINGS_UNAVAILABLE', 'embeddings are not available while this model streams its weights from storage (it does not fit its cap): give it a cap it fits in (`ramforge plan --serve` shows full residency)');
     }
     this.embedder ??= new Embedder(model, this.loadThreads, this.loadUbatch);
     try {
-      return await this.embedder.embed(texts);
+      return await this.embedder.embed(texts, truncate);
     } catch (e) {
       throw new WorkerError(codeOf(e, 'DECODE_FAILED'), (e as Error).message);
     }

@@ -10,7 +10,9 @@ import { packageRoot } from '../node/paths.js';
 import type { ResidencySample } from '../shared/residency-types.js';
 import type {
   DiskProbe,
+  EmbedInput,
   EmbedResult,
+  TokenizeResult,
   ServeStep,
   GenerateParams,
   GenerationResult,
@@ -242,8 +244,16 @@ export class WorkerHost extends EventEmitter {
   }
 
   /** Embeddings of each text on the loaded model (one after another, after what runs before them). */
-  embed(texts: string[]): Promise<EmbedResult> {
-    return this.request<EmbedResult>({ type: 'embed', texts });
+  tokenize(text: string, addSpecial: boolean, parseSpecial: boolean): Promise<TokenizeResult> {
+    return this.request<TokenizeResult>({ type: 'tokenize', text, addSpecial, parseSpecial });
+  }
+
+  async detokenize(tokens: number[]): Promise<string> {
+    return (await this.request<{ text: string }>({ type: 'detokenize', tokens })).text;
+  }
+
+  embed(texts: EmbedInput[], truncate = false): Promise<EmbedResult> {
+    return this.request<EmbedResult>({ type: 'embed', texts, ...(truncate ? { truncate } : {}) });
   }
 
   /** Measures the read speed of the device holding `path` (native, direct I/O). */

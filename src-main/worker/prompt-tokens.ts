@@ -7,19 +7,27 @@ import { WorkerError } from './worker-error.js';
 import { ChatTemplateError, needsToolRendering } from './tool-template.js';
 import { renderToolChatBounded } from './template-render.js';
 
-/** Prompt tokens for a request: raw text with BOS as the vocab asks, or the chat template. */
+/**
+ * The template chats on a model without one are rendered with: llama-server's default, one of
+ * llama.cpp's built-in templates (applyChatTemplate takes its name).
+ */
+export const FALLBACK_CHAT_TEMPLATE = 'chatml';
+
+/** Prompt tokens for a request: raw text with BOS as the vocab asks, or the chat template (ChatML when the model has none). */
 export async function promptTokensOf(model: NativeModel, params: GenerateParams): Promise<number[]> {
   if (params.messages && params.messages.length > 0) {
     if (needsToolRendering(params.messages, params.tools)) return await toolPromptTokens(model, params.messages, params.tools ?? []);
     let text: string;
     try {
-      text = model.applyChatTemplate(params.messages, true);
+      text = model.applyChatTemplate(params.messages, true, model.info().chatTemplate ? undefined : FALLBACK_CHAT_TEMPLATE);
     } catch (e) {
       throw new WorkerError('CHAT_TEMPLATE', (e as Error).message);
     }
     // The rendered template carries its own special tokens as text.
     return Array.from(model.tokenize(text, true, true));
   }
+  // Ids outside the vocabulary are refused by the native side (BAD_ARGUMENT, a 400).
+  if (params.promptTokens && params.promptTokens.length > 0) return params.promptTokens;
   return Array.from(model.tokenize(params.prompt ?? '', true, false));
 }
 

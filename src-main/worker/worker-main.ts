@@ -58,7 +58,15 @@ async function handle(req: Exclude<WorkerRequest, { type: 'cancel' } | { type: '
         break;
       }
       case 'embed':
-        value = await engine.embed(req.texts);
+        value = await engine.embed(req.texts, req.truncate === true);
+        break;
+      case 'tokenize': {
+        const tokens = engine.tokenize(req.text, req.addSpecial, req.parseSpecial);
+        value = { tokens, pieces: engine.pieces(tokens) };
+        break;
+      }
+      case 'detokenize':
+        value = { text: engine.detokenize(req.tokens) };
         break;
       case 'probe-disk':
         value = await loadAddon().measureRead(req.path, { bytes: req.bytes, offset: req.offset ?? 0 });

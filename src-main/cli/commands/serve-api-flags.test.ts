@@ -26,7 +26,14 @@ describe('serve --api flags', () => {
 
   it("defaults: loopback, llama-server's port, the UI as well, a queue of 16, no key", () => {
     delete process.env.RAMFORGE_API_KEY;
-    expect(serveApiFlags(flags(['--api']), 0)).toEqual({ host: '127.0.0.1', port: 8080, loopback: true, apiKey: null, queue: 16, ui: true });
+    expect(serveApiFlags(flags(['--api']), 0)).toEqual({ host: '127.0.0.1', port: 8080, loopback: true, apiKey: null, queue: 16, ui: true, cors: [] });
+  });
+
+  it('--cors: * or origins (scheme, host, port), checked at parse time; it needs --api', () => {
+    expect(serveApiFlags(flags(['--api', '--cors', 'https://app.example, http://localhost:3000']), 0)?.cors).toEqual(['https://app.example', 'http://localhost:3000']);
+    expect(serveApiFlags(flags(['--api', '--cors', '*']), 0)?.cors).toEqual(['*']);
+    for (const bad of ['app.example', 'https://app.example/path', 'ftp://x', ',']) expect(() => serveApiFlags(flags(['--api', '--cors', bad]), 0), bad).toThrow(UsageError);
+    expect(() => serveApiFlags(flags(['--cors', '*']), 0)).toThrow(/--cors needs --api/);
   });
 
   it('the key from --api-key, else RAMFORGE_API_KEY (empty means none); other hosts are not loopback', () => {

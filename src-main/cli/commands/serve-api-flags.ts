@@ -5,6 +5,7 @@
 import { totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { isLoopbackHost } from '../../api/http-access.js';
+import { parseCorsOrigins } from '../../api/cors.js';
 import { DEFAULT_MAX_QUEUE } from '../../api/gate.js';
 import { DEFAULT_API_PORT } from '../../shared/api-server-state.js';
 import { DEFAULT_RUN_SETTINGS, SettingsError, type RunSettings } from '../../shared/settings/run-settings.js';
@@ -30,6 +31,7 @@ const API_FLAGS = [
   { name: 'api-host', type: 'string', valueName: 'ADDRESS', default: '127.0.0.1', description: 'address the API listens on; anything but loopback makes it reachable from other machines' },
   { name: 'api-key', type: 'string', valueName: 'KEY', description: 'require Authorization: Bearer KEY on every API request (default: $RAMFORGE_API_KEY, else none)' },
   { name: 'api-queue', type: 'int', default: DEFAULT_MAX_QUEUE, range: { min: 0, max: 10_000 }, description: 'API requests that may wait for a free sequence; more are refused with 429' },
+  { name: 'cors', type: 'string', valueName: 'ORIGIN,...', description: "let pages of these origins call the API from a browser (* = any, never with credentials); none by default" },
   { name: 'ui', type: 'boolean', default: true, description: '--no-ui: serve the API only, not the browser UI (needs --api)' },
 ] as const satisfies readonly FlagSpec[];
 
@@ -55,6 +57,8 @@ export interface ServeApiFlags {
   apiKey: string | null;
   queue: number;
   ui: boolean;
+  /** Origins whose pages may call the API; empty: none. */
+  cors: string[];
 }
 
 /** The API's flags, or null without --api (then none of them may be given). */
@@ -63,6 +67,7 @@ export function serveApiFlags(f: Record<string, FlagValue | undefined>, uiPort: 
   if (!on) {
     if (f.ui === false) throw new UsageError('--no-ui serves nothing without --api');
     if (f['api-key'] !== undefined) throw new UsageError('--api-key needs --api');
+    if (f.cors !== undefined) throw new UsageError('--cors needs --api');
     return null;
   }
   const api = typedFlags(f, API_FLAGS);
@@ -74,7 +79,13 @@ export function serveApiFlags(f: Record<string, FlagValue | undefined>, uiPort: 
   const key = api['api-key'] ?? (process.env.RAMFORGE_API_KEY || null);
   if (key !== null && !/^[\x21-\x7e]{1,256}$/.test(key)) throw new UsageError('the API key must be 1 to 256 printable characters without spaces');
   const queue = api['api-queue'];
-  return { host, port, loopback: isLoopbackHost(host), apiKey: key, queue, ui: f.ui !== false };
+  let cors: string[] = [];
+  try {
+    cors = api.cors === undefined ? [] : parseCorsOrigins(api.cors);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  return { host, port, loopback: isLoopbackHost(host), apiKey: key, queue, ui: f.ui !== false, cors };
 }
 
 /**

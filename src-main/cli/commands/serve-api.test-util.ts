@@ -22,8 +22,11 @@ export function synthModel(dir: string, name: string, args: string[]): string {
   return path;
 }
 
-/** Starts `ramforge serve --api` (its data under DIR/data) and waits until the model is loaded (/health answers 200). */
-export async function serveApi(dir: string, args: string[]): Promise<Served> {
+/**
+ * Starts `ramforge serve --api` (its data under DIR/data) and waits until the model is loaded
+ * (/health answers 200); `whileLoading` runs as soon as the API listens, before that wait.
+ */
+export async function serveApi(dir: string, args: string[], whileLoading?: (port: number) => Promise<void>): Promise<Served> {
   const child = spawn(process.execPath, [cliPath(), 'serve', '--api', '--no-ui', '--api-port', '0', ...args], {
     env: { ...process.env, RAMFORGE_DATA: join(dir, 'data'), RAMFORGE_API_KEY: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -41,6 +44,7 @@ export async function serveApi(dir: string, args: string[]): Promise<Served> {
     child.once('exit', (c) => (clearTimeout(t), reject(new Error(`serve exited (${c}):\n${out}`))));
   });
   const port = Number(new URL(url).port);
+  await whileLoading?.(port);
   for (let i = 0; i < 600; i++) {
     const ok = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.status === 200, () => false);
     if (ok) return { child, url, port, out: () => out };

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Ajv from 'ajv';
 import OpenAI from 'openai';
+import { Ollama, type Tool } from 'ollama';
 import { serveApi, stopServed, synthModel, type Served } from './serve-api.test-util.js';
 
 let dir = '';
@@ -121,6 +122,30 @@ describe('tool calling on a synthetic model with a tool template', () => {
     // Without tools at all, the tool turns still render through the template.
     const bare = await openai(tooled).chat.completions.create({ model: 'tools', messages, max_tokens: 4, temperature: 0 });
     expect(bare.choices[0]?.finish_reason).not.toBe('tool_calls');
+  });
+
+  it("Ollama's /api/chat with tools (the ollama client): the tools and a round trip of tool turns are rendered by the same template; a model without tool support is a 400", async () => {
+    const ollama = (s: Served) => new Ollama({ host: `http://127.0.0.1:${s.port}` });
+    // The same declarations in the ollama client's type (Ollama declares tools as OpenAI does).
+    const otools = tools as unknown as Tool[];
+    const content = ask[0]?.content as string;
+    const bare = await ollama(tooled).chat({ model: 'tools', messages: [{ role: 'user', content }], options: { num_predict: 2, temperature: 0 } });
+    const withTools = await ollama(tooled).chat({ model: 'tools', messages: [{ role: 'user', content }], tools: otools, options: { num_predict: 2, temperature: 0 } });
+    // The same prompt as the OpenAI route renders for the same tools and turn.
+    const openaiSame = await openai(tooled).chat.completions.create({ model: 'tools', messages: ask, tools, max_tokens: 2, temperature: 0 });
+    expect(withTools.prompt_eval_count).toBeGreaterThan(bare.prompt_eval_count);
+    expect(withTools.prompt_eval_count).toBe(openaiSame.usage?.prompt_tokens);
+    const turns = await ollama(tooled).chat({
+      model: 'tools',
+      messages: [{ role: 'user', content }, { role: 'assistant', content: '', tool_calls: [{ function: { name: 'get_weather', arguments: { city: 'Oslo', days: 3, unit: 'celsius' } } }] }, { role: 'tool', content: '{"forecast": "sunny"}', tool_name: 'get_weather' }],
+      tools: otools,
+      options: { num_predict: 2, temperature: 0 },
+    });
+    expect(turns.message.role).toBe('assistant');
+    expect(turns.prompt_eval_count).toBeGreaterThan(withTools.prompt_eval_count);
+    const refused = await ollama(plain).chat({ model: 'plain', messages: [{ role: 'user', content }], tools: otools }).catch((x: unknown) => x);
+    expect((refused as { status_code: number }).status_code).toBe(400);
+    expect((refused as Error).message).toMatch(/does not render tools/);
   });
 
   it("plain chats on the tool model render as llama.cpp's ChatML does (the same prompt tokens as a ChatML model's)", async () => {

@@ -122,11 +122,20 @@ export const command: CommandSpec = {
       process.stdout.write('That address logs one browser tab in, once, within 5 minutes.' + (process.stdin.isTTY ? ' Press Enter here for a new one.\n' : '\n'));
       if (args.flags.open === true) openBrowser(server.loginUrl(OPEN_CODE_TTL_MS));
     }
+    // The load begins before the API listens, so that a client asking at once is told the model
+    // is loading (503, as llama-server answers) rather than that there is none.
+    if (model && settings && !signals.stopped) {
+      const m = model;
+      service.load(m, settings).then(
+        (info) => process.stderr.write(`ramforge serve: loaded ${info.name} (${m})${api ? `; the API serves it as '${modelIdOf(m)}'` : ''}\n`),
+        (e: unknown) => process.stderr.write(`ramforge serve: could not load ${m}: ${(e as Error).message}\n`),
+      );
+    }
     if (api) {
       if (!api.loopback) process.stderr.write(`ramforge serve: warning: the API listens on ${api.host}, reachable from other machines${api.apiKey === null ? ' and without a key (--api-key)' : ''}\n`);
       let listening;
       try {
-        listening = await service.startApiServer({ host: api.host, port: api.port, apiKey: api.apiKey });
+        listening = await service.startApiServer({ host: api.host, port: api.port, apiKey: api.apiKey, cors: api.cors });
       } catch (e) {
         await Promise.allSettled([service.close(), server?.close()]);
         process.stderr.write(`ramforge serve: ${(e as Error).message}\n`);
@@ -142,13 +151,6 @@ export const command: CommandSpec = {
     // Enter prints a fresh login address (another tab, or the first one expired).
     const input = server && process.stdin.isTTY ? createInterface({ input: process.stdin }) : null;
     input?.on('line', () => server && process.stdout.write(`New login address: ${server.loginUrl()}\n`));
-    if (model && settings && !signals.stopped) {
-      const m = model;
-      service.load(m, settings).then(
-        (info) => process.stderr.write(`ramforge serve: loaded ${info.name} (${m})${api ? `; the API serves it as '${modelIdOf(m)}'` : ''}\n`),
-        (e: unknown) => process.stderr.write(`ramforge serve: could not load ${m}: ${(e as Error).message}\n`),
-      );
-    }
 
     await signals.arrived;
     input?.close();
