@@ -156,6 +156,10 @@ int ExpertCache::VictimLocked(Layer& L, const std::vector<char>& keep) {
 }
 
 void ExpertCache::Route(Layer& L, int li, const ggml_tensor* ids) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    PromoteStagedLocked();
+  }
   if (L.staged) PointAt(L, false);
   L.ops_done = 0;
   L.topk = ids;
@@ -202,7 +206,11 @@ void ExpertCache::Route(Layer& L, int li, const ggml_tensor* ids) {
       L.slots[s].prefetched = false;
     } else {
       int v;
-      while ((v = VictimLocked(L, keep)) < 0 && !stop_) ready_cv_.wait(lock);
+      while ((v = VictimLocked(L, keep)) < 0 && !stop_) {
+        waiting_++;
+        ready_cv_.wait(lock);
+        waiting_--;
+      }
       if (v < 0) return;
       Slot& sl = L.slots[v];
       WastedLocked(L, sl);
@@ -221,14 +229,26 @@ void ExpertCache::Route(Layer& L, int li, const ggml_tensor* ids) {
   // Read in the order compute needs them: every expert's first projection, then the next. An
   // expert still being read ahead (a prediction) is read once: a slot being read is never
   // reassigned, so its queued reads stay its own.
+  const size_t queued = demand_.size();
   for (size_t p = 0; p < L.projs.size(); p++)
     for (int e : need)
       if (fresh[e]) demand_.push_back({li, L.slot_of[e], e, static_cast<int>(p)});
+  const size_t jobs = demand_.size() - queued;
   L.need = std::move(need);
   L.prepared = true;
   L.rewrite = true;
   lock.unlock();
-  io_cv_.notify_all();
+  WakeIo(jobs);
+}
+
+// As many I/O threads as there are new reads: each wake is a context switch on a core the
+// compute is using (and a costly one under virtualization), so idle threads stay asleep.
+void ExpertCache::WakeIo(size_t jobs) {
+  if (jobs >= io_.size()) {
+    io_cv_.notify_all();
+    return;
+  }
+  for (size_t i = 0; i < jobs; i++) io_cv_.notify_one();
 }
 
 // The layer's projections point at the staging buffer, where expert e sits at index e (so the
@@ -240,12 +260,16 @@ void ExpertCache::Stage(Layer& L, int li, std::vector<int> need) {
     L.prepared = true;
     return;
   }
-  if (need.empty())
+  const bool routed = !need.empty();
+  if (!routed)
     for (int e = 0; e < experts_; e++) need.push_back(e);
   PointAt(L, true);
   std::unique_lock<std::mutex> lock(mu_);
+  PromoteStagedLocked();
+  if (routed) staged_layer_ = li;
   counters_.staged += 1;
   L.stage_pending = 0;
+  const size_t queued = demand_.size();
   for (size_t p = 0; p < L.projs.size(); p++)
     for (int e : need) {
       int s = L.slot_of[e];
@@ -258,11 +282,43 @@ void ExpertCache::Stage(Layer& L, int li, std::vector<int> need) {
         L.stage_pending++;
       }
     }
+  const size_t jobs = demand_.size() - queued;
   L.need = std::move(need);
   L.prepared = true;
   L.rewrite = false;
   lock.unlock();
-  io_cv_.notify_all();
+  WakeIo(jobs);
+}
+
+// The experts the last routed micro-batch that was staged read into the staging buffer, while
+// the buffer still holds them (the next staging overwrites it): the most used of them are
+// copied into that layer's slots, in place of colder experts, so that decode after a prompt
+// starts with the prompt's experts rather than an empty cache (a copy in memory, no read).
+void ExpertCache::PromoteStagedLocked() {
+  if (staged_layer_ < 0) return;
+  Layer& L = layers_[staged_layer_];
+  staged_layer_ = -1;
+  if (L.stage_pending > 0 || L.slots.empty()) return;
+  std::vector<int> order = L.need;
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return L.freq[a] > L.freq[b]; });
+  std::vector<char> keep(experts_, 0);
+  for (int e : order) keep[e] = 1;
+  for (int e : order) {
+    if (L.slot_of[e] >= 0) continue;
+    const int v = VictimLocked(L, keep);
+    if (v < 0) break;
+    Slot& sl = L.slots[v];
+    if (sl.expert >= 0 && L.freq[sl.expert] >= L.freq[e]) break;
+    WastedLocked(L, sl);
+    if (sl.expert >= 0) L.slot_of[sl.expert] = -1;
+    for (const auto& p : L.projs) std::memcpy(p.cache + static_cast<size_t>(v) * p.slice, p.staging + static_cast<size_t>(e) * p.slice, p.slice);
+    sl.expert = e;
+    sl.pending = 0;
+    sl.prefetched = false;
+    sl.last_use = tick_;
+    L.slot_of[e] = v;
+    counters_.promoted += 1;
+  }
 }
 
 void ExpertCache::Rewrite(Layer& L, ggml_tensor* ids) {
@@ -325,7 +381,9 @@ void ExpertCache::WaitReady(Layer& L, int proj) {
   (void)proj;
   if (!ready()) {
     waited = true;
+    waiting_++;
     ready_cv_.wait(lock, ready);
+    waiting_--;
   }
   if (waited) {
     double dur = NowMs() - t0;
@@ -382,6 +440,7 @@ void ExpertCache::Predict(int li) {
   // Measured either way; read on only while it pays.
   const bool issue = precision_ >= kMinPrecision;
   if (issue) counters_.predictions_issued += 1;
+  const size_t queued = ahead_.size();
   for (int e : predicted) {
     if (!issue) break;
     if (next.slot_of[e] >= 0) continue;
@@ -399,9 +458,10 @@ void ExpertCache::Predict(int li) {
     counters_.prefetches += 1;
     for (size_t p = 0; p < next.projs.size(); p++) ahead_.push_back({li + 1, v, e, static_cast<int>(p)});
   }
+  const size_t jobs = ahead_.size() - queued;
   next.predicted = std::move(predicted);
   lock.unlock();
-  io_cv_.notify_all();
+  WakeIo(jobs);
 }
 
 // A slot read ahead and never used is given up (evicted, or its reads dropped): its bytes count

@@ -71,6 +71,7 @@ struct ExpertCounters {
   double predicted = 0;     // routed experts a prediction was made for
   double predicted_right = 0;
   double staged = 0;        // micro-batch × layer computed from the staging buffer
+  double promoted = 0;      // experts copied from the staging buffer into slots (PromoteStagedLocked)
   double prefetch_dropped = 0;      // read-ahead jobs dropped before their read (the real routing came first)
   double prefetch_wasted_bytes = 0; // bytes read ahead for experts evicted or dropped before any use
   double predictions_issued = 0;    // predictions whose experts were read ahead (others only measured)
@@ -216,6 +217,10 @@ class ExpertCache {
   std::deque<Job> demand_, ahead_;
   double precision_ = 0.5;  // recent predictions' precision (exponentially weighted)
   int quiet_predictions_ = 0;  // micro-batches seen while read-ahead did not pay
+  int staged_layer_ = -1;      // the layer whose routed experts the staging buffer holds
+  void PromoteStagedLocked();
+  int waiting_ = 0;            // compute threads waiting on ready_cv_ (I/O threads wake only them)
+  void WakeIo(size_t jobs);
   void DropAheadLocked(Layer& L, int li, const std::vector<char>& keep);
   void WastedLocked(Layer& L, const Slot& s);
   bool stop_ = false;

@@ -39,6 +39,7 @@ void ExpertCache::IoLoop() {
     char* dst = j.slot >= 0 ? p.cache + static_cast<size_t>(j.slot) * p.slice : p.staging + static_cast<size_t>(j.expert) * p.slice;
     bool ok = ReadSlice(p, j.expert, dst, holder);
     if (ok) Repack(p, dst, holder);
+    bool wake = false;
     {
       std::lock_guard<std::mutex> lock(mu_);
       counters_.read_bytes += static_cast<double>(p.slice);
@@ -48,8 +49,10 @@ void ExpertCache::IoLoop() {
       }
       if (j.slot >= 0) L.slots[j.slot].pending--;
       else L.stage_pending--;
+      // Only a compute that waits needs to hear of it (a wake is a context switch).
+      wake = waiting_ > 0 || !ok;
     }
-    ready_cv_.notify_all();
+    if (wake) ready_cv_.notify_all();
   }
 }
 

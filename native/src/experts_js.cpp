@@ -82,6 +82,7 @@ Napi::Object ExpertCountersObject(Napi::Env env, ExpertCache& ec) {
   eo.Set("predicted", x.predicted);
   eo.Set("predictedRight", x.predicted_right);
   eo.Set("staged", x.staged);
+  eo.Set("promoted", x.promoted);
   eo.Set("prefetchDropped", x.prefetch_dropped);
   eo.Set("prefetchWastedBytes", x.prefetch_wasted_bytes);
   eo.Set("predictions", x.predictions);

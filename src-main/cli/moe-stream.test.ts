@@ -66,6 +66,9 @@ describe.skipIf(!capped.usable && process.env.CI !== 'true')('a mixture of exper
     expect(stream.residency.schedule.expertCache.slotsPerLayer).toBe(x.slots_per_layer);
     // The prompt's micro-batch routes to more experts than a layer's cache holds: staged.
     expect(x.staged).toBeGreaterThan(0);
+    // ... and the experts it read are kept in the slots for decode (copied, not read again);
+    // the tokens above say the copies are right.
+    expect(x.promoted).toBeGreaterThan(0);
     expect(x.routed).toBeGreaterThan(0);
     expect(x.decode_prediction_accuracy).toBeGreaterThanOrEqual(0);
     expect(x.decode_prediction_accuracy).toBeLessThanOrEqual(1);

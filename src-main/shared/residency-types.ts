@@ -83,6 +83,8 @@ export interface ExpertSample {
   /** Predictions made, and of them acted on (read ahead): read-ahead runs only while its measured precision pays. */
   predictions: number;
   predictionsIssued: number;
+  /** Experts copied from the staging buffer into slots after a staged micro-batch (a prompt's experts kept for decode). */
+  promoted: number;
   /** Expert tensors whose slots hold the CPU kernels' repacked layout (as llama.cpp repacks weights held in RAM). */
   repackedProjections: number;
   /** Per MoE layer, the expert each slot holds (-1: empty or being read), and the micro-batches routed to each expert so far. */

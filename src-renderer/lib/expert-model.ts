@@ -94,6 +94,7 @@ export function normalizeExpertSample(raw: unknown): ExpertSample | undefined {
     prefetchDropped: n('prefetchDropped'),
     prefetchWastedBytes: n('prefetchWastedBytes'),
     repackedProjections: n('repackedProjections'),
+    promoted: n('promoted'),
     predictions: n('predictions'),
     predictionsIssued: n('predictionsIssued'),
     resident,

@@ -26,6 +26,8 @@ export interface ExpertFigures {
   predicted_right: number;
   prediction_accuracy: number | null;
   staged: number;
+  /** Experts a staged micro-batch (a prompt) read that were kept in slots for what follows. */
+  promoted: number;
   /** Read-ahead: jobs dropped unread, bytes read for experts never used, and the share of predictions acted on. */
   prefetch_dropped: number;
   prefetch_wasted_bytes: number;
@@ -72,6 +74,7 @@ export function expertFigures(samples: readonly ResidencySample[], schedule: Str
     predicted_right: x.predictedRight,
     prediction_accuracy: ratio(x.predictedRight, x.predicted),
     staged: x.staged,
+    promoted: x.promoted,
     prefetch_dropped: x.prefetchDropped,
     prefetch_wasted_bytes: x.prefetchWastedBytes,
     prefetch_issued_share: ratio(x.predictionsIssued, x.predictions),
