@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Ajv from 'ajv';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { runCommand } from './run-command.test-util.js';
 import { validateReport } from '../report-schema.test-util.js';
@@ -100,6 +100,18 @@ describe.skipIf(vk.skip)('the VRAM tier in plan and run', () => {
     expect(r2.plan?.gpu?.expertLayers).toEqual([2, 3]);
     expect(r2.gpu).toMatchObject({ cpu_tensors: ['^blk\\.(0|1)' + EXPERT_TENSOR_PATTERN], within_budget: true });
     expect(r2.gpu!.measured_bytes!).toBeLessThanOrEqual(20 * MiB);
+  });
+
+  it('run --gpu --vram without --ram: the plan for the machine\'s RAM places the layers, and the run offloads them', async () => {
+    const { stdout } = await runCommand(plan, [dense, '--ram', String(totalmem()), '--vram', '40M', '--gpu', gpu(), ...shape, '--json']);
+    const p = JSON.parse(stdout) as MemoryPlan;
+    expect(p.gpu?.gpuLayers ?? 0, 'the plan puts layers on the device').toBeGreaterThan(0);
+    const out = join(dir, 'no-ram.json');
+    const { code } = await runCommand(run, [dense, '--vram', '40M', '--gpu', gpu(), ...shape, '-p', 'Once upon a time', '-n', '4', '--temperature', '0', '-q', '--report-json', out]);
+    expect(code).toBe(0);
+    const r = JSON.parse(readFileSync(out, 'utf8')) as RunReport;
+    expect(r.config.ram_bytes).toBeNull();
+    expect(r.gpu?.gpu_layers).toBe(p.gpu?.gpuLayers);
   });
 
   it('refused before load: a budget larger than the device has free, a device that does not exist', async () => {
