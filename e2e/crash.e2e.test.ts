@@ -94,7 +94,9 @@ async function actBeforeCrash(page: Page, dataDir: string): Promise<Acknowledged
 describe.runIf(haveChromium || IS_CI)('kill -9 of ramforge serve loses nothing acknowledged', () => {
   it('the next start says what it recovered, and the turn, the report and the setting are all there', async () => {
     if (!haveChromium) throw new Error('/usr/bin/chromium is missing and CI=true: install the chromium package');
-    const model = synthModel('tiny');
+    // The small preset (about 50 tokens a second here): the tiny one fills its 2048-token context
+    // in under 3 s, and on a busy machine its reply could end before the save it waits for.
+    const model = synthModel('small');
     const dataDir = mkdtempSync(join(tmpdir(), 'ramforge-e2e-crash-'));
     let served: Served | null = null;
     let browser: Browser | null = null;
