@@ -1,11 +1,11 @@
 // The expert cache's compute side (experts.h): what the scheduler's eval callback asks before
-// and after each node, routing a micro-batch to slots (or to the staging buffer), the selection
-// rewritten to slot indices, waiting for experts, and the next layer's prediction.
+// and after each node, routing a micro-batch to slots (or to the staging buffer), a staged
+// micro-batch's experts kept, and waiting for experts. The expert ops' selection operand is in
+// experts_selection.cpp, read-ahead in experts_ahead.cpp.
 #include "experts.h"
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstdio>
 #include <cstring>
 
 #include "clock.h"
@@ -17,14 +17,8 @@ namespace {
 
 // The router's selection node of a layer: "ffn_moe_topk-N".
 constexpr const char* kTopk = "ffn_moe_topk";
-// Read-ahead pays while more of what it reads is used than wasted.
-constexpr double kMinPrecision = 0.5;
 // Weight of the newest prediction in the precision measure (about the last 16 predictions).
 constexpr double kPrecisionAlpha = 1.0 / 16;
-// While read-ahead does not pay, one micro-batch in this many is still predicted and measured:
-// enough for the precision to show when it would pay again, at a fraction of the cost of
-// applying a router on the compute thread.
-constexpr int kQuietPredictEvery = 8;
 
 }  // namespace
 
@@ -78,34 +72,6 @@ bool ExpertCache::Ask(ggml_tensor* t) {
   for (const auto& L : layers_)
     if (L.rewrite && L.direct != 1) return true;
   return false;
-}
-
-bool ExpertCache::PointSelection(Layer& L, ggml_tensor* op) {
-  ggml_tensor*& sel = op->src[2];
-  ggml_tensor* copy = L.slot_ids.get();
-  if (L.staged) {
-    // The staging buffer holds expert e at index e: the ops read expert ids.
-    if (copy && sel == copy) sel = L.ids_source;
-    return L.direct == 0;
-  }
-  if (L.direct != 0 && sel && L.topk && (sel == L.topk || sel == copy)) {
-    if (L.rewrite) {
-      FillSlotIds(L);
-      L.rewrite = false;
-    }
-    L.direct = 1;
-    if (sel != L.slot_ids.get()) {
-      L.ids_source = sel;
-      sel = L.slot_ids.get();
-    }
-    return false;
-  }
-  L.direct = 0;
-  if (L.rewrite) {
-    Rewrite(L, sel);
-    L.rewrite = false;
-  }
-  return true;
 }
 
 bool ExpertCache::Computed(ggml_tensor* t) {
@@ -321,50 +287,6 @@ void ExpertCache::PromoteStagedLocked() {
   }
 }
 
-void ExpertCache::Rewrite(Layer& L, ggml_tensor* ids) {
-  if (!ids || ids->type != GGML_TYPE_I32) return;
-  L.ids = ids;
-  L.ids_experts.clear();
-  for (int64_t j = 0; j < ids->ne[1]; j++)
-    for (int64_t i = 0; i < ids->ne[0]; i++) {
-      auto* v = reinterpret_cast<int32_t*>(static_cast<char*>(ids->data) + i * ids->nb[0] + j * ids->nb[1]);
-      L.ids_experts.push_back(*v);
-      if (*v >= 0 && *v < experts_ && L.index_of[*v] >= 0) *v = L.index_of[*v];
-    }
-}
-
-// The expert ops' copy of the router's selection, in slot indices: the same shape and strides
-// as the selection, in bytes of its own.
-void ExpertCache::FillSlotIds(Layer& L) {
-  const ggml_tensor* src = L.topk;
-  if (!L.slot_ids) L.slot_ids = std::make_shared<ggml_tensor>();
-  ggml_tensor* c = L.slot_ids.get();
-  *c = *src;
-  L.slot_ids_bytes.resize(ggml_nbytes(src) / sizeof(int32_t) + 1);
-  c->data = L.slot_ids_bytes.data();
-  c->view_src = nullptr;
-  c->view_offs = 0;
-  std::snprintf(c->name, sizeof(c->name), "ffn_moe_slots-%d", L.index);
-  for (int64_t j = 0; j < src->ne[1]; j++)
-    for (int64_t i = 0; i < src->ne[0]; i++) {
-      const size_t at = static_cast<size_t>(i * src->nb[0] + j * src->nb[1]);
-      int32_t v = *reinterpret_cast<const int32_t*>(static_cast<const char*>(src->data) + at);
-      if (v >= 0 && v < experts_ && L.index_of[v] >= 0) v = L.index_of[v];
-      *reinterpret_cast<int32_t*>(static_cast<char*>(c->data) + at) = v;
-    }
-}
-
-// The layer's expert ops are done: the selection holds the experts' ids again, so that a node
-// after them that indexes by expert (a per-expert scale's get_rows) reads the right rows.
-void ExpertCache::Restore(Layer& L) {
-  if (!L.ids) return;
-  size_t k = 0;
-  for (int64_t j = 0; j < L.ids->ne[1]; j++)
-    for (int64_t i = 0; i < L.ids->ne[0] && k < L.ids_experts.size(); i++)
-      *reinterpret_cast<int32_t*>(static_cast<char*>(L.ids->data) + i * L.ids->nb[0] + j * L.ids->nb[1]) = L.ids_experts[k++];
-  L.ids = nullptr;
-}
-
 void ExpertCache::WaitReady(Layer& L, int proj) {
   double t0 = NowMs();
   bool waited = false;
@@ -392,114 +314,6 @@ void ExpertCache::WaitReady(Layer& L, int proj) {
     lock.unlock();
     sink_(3, L.index, 0, dur);
   }
-}
-
-// The next MoE layer's router applied to this layer's router input (the residual stream moves
-// little from one layer to the next): its top experts are read ahead while this layer computes.
-void ExpertCache::Predict(int li) {
-  Layer& cur = layers_[li];
-  Layer& next = layers_[li + 1];
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (precision_ < kMinPrecision && ++quiet_predictions_ % kQuietPredictEvery != 0) return;
-  }
-  const ggml_tensor* x = cur.router_in;
-  const ggml_tensor* w = next.router;
-  if (!x || !w || x->type != GGML_TYPE_F32 || x->ne[0] != w->ne[0] || x->ne[1] != 1) return;
-  const int k = static_cast<int>(std::max<size_t>(1, cur.need.size()));
-  const int64_t n = w->ne[0];
-  const float* xv = static_cast<const float*>(x->data);
-  std::vector<float> row(static_cast<size_t>(n));
-  std::vector<std::pair<float, int>> logits;
-  const auto* traits = ggml_get_type_traits(w->type);
-  for (int e = 0; e < experts_; e++) {
-    const char* r = static_cast<const char*>(w->data) + static_cast<size_t>(e) * w->nb[1];
-    const float* rv;
-    if (w->type == GGML_TYPE_F32) {
-      rv = reinterpret_cast<const float*>(r);
-    } else if (traits && traits->to_float) {
-      traits->to_float(r, row.data(), n);
-      rv = row.data();
-    } else {
-      return;
-    }
-    double dot = 0;
-    for (int64_t i = 0; i < n; i++) dot += static_cast<double>(rv[i]) * xv[i];
-    logits.push_back({static_cast<float>(dot), e});
-  }
-  std::partial_sort(logits.begin(), logits.begin() + std::min<size_t>(k, logits.size()), logits.end(),
-                    [](const std::pair<float, int>& a, const std::pair<float, int>& b) { return a.first > b.first; });
-  std::vector<char> keep(experts_, 0);
-  std::vector<int> predicted;
-  for (int i = 0; i < k && i < static_cast<int>(logits.size()); i++) {
-    keep[logits[i].second] = 1;
-    predicted.push_back(logits[i].second);
-  }
-  std::unique_lock<std::mutex> lock(mu_);
-  counters_.predictions += 1;
-  // Measured either way; read on only while it pays.
-  const bool issue = precision_ >= kMinPrecision;
-  if (issue) counters_.predictions_issued += 1;
-  const size_t queued = ahead_.size();
-  for (int e : predicted) {
-    if (!issue) break;
-    if (next.slot_of[e] >= 0) continue;
-    int v = VictimLocked(next, keep);
-    if (v < 0) break;
-    Slot& sl = next.slots[v];
-    WastedLocked(next, sl);
-    if (sl.expert >= 0) next.slot_of[sl.expert] = -1;
-    sl.expert = e;
-    sl.pending = static_cast<int>(next.projs.size());
-    sl.prefetched = true;
-    sl.last_use = tick_;
-    next.slot_of[e] = v;
-    counters_.loads += 1;
-    counters_.prefetches += 1;
-    for (size_t p = 0; p < next.projs.size(); p++) ahead_.push_back({li + 1, v, e, static_cast<int>(p)});
-  }
-  const size_t jobs = ahead_.size() - queued;
-  next.predicted = std::move(predicted);
-  lock.unlock();
-  WakeIo(jobs);
-}
-
-// A slot read ahead and never used is given up (evicted, or its reads dropped): its bytes count
-// as read in vain.
-void ExpertCache::WastedLocked(Layer& L, const Slot& s) {
-  if (!s.prefetched || s.expert < 0) return;
-  size_t bytes = 0;
-  for (const auto& p : L.projs) bytes += p.slice;
-  counters_.prefetch_wasted_bytes += static_cast<double>(bytes);
-}
-
-// The layer's real routing has come: read-ahead still queued for experts it did not choose is
-// dropped, and a slot left with none of its reads done or in flight is freed again.
-void ExpertCache::DropAheadLocked(Layer& L, int li, const std::vector<char>& keep) {
-  std::vector<int> dropped_from(L.slots.size(), 0);
-  for (auto it = ahead_.begin(); it != ahead_.end();) {
-    if (it->layer == li && it->slot >= 0 && !keep[it->expert]) {
-      dropped_from[static_cast<size_t>(it->slot)]++;
-      counters_.prefetch_dropped += 1;
-      it = ahead_.erase(it);
-    } else {
-      ++it;
-    }
-  }
-  for (size_t s = 0; s < L.slots.size(); s++) {
-    if (dropped_from[s] == 0) continue;
-    Slot& sl = L.slots[s];
-    sl.pending -= dropped_from[s];
-    // Some projections were read or are being read: the slot keeps a partial expert, so it is
-    // emptied (a read in flight still lands and is counted, then the slot is free).
-    if (sl.expert >= 0) {
-      if (dropped_from[s] < static_cast<int>(L.projs.size())) WastedLocked(L, sl);
-      L.slot_of[sl.expert] = -1;
-    }
-    sl.expert = -1;
-    sl.prefetched = false;
-  }
-  ready_cv_.notify_all();
 }
 
 }  // namespace rf
