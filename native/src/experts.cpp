@@ -163,9 +163,18 @@ void ExpertCache::Route(Layer& L, int li, const ggml_tensor* ids) {
     Stage(L, li, need);
     return;
   }
+  const std::vector<float> weight = cfg_.skip_below > 0.0f && L.zero_slot >= 0 ? TokenWeights(ids) : std::vector<float>();
   std::vector<char> fresh(experts_, 0);
+  std::vector<int> read;
   for (int e : need) {
     int s = L.slot_of[e];
+    if (s < 0 && !weight.empty() && weight[e] < cfg_.skip_below) {
+      L.index_of[e] = L.zero_slot;
+      counters_.skipped += 1;
+      counters_.skipped_weight += weight[e];
+      continue;
+    }
+    read.push_back(e);
     if (s >= 0) {
       if (L.slots[s].prefetched) counters_.prefetch_hits += 1;
       else counters_.hits += 1;
@@ -197,10 +206,11 @@ void ExpertCache::Route(Layer& L, int li, const ggml_tensor* ids) {
   // reassigned, so its queued reads stay its own.
   const size_t queued = demand_.size();
   for (size_t p = 0; p < L.projs.size(); p++)
-    for (int e : need)
+    for (int e : read)
       if (fresh[e]) demand_.push_back({li, L.slot_of[e], e, static_cast<int>(p)});
   const size_t jobs = demand_.size() - queued;
-  L.need = std::move(need);
+  // What the expert ops wait for: the skipped experts are computed from the zero slot.
+  L.need = std::move(read);
   L.prepared = true;
   L.rewrite = true;
   lock.unlock();

@@ -56,6 +56,10 @@ struct ExpertConfig {
   bool predict = true;      // read the next layer's predicted experts ahead
   bool lfu = false;         // evict the least frequently used (decayed counts), else the least recently used
   bool repack = false;      // slots in the CPU kernels' repacked layout (experts_repack.cpp)
+  // Lossy, off at 0: a decoded token's expert that no slot holds and that its router weighted
+  // below this (its share of the token's selected experts' weight) is not read; the expert ops
+  // compute it from a slot of zeros, so it adds nothing to the layer's output.
+  float skip_below = 0.0f;
   int io_threads = 4;
 };
 
@@ -77,6 +81,8 @@ struct ExpertCounters {
   double predictions_issued = 0;    // predictions whose experts were read ahead (others only measured)
   double predictions = 0;           // predictions made (issued or measured)
   double slot_bytes = 0;    // the cache's slots and the staging buffer, as allocated
+  double skipped = 0;       // routed experts not read (skip_below): misses weighted below it
+  double skipped_weight = 0;  // their router weights, summed
   int slots_per_layer = 0;
   int layers = 0;
   int experts = 0;
@@ -108,6 +114,9 @@ class ExpertCache {
     std::vector<double> uses;
   };
   std::vector<LayerState> Residents();
+  // Every slot emptied (none being read), as after setup: a later pass starts from a cold cache.
+  // Counters and use counts stay. Call between passes only.
+  void Empty();
   std::string error();
 
  private:
@@ -157,6 +166,7 @@ class ExpertCache {
     bool rewrite = false;    // the selection must become slot indices before the first expert op
     std::vector<int> need;   // experts this micro-batch routes to
     std::vector<int> index_of;  // expert -> slot (cache) or staging index for the rewrite
+    int zero_slot = -1;         // a slot of zeros that skipped experts are computed from (skip_below)
     ggml_tensor* ids = nullptr;       // the selection rewritten to slot indices, until Restore
     std::vector<int32_t> ids_experts; // what it held: the experts' ids
     // The selection the router's node computed in this micro-batch, and the expert ops' copy of
@@ -183,6 +193,10 @@ class ExpertCache {
   int LayerOfProj(const ggml_tensor* w, int* proj) const;
   int TopkLayer(const ggml_tensor* t) const;
   void Route(Layer& L, int li, const ggml_tensor* ids);
+  // skip_below: a decoded token's router weight per expert (its share of the selected experts'
+  // weight), or empty where the selection is not one token's or its weights cannot be read
+  // (experts_skip.cpp).
+  std::vector<float> TokenWeights(const ggml_tensor* ids) const;
   void Stage(Layer& L, int li, std::vector<int> need);
   void Rewrite(Layer& L, ggml_tensor* ids);
   void FillSlotIds(Layer& L);

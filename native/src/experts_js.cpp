@@ -33,6 +33,12 @@ bool ParseExperts(const Napi::Value& v, size_t n_files, Args* args, ExpertConfig
     if (!IsSafeInt(eo.Get("ioThreads"), 1, 8)) return args->Fail("stream.experts.ioThreads must be 1..8");
     out->io_threads = eo.Get("ioThreads").As<Napi::Number>().Int32Value();
   }
+  if (eo.Has("skipBelow") && !eo.Get("skipBelow").IsUndefined()) {
+    Napi::Value sv = eo.Get("skipBelow");
+    double v = sv.IsNumber() ? sv.As<Napi::Number>().DoubleValue() : -1;
+    if (!(v >= 0 && v < 1)) return args->Fail("stream.experts.skipBelow must be a number in [0, 1)");
+    out->skip_below = static_cast<float>(v);
+  }
   if (!eo.Get("tensors").IsArray()) return args->Fail("stream.experts.tensors must be an array of {name, layer, file, offset}");
   Napi::Array ta = eo.Get("tensors").As<Napi::Array>();
   for (uint32_t i = 0; i < ta.Length(); i++) {
@@ -94,6 +100,8 @@ Napi::Object ExpertCountersObject(Napi::Env env, ExpertCache& ec) {
   eo.Set("readErrors", x.read_errors);
   eo.Set("directIo", x.direct_io);
   eo.Set("repackedProjections", x.repacked_projections);
+  eo.Set("skipped", x.skipped);
+  eo.Set("skippedWeight", x.skipped_weight);
   auto res = ec.Residents();
   Napi::Array ra = Napi::Array::New(env, res.size());
   for (size_t i = 0; i < res.size(); i++) {

@@ -29,6 +29,17 @@ int ProjRank(const std::string& name) {
   return 3;
 }
 
+// One write from user space to every page. Under a hypervisor that shadows the guest's page
+// tables, the first user access to a page traps to the host (about 2 ms a MiB on the machines
+// we measure on) even after the kernel populated it, and a direct read into the page does not
+// count as that access: without this, each slot paid it on the first token that computed with
+// it, so a cold cache cost twice its reads. Paid here, at load, as a resident run pays it
+// when it repacks. The pages are fresh zeros, so writing a zero changes nothing.
+void TouchPages(char* m, size_t len) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  for (size_t off = 0; off < len; off += page) reinterpret_cast<volatile char*>(m)[off] = 0;
+}
+
 // Anonymous memory whose address is congruent to `residue` modulo the page size (so that a
 // slice lies in memory at the same offset within a page as in the file: direct reads then go
 // straight into it), charged now rather than on first use.
@@ -37,6 +48,7 @@ char* MapCongruent(size_t bytes, size_t residue, std::vector<char*>* maps, std::
   void* m = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (m == MAP_FAILED) return nullptr;
   if (madvise(m, len, MADV_POPULATE_WRITE) != 0) std::memset(m, 0, len);
+  TouchPages(static_cast<char*>(m), len);
   maps->push_back(static_cast<char*>(m));
   lens->push_back(len);
   return static_cast<char*>(m) + residue;
@@ -76,7 +88,11 @@ std::string ExpertCache::Configure(ExpertConfig cfg, const std::vector<std::stri
   if (err.empty()) err = AddTensors(tensors);
   if (!err.empty()) return err;
   if (layers_.empty()) return "the expert cache was given no expert tensors";
-  const int slots = std::min(cfg_.slots_per_layer, experts_);
+  // A skipped expert is computed from a slot of zeros after the others, so its index must stay
+  // below the tensor's expert count.
+  const bool skip = cfg_.skip_below > 0.0f;
+  const int slots = std::min(cfg_.slots_per_layer, skip ? experts_ - 1 : experts_);
+  if (slots < 1) return "the expert cache needs at least one slot per layer";
   err = MapSlots(slots);
   // One staging buffer holds every expert of one layer: it serves whichever layer a micro-batch
   // routes to more experts than the cache holds (each projection's share is the largest one's).
@@ -159,6 +175,7 @@ std::string ExpertCache::MapSlots(int slots) {
   for (size_t li = 0; li < layers_.size(); li++) {
     Layer& L = layers_[li];
     L.slots.assign(slots, Slot());
+    L.zero_slot = cfg_.skip_below > 0.0f ? slots : -1;
     L.slot_of.assign(experts_, -1);
     L.index_of.assign(experts_, -1);
     L.freq.assign(experts_, 0.0f);
@@ -166,9 +183,10 @@ std::string ExpertCache::MapSlots(int slots) {
     for (size_t pi = 0; pi < L.projs.size(); pi++) {
       Proj& p = L.projs[pi];
       size_t residue = static_cast<size_t>(p.file_offset) % kExpertBlock;
-      p.cache = MapCongruent(p.slice * slots, residue, &maps_, &map_lens_);
+      const int mapped = slots + (cfg_.skip_below > 0.0f ? 1 : 0);
+      p.cache = MapCongruent(p.slice * mapped, residue, &maps_, &map_lens_);
       if (!p.cache) return std::string("cannot map the expert cache: ") + std::strerror(errno);
-      counters_.slot_bytes += static_cast<double>(p.slice) * slots;
+      counters_.slot_bytes += static_cast<double>(p.slice) * mapped;
       proj_of_[p.t] = {static_cast<int>(li), static_cast<int>(pi)};
     }
     if (L.router) router_of_[L.router] = static_cast<int>(li);
@@ -205,6 +223,26 @@ ExpertCounters ExpertCache::counters() {
 std::string ExpertCache::error() {
   std::lock_guard<std::mutex> l(mu_);
   return counters_.error;
+}
+
+void ExpertCache::Empty() {
+  std::unique_lock<std::mutex> lock(mu_);
+  // Reads in flight land in their slots: wait for them, then forget every slot.
+  auto idle = [&] {
+    for (const auto& L : layers_)
+      for (const auto& s : L.slots)
+        if (s.pending > 0) return false;
+    return demand_.empty() || stop_;
+  };
+  waiting_++;
+  ready_cv_.wait(lock, idle);
+  waiting_--;
+  staged_layer_ = -1;
+  for (auto& L : layers_) {
+    for (auto& s : L.slots) s = Slot();
+    std::fill(L.slot_of.begin(), L.slot_of.end(), -1);
+    std::fill(L.freq.begin(), L.freq.end(), 0.0f);
+  }
 }
 
 std::vector<ExpertCache::LayerState> ExpertCache::Residents() {

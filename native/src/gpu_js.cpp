@@ -15,6 +15,7 @@
 #include "common.h"
 #include "context.h"
 #include "generate.h"
+#include "residency.h"
 #include "ggml-backend.h"
 #include "llama.h"
 
@@ -161,7 +162,7 @@ Napi::Value MemoryBreakdown(const Napi::CallbackInfo& info) {
 // tokens[0..i], from one pass over the sequence (cache cleared first).
 Napi::Value GreedyPositions(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  Context* c = UsableContext(info, "greedyPositions(context, tokens: Int32Array)");
+  Context* c = UsableContext(info, "greedyPositions(context, tokens: Int32Array, stepFrom?: number)");
   if (!c) return env.Undefined();
   if (info.Length() < 2 || !info[1].IsTypedArray() || info[1].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array) {
     ThrowError(env, "BAD_ARGUMENT", "greedyPositions(context, tokens: Int32Array)");
@@ -180,14 +181,21 @@ Napi::Value GreedyPositions(const Napi::CallbackInfo& info) {
       ThrowError(env, "BAD_ARGUMENT", "greedyPositions: token " + std::to_string(t[i]) + " is outside the vocabulary");
       return env.Undefined();
     }
+  // coldExperts: the expert cache starts empty, as the generation this pass is set against did.
+  if (info.Length() > 3 && info[3].IsBoolean() && info[3].As<Napi::Boolean>().Value() && c->residency())
+    if (ExpertCache* ec = c->residency()->experts()) ec->Empty();
   LogMark();
   llama_memory_clear(llama_get_memory(c->get()), true);
   c->cached().clear();
   const int n_batch = static_cast<int>(llama_n_batch(c->get()));
+  // Positions from stepFrom on are decoded one token a batch, as generation decodes them
+  // (teacher forcing: what the model picks at each step of a given continuation).
+  int step_from = n;
+  if (info.Length() > 2 && info[2].IsNumber()) step_from = std::max(0, info[2].As<Napi::Number>().Int32Value());
   Napi::Int32Array out = Napi::Int32Array::New(env, static_cast<size_t>(n));
   llama_batch b = llama_batch_init(n_batch, 0, 1);
-  for (int start = 0; start < n; start += n_batch) {
-    const int k = std::min(n_batch, n - start);
+  for (int start = 0, k = 0; start < n; start += k) {
+    k = start >= step_from ? 1 : std::min({n_batch, n - start, step_from - start});
     b.n_tokens = k;
     for (int j = 0; j < k; j++) {
       b.token[j] = t[start + j];

@@ -1,11 +1,13 @@
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <regex>
 
 #include "common.h"
 #include "devices.h"
 #include "ggml-cpu.h"
 #include "model.h"
+#include "residency_args.h"
 
 namespace rf {
 namespace {
@@ -65,6 +67,22 @@ class LoadWorker : public Napi::AsyncWorker {
     if (progress_.has_tsfn) progress_.tsfn.Release();
   }
 
+  // Integer metadata read in place of the file's (llama.cpp's --override-kv KEY=int:N), kept
+  // here so the array llama.cpp reads lives until the load returns; ends with an empty key.
+  void SetKvOverrides(const std::vector<std::pair<std::string, int64_t>>& kv) {
+    kv_.clear();
+    for (const auto& [key, value] : kv) {
+      llama_model_kv_override o{};
+      o.tag = LLAMA_KV_OVERRIDE_TYPE_INT;
+      std::snprintf(o.key, sizeof(o.key), "%s", key.c_str());
+      o.val_i64 = value;
+      kv_.push_back(o);
+    }
+    if (kv_.empty()) return;
+    kv_.push_back(llama_model_kv_override{});
+    params_.kv_overrides = kv_.data();
+  }
+
   void SetProgress(Napi::Function fn) {
     progress_.tsfn = Napi::ThreadSafeFunction::New(Env(), fn, "ramforge-load-progress", 0, 1);
     progress_.has_tsfn = true;
@@ -92,7 +110,10 @@ class LoadWorker : public Napi::AsyncWorker {
   }
 
   void OnOK() override {
-    deferred_.Resolve(Model::Wrap(Env(), model_, paths_, load_ms_));
+    std::vector<std::pair<std::string, std::string>> overrides;
+    for (const auto& o : kv_)
+      if (o.key[0]) overrides.emplace_back(o.key, std::to_string(o.val_i64));
+    deferred_.Resolve(Model::Wrap(Env(), model_, paths_, load_ms_, std::move(overrides)));
   }
 
   void OnError(const Napi::Error& e) override {
@@ -104,6 +125,7 @@ class LoadWorker : public Napi::AsyncWorker {
   std::vector<std::string> paths_;
   llama_model_params params_;
   Placement placement_;
+  std::vector<llama_model_kv_override> kv_;
   ProgressState progress_;
   llama_model* model_ = nullptr;
   double load_ms_ = 0;
@@ -123,6 +145,25 @@ bool GetStrings(const Napi::Object& o, const char* key, std::vector<std::string>
   for (uint32_t i = 0; i < a.Length(); i++) {
     if (!a.Get(i).IsString()) return *err = std::string(key) + " must be an array of strings", false;
     out->push_back(a.Get(i).As<Napi::String>().Utf8Value());
+  }
+  return true;
+}
+
+// kvOverrides: [{ key, int }], integer metadata in place of the file's (e.g. an MoE's
+// "<arch>.expert_used_count": fewer experts per token than the model was trained with).
+bool ReadKvOverrides(const Napi::Object& o, std::vector<std::pair<std::string, int64_t>>* kv, std::string* err) {
+  if (!o.Has("kvOverrides") || o.Get("kvOverrides").IsUndefined()) return true;
+  const char* shape = "kvOverrides must be an array of { key: string (under 128 bytes), int: integer }";
+  if (!o.Get("kvOverrides").IsArray()) return (*err = shape, false);
+  Napi::Array a = o.Get("kvOverrides").As<Napi::Array>();
+  for (uint32_t i = 0; i < a.Length(); i++) {
+    Napi::Value v = a.Get(i);
+    if (!v.IsObject()) return (*err = shape, false);
+    Napi::Object e = v.As<Napi::Object>();
+    if (!e.Get("key").IsString() || !IsSafeInt(e.Get("int"), -9007199254740991.0, 9007199254740991.0)) return (*err = shape, false);
+    std::string key = e.Get("key").As<Napi::String>().Utf8Value();
+    if (key.empty() || key.size() >= 128) return (*err = shape, false);
+    kv->emplace_back(key, e.Get("int").As<Napi::Number>().Int64Value());
   }
   return true;
 }
@@ -197,10 +238,11 @@ Napi::Value LoadModel(const Napi::CallbackInfo& info) {
   // engine neither streams nor releases, and which doubles what the weights hold in RAM.
   params.no_host = true;
   Placement placement;
+  std::vector<std::pair<std::string, int64_t>> kv;
   if (info.Length() > 1 && info[1].IsObject()) {
     Napi::Object o = info[1].As<Napi::Object>();
     std::string err;
-    if (!ReadPlacement(o, &placement, &err)) {
+    if (!ReadPlacement(o, &placement, &err) || !ReadKvOverrides(o, &kv, &err)) {
       ThrowError(env, "BAD_ARGUMENT", err);
       return env.Undefined();
     }
@@ -212,6 +254,7 @@ Napi::Value LoadModel(const Napi::CallbackInfo& info) {
     params.load_mode = LLAMA_LOAD_MODE_MMAP;
   }
   auto* worker = new LoadWorker(env, std::move(paths), params, std::move(placement));
+  worker->SetKvOverrides(kv);
   if (info.Length() > 2 && info[2].IsFunction()) worker->SetProgress(info[2].As<Napi::Function>());
   Napi::Promise promise = worker->Promise();
   worker->Queue();

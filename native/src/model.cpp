@@ -28,11 +28,13 @@ void Model::Init(Napi::Env env, Napi::Object exports) {
   exports.Set("Model", fn);
 }
 
-Napi::Object Model::Wrap(Napi::Env env, llama_model* model, std::vector<std::string> paths, double loadMs) {
+Napi::Object Model::Wrap(Napi::Env env, llama_model* model, std::vector<std::string> paths, double loadMs,
+                         std::vector<std::pair<std::string, std::string>> overrides) {
   Napi::Object obj = constructor_.New({Napi::External<llama_model>::New(env, model)});
   Model* m = Model::Unwrap(obj);
   m->paths_ = std::move(paths);
   m->load_ms_ = loadMs;
+  m->overrides_ = std::move(overrides);
   return obj;
 }
 
@@ -92,6 +94,8 @@ Napi::Value Model::Info(const Napi::CallbackInfo& info) {
     if (llama_model_meta_key_by_index(model_, i, key, sizeof key) < 0) continue;
     meta.Set(key, MetaValue(model_, i));
   }
+  // What the model was loaded with, not what the file says (an override's key is in the file).
+  for (const auto& [k, v] : overrides_) meta.Set(k, v);
   o.Set("metadata", meta);
   Napi::Array paths = Napi::Array::New(env, paths_.size());
   for (size_t i = 0; i < paths_.size(); i++) paths.Set(i, paths_[i]);

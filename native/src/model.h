@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "llama.h"
@@ -15,7 +16,9 @@ namespace rf {
 class Model : public Napi::ObjectWrap<Model> {
  public:
   static void Init(Napi::Env env, Napi::Object exports);
-  static Napi::Object Wrap(Napi::Env env, llama_model* model, std::vector<std::string> paths, double loadMs);
+  // overrides: metadata the load read in place of the file's (kvOverrides); info() reports them.
+  static Napi::Object Wrap(Napi::Env env, llama_model* model, std::vector<std::string> paths, double loadMs,
+                           std::vector<std::pair<std::string, std::string>> overrides = {});
   static bool Is(Napi::Object o) { return o.InstanceOf(constructor_.Value()); }
   explicit Model(const Napi::CallbackInfo& info);
   ~Model() override;
@@ -47,6 +50,7 @@ class Model : public Napi::ObjectWrap<Model> {
   llama_model* model_ = nullptr;  // == owner_.get() until free()
   std::shared_ptr<llama_model> owner_;
   std::vector<std::string> paths_;
+  std::vector<std::pair<std::string, std::string>> overrides_;
   double load_ms_ = 0;
 };
 

@@ -60,9 +60,17 @@ export function benchJson(model: string, capBytes: number, enforced: boolean, ro
         ...draftColumns(policy, r, rows),
         ...expertColumns(r),
         ...networkColumns(r),
+        ...lossyColumns(r),
       };
     }),
   };
+}
+
+/** A run with a lossy knob: the knob, and its teacher-forced agreement with the lossless run of its repetition. */
+function lossyColumns(r: RunReport) {
+  const l = r.lossy;
+  if (!l) return {};
+  return { lossy: l, agreement: l.agreement?.share ?? null, experts_skipped: r.residency.experts?.skipped ?? null };
 }
 
 /** Layers on RPC nodes: what crossed the network per decoded token, and the time waited on the nodes. */
@@ -113,11 +121,13 @@ export function benchTable(rows: BenchRow[]): string {
   const drafts = j.some((r) => r.tokens_per_target_pass !== undefined);
   const experts = j.some((r) => r.experts !== undefined);
   const network = j.some((r) => r.network_nodes !== undefined);
+  const lossy = j.some((r) => r.lossy !== undefined);
   const head = [
     'policy', 'status', 'decode tok/s', 'vs first', 'prompt tok/s', 'read/token', 'floor/token', 'read/floor', 'limit hits (decode)', 'locked min', 'read rate', 'peak', 'same tokens',
     ...(drafts ? ['tokens/pass', 'accepted', 'vs ideal'] : []),
     ...(experts ? ['experts cached', 'cache hits', 'ready in time', 'predicted', 'read/optimal', 'read ahead on', 'read in vain'] : []),
     ...(network ? ['network/token', 'wait on nodes/token'] : []),
+    ...(lossy ? ['agreement (lossy)'] : []),
   ];
   const pct = (v: number | null | undefined) => (v == null ? '—' : `${(100 * v).toFixed(1)} %`);
   const b = (v: number | null) => (v === null ? '—' : formatBytes(v));
@@ -154,6 +164,7 @@ export function benchTable(rows: BenchRow[]): string {
         ]
       : []),
     ...(network ? [b(r.network_bytes_per_token ?? null), r.network_wait_ms_per_token == null ? '—' : `${r.network_wait_ms_per_token.toFixed(1)} ms`] : []),
+    ...(lossy ? [r.lossy === undefined ? 'lossless' : pct(r.agreement)] : []),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((x) => (x[i] as string).length)));
   const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] as number)).join('  ');

@@ -46,6 +46,17 @@ export interface BenchOptions {
   onFailed?: (policy: string, lines: string[]) => void;
 }
 
+/** One row of the comparison: a policy, and how it runs. */
+interface Variant {
+  label: string;
+  policy: PolicyName;
+  run: PreparedRun;
+  flags: ParsedArgs['flags'];
+  uncapped?: boolean;
+  /** A lossy row: the label of the lossless row it is teacher-forced against. */
+  lossyOf?: string;
+}
+
 export interface BenchResult {
   prepared: PreparedRun;
   rows: BenchRow[];
@@ -54,7 +65,8 @@ export interface BenchResult {
 export async function benchAtCap(o: BenchOptions): Promise<BenchResult> {
   if (o.tokens < 2) throw new UsageError('--tokens must be at least 2 (bytes per token need two decode samples)');
   if (o.reps < 1) throw new UsageError('--reps must be at least 1');
-  const f: ParsedArgs['flags'] = { ...o.flags, ram: o.capBytes, 'enforce-ram': o.enforced };
+  // The lossy knobs run as rows of their own beside the lossless runs (lossyVariants).
+  const f: ParsedArgs['flags'] = { ...o.flags, ram: o.capBytes, 'enforce-ram': o.enforced, 'experts-used': undefined, 'skip-cold-experts': undefined };
   // The comparison runs without a draft and without the nodes: its plan is this machine's own.
   const settingsFlags = o.draft || o.rpcNodes?.length ? { ...f, draft: undefined, rpc: undefined } : f;
   // Under an enforced cap a budget below the minimum is refused here (BelowMinimumError).
@@ -64,7 +76,7 @@ export async function benchAtCap(o: BenchOptions): Promise<BenchResult> {
   const plan = prepared.plan;
   // One weight layout for every policy: the comparison is of residency schedules, not of kernels.
   const repack = comparisonRepack(o.policies, prepared.settings.repack, plan?.verdict ?? null);
-  const variants: { label: string; policy: PolicyName; run: PreparedRun; flags: ParsedArgs['flags']; uncapped?: boolean }[] = o.policies.flatMap((policy) => [
+  const variants: Variant[] = o.policies.flatMap((policy) => [
     { label: policy as string, policy, run: prepared, flags: settingsFlags },
     ...(withDraft ? [{ label: `${policy}+draft`, policy, run: withDraft, flags: f }] : []),
     ...(withRpc ? [{ label: `${policy}+rpc`, policy, run: withRpc, flags: { ...f, draft: undefined } }] : []),
@@ -75,6 +87,7 @@ export async function benchAtCap(o: BenchOptions): Promise<BenchResult> {
     for (let i = variants.length - 1; i >= 0; i--)
       if (variants[i]!.label === 'stream') variants.splice(i + 1, 0, { label: 'stream-no-read-ahead', policy: 'stream', run: without, flags });
   }
+  variants.push(...lossyVariants(o, variants));
   if (o.resident) {
     // The capped runs' shape, so that the tokens are comparable; no budget, so nothing is planned out of core.
     const s = prepared.shape;
@@ -82,7 +95,9 @@ export async function benchAtCap(o: BenchOptions): Promise<BenchResult> {
     variants.push({ label: 'resident', policy: 'off', run: prepareRun(o.opened, flags), flags, uncapped: true });
   }
   const runs = new Map<string, RunReport[]>(variants.map((v) => [v.label, []]));
-  for (let rep = 0; rep < o.reps; rep++)
+  for (let rep = 0; rep < o.reps; rep++) {
+    // This repetition's lossless tokens by label: what a lossy row is teacher-forced against.
+    const lossless = new Map<string, { prompt: number[]; continuation: number[] }>();
     for (const v of variants) {
       o.onRun?.(v.label, rep);
       const load = { ...loadParams(o.modelPath, v.flags, v.run, v.policy), repack, ...(v.uncapped ? { prefault: true } : {}) };
@@ -94,7 +109,10 @@ export async function benchAtCap(o: BenchOptions): Promise<BenchResult> {
         cap: o.enforced && !v.uncapped ? { limitBytes: o.capBytes, timeoutS: flagValues(f)['enforce-timeout'] } : undefined,
         coldStart: true,
         ...(v.run.gpu ? { gpuEnv: v.run.gpu.env } : {}),
+        ...(v.lossyOf && lossless.has(v.lossyOf) ? { teacherForce: lossless.get(v.lossyOf)! } : {}),
       });
+      const g = result.generation;
+      if (!v.lossyOf && g && g.tokens.length > 0) lossless.set(v.label, { prompt: g.promptTokens, continuation: g.tokens });
       const why = runFailureMessage(result);
       if (why && o.onFailed) o.onFailed(v.label, [why, ...(await lostNodeLines(load))]);
       const report = buildRunReport({ modelPath: o.modelPath, opened: o.opened, plan: v.run.plan, load, generate, result });
@@ -102,5 +120,26 @@ export async function benchAtCap(o: BenchOptions): Promise<BenchResult> {
       if (o.reportDir) await writeJsonAtomic(`${o.reportDir}/bench-${o.capBytes}-${v.label}${o.reps > 1 ? `-${rep + 1}` : ''}.json`, report);
       runs.get(v.label)?.push(report);
     }
+  }
   return { prepared, rows: variants.map((v) => medianRow(v.label, runs.get(v.label) ?? [])) };
+}
+
+/**
+ * The lossy knobs given to bench (--experts-used, --skip-cold-experts), each a row after every
+ * policy's lossless row (`stream+experts-used=4`): its speed beside the lossless one's, and its
+ * teacher-forced agreement with that row's tokens in the same repetition.
+ */
+function lossyVariants(o: BenchOptions, variants: readonly Variant[]): Variant[] {
+  const v = flagValues(o.flags);
+  const knobs: [string, ParsedArgs['flags']][] = [
+    ...(v['experts-used'] !== undefined ? [[`experts-used=${v['experts-used']}`, { 'experts-used': v['experts-used'] }] as [string, ParsedArgs['flags']]] : []),
+    ...(v['skip-cold-experts'] !== undefined ? [[`skip-cold=${v['skip-cold-experts']}`, { 'skip-cold-experts': v['skip-cold-experts'] }] as [string, ParsedArgs['flags']]] : []),
+  ];
+  const out: Variant[] = [];
+  for (const [name, knob] of knobs)
+    for (const base of variants.filter((x) => x.label === x.policy)) {
+      const flags = { ...base.flags, ...knob };
+      out.push({ label: `${base.label}+${name}`, policy: base.policy, run: prepareRun(o.opened, flags), flags, lossyOf: base.label });
+    }
+  return out;
 }

@@ -40,6 +40,8 @@ export function settingsFromFlags(flags: ParsedArgs['flags']): RunSettings {
     // The worker may run elsewhere in the tree: paths travel absolute.
     routingTrace: f['routing-trace'] === undefined ? undefined : resolve(f['routing-trace']),
     routingTraceOut: f['routing-trace-out'] === undefined ? undefined : resolve(f['routing-trace-out']),
+    expertsUsed: given(f['experts-used']),
+    skipColdExperts: given(f['skip-cold-experts']),
   };
   try {
     // Fields left undefined take the shared defaults.
@@ -52,5 +54,5 @@ export function settingsFromFlags(flags: ParsedArgs['flags']): RunSettings {
 
 /** The flag a settings field is set by. */
 export function flagOf(field: string): string {
-  return { enforceRam: 'enforce-ram', ramBytes: 'ram', vramBytes: 'vram', prefetchDepth: 'prefetch-depth', expertReadAhead: 'expert-read-ahead', prefault: 'prefetch', draftMax: 'draft-max', draftMin: 'draft-min', routingTrace: 'routing-trace', routingTraceOut: 'routing-trace-out' }[field] ?? field;
+  return { enforceRam: 'enforce-ram', ramBytes: 'ram', vramBytes: 'vram', prefetchDepth: 'prefetch-depth', expertReadAhead: 'expert-read-ahead', prefault: 'prefetch', draftMax: 'draft-max', draftMin: 'draft-min', routingTrace: 'routing-trace', routingTraceOut: 'routing-trace-out', expertsUsed: 'experts-used', skipColdExperts: 'skip-cold-experts' }[field] ?? field;
 }

@@ -2,6 +2,7 @@
 // the shape (ctx, micro-batch, threads) chosen to fit the cap, the plan, the load params and the
 // cap. Shared by `run`, `bench`, `sweep` and `bench-serve`; the app makes the same preparation
 // through `ramforge prepare-load` (commands/prepare-load.ts).
+import { lossyRefusal } from '../shared/moe/lossy-knobs.js';
 import type { ParsedArgs } from './args.js';
 import { UsageError } from '../shared/errors.js';
 import type { OpenedModel } from '../node/gguf-file.js';
@@ -42,6 +43,8 @@ export type PreparedRun = PreparedLoad;
 export function prepareRun(opened: OpenedModel, f: ParsedArgs['flags'], draft: OpenedModel | null = null, rpcNodes: readonly RpcNodeInfo[] = [], serving = false): PreparedRun {
   const settings = settingsFromFlags(f);
   checkLayerFlags(opened, f);
+  const lossy = lossyRefusal(opened.view, settings);
+  if (lossy) throw new UsageError(lossy);
   const routeTrace = checkRoutingSettings(opened.view, settings);
   const files = opened.shards.map((x) => x.path);
   const disk = runDiskBandwidth(files[0] as string, givenDiskBandwidth(f));

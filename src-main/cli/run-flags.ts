@@ -69,6 +69,8 @@ export const FLAGS = named({
   'graph-trace-events': { type: 'int', default: DEFAULT_GRAPH_TRACE_EVENTS, valueName: 'N', range: L.graphTraceEvents, description: 'bound on captured node events; beyond it the trace is marked incomplete' },
   'graph-trace-detail': { type: 'boolean', description: 'keep every traced node in the report, not only groups and tensors' },
   'routing-trace': { type: 'string', valueName: 'FILE', description: "a mixture of experts: replay this routing trace (`# route_trace v1` CSV, e.g. one --routing-trace-out wrote) in place of the routers' choices, on a model with the same MoE layers, experts and experts per token; the same tokens under every policy" },
+  'experts-used': { type: 'int', range: L.expertsUsed, description: "LOSSY (changes the answer): a mixture of experts uses N experts per token instead of its own number (llama.cpp's --override-kv ARCH.expert_used_count=int:N); bench: each policy also runs with it, its teacher-forced agreement with the full model beside its speed" },
+  'skip-cold-experts': { type: 'number', range: L.skipColdExperts, valueName: 'W', description: 'LOSSY (changes the answer): under the expert cache, a decoded token skips an expert that is not cached and that its router gave less than W of its weight (e.g. 0.05), instead of reading it; bench: each policy also runs with it, with its teacher-forced agreement' },
   'routing-trace-out': { type: 'string', valueName: 'FILE', description: 'a mixture of experts: write the routing (per token and MoE layer, the experts chosen and their weights) to FILE as a `# route_trace v1` CSV (bench: the last run\'s)' },
   'disk-bw': { type: 'string', valueName: 'SIZE/s', description: 'storage read bandwidth for the plan, e.g. 2G or 500MB/s (default: the cached measurement of this device)' },
 } as const);
@@ -82,7 +84,7 @@ export function flagsNamed(...names: FlagName[]): FlagSpec[] {
 
 export const SAMPLING_FLAGS: FlagSpec[] = flagsNamed('max-tokens', 'temperature', 'top-k', 'top-p', 'min-p', 'seed', 'repeat-penalty', 'repeat-last-n');
 
-export const LOAD_FLAGS: FlagSpec[] = flagsNamed('ctx', 'threads', 'parallel', 'batch', 'mmap', 'repack', 'prefetch', 'gpu-layers', 'draft', 'draft-max', 'draft-min', 'routing-trace', 'routing-trace-out');
+export const LOAD_FLAGS: FlagSpec[] = flagsNamed('ctx', 'threads', 'parallel', 'batch', 'mmap', 'repack', 'prefetch', 'gpu-layers', 'draft', 'draft-max', 'draft-min', 'routing-trace', 'routing-trace-out', 'experts-used', 'skip-cold-experts');
 
 export const MEMORY_FLAGS: FlagSpec[] = flagsNamed(
   'ram', 'vram', 'gpu', 'enforce-ram', 'rpc', 'enforce-timeout', 'memory-report', 'policy', 'prefetch-depth', 'expert-read-ahead', 'force', 'residency-target', 'residency-reserve',

@@ -21,6 +21,8 @@ export interface NativeModelOptions {
   cpuTensors?: string[];
   /** llama.cpp RPC servers (host:port) to register before the devices are looked up. */
   rpcServers?: string[];
+  /** Integer metadata read in place of the file's (llama.cpp's --override-kv KEY=int:N). */
+  kvOverrides?: { key: string; int: number }[];
 }
 
 /** A ggml device as its backend reports it. */
@@ -162,6 +164,8 @@ export interface NativeExpertConfig {
   /** Slots in the CPU kernels' repacked layout (LoadParams.repackExperts). */
   repack?: boolean;
   ioThreads?: number;
+  /** Lossy: a decoded token's missed expert weighted below this share is computed from zeros instead of read. */
+  skipBelow?: number;
 }
 
 /** The expert cache's counters since setup (a sample's, and how it was set up). */
@@ -329,7 +333,11 @@ export interface NativeAddon {
   /** Bytes llama.cpp holds for the context's model, KV cache and compute buffers, per buffer type. */
   memoryBreakdown(ctx: NativeContext): NativeBufferMemory[];
   /** The most likely next token after every prefix of `tokens`, from one pass (the cache is cleared). */
-  greedyPositions(ctx: NativeContext, tokens: Int32Array): Int32Array;
+  /**
+   * The argmax after every position of `tokens`; from `stepFrom` on, decoded one token a batch
+   * (teacher forcing); `coldExperts`: the expert cache is emptied first.
+   */
+  greedyPositions(ctx: NativeContext, tokens: Int32Array, stepFrom?: number, coldExperts?: boolean): Int32Array;
 }
 
 export interface NativeVulkanDevice {

@@ -37,5 +37,6 @@ export function buildRunReport(a: RunReportArgs): RunReport {
     coldStart: r.coldStart,
     samples: r.samples,
     exitCode: runExitCode(r),
+    agreement: r.agreement ?? null,
   });
 }

@@ -85,6 +85,9 @@ export interface ExpertSample {
   predictionsIssued: number;
   /** Experts copied from the staging buffer into slots after a staged micro-batch (a prompt's experts kept for decode). */
   promoted: number;
+  /** Lossy (--skip-cold-experts): routed experts not read because they missed and weighed less than the threshold, and their weights summed. */
+  skipped: number;
+  skippedWeight: number;
   /** Expert tensors whose slots hold the CPU kernels' repacked layout (as llama.cpp repacks weights held in RAM). */
   repackedProjections: number;
   /** Per MoE layer, the expert each slot holds (-1: empty or being read), and the micro-batches routed to each expert so far. */

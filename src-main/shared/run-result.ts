@@ -2,7 +2,7 @@
 import type { DropResult } from './cgroup/cold-start-types.js';
 import type { SupervisedOutcome, UsageSample } from './cgroup/report.js';
 import type { ResidencySample } from './residency-types.js';
-import type { GenerationResult, ModelInfo, WorkerExit } from './worker-protocol.js';
+import type { AgreementResult, GenerationResult, ModelInfo, WorkerExit } from './worker-protocol.js';
 
 export interface RunOnceResult {
   model: ModelInfo | null;
@@ -17,6 +17,8 @@ export interface RunOnceResult {
   wallMs: number;
   /** From the start of the run (worker start, cold start, load) to the first generated token. */
   startToFirstTokenMs: number | null;
+  /** Teacher-forced agreement with another run's tokens, where one was asked for (RunOnceOptions.teacherForce). */
+  agreement?: AgreementResult | null;
 }
 
 /** The CLI exit code for a run (docs/architecture.md, "Exit codes"). */

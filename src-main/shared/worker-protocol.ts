@@ -61,6 +61,10 @@ export interface LoadParams {
    * routing kept to compare the expert cache's reads with Belady's optimum (`optimum`).
    */
   routing?: { trace?: string; out?: string; optimum?: boolean };
+  /** LOSSY: a mixture of experts uses this many experts per token instead of its own number (RunSettings.expertsUsed). */
+  expertsUsed?: number;
+  /** LOSSY: under the expert cache, a decoded token's missed expert weighted below this share is skipped (RunSettings.skipColdExperts). */
+  skipColdExperts?: number;
 }
 
 /**
@@ -233,6 +237,15 @@ export interface GenerateParams {
   sampling: SamplingParams;
 }
 
+/**
+ * How often the loaded model, fed another run's tokens (teacher forcing), picks that run's next
+ * token greedily: `same` of `positions` (each token of the continuation is one position).
+ */
+export interface AgreementResult {
+  positions: number;
+  same: number;
+}
+
 /** A text's ids in the loaded vocabulary and each id's text. */
 export interface TokenizeResult {
   tokens: number[];
@@ -311,6 +324,8 @@ export type WorkerRequest =
   /** llama-server's /tokenize and /detokenize: the loaded vocabulary's ids of a text (and each id's piece), or the text of ids. */
   | { id: number; type: 'tokenize'; text: string; addSpecial: boolean; parseSpecial: boolean }
   | { id: number; type: 'detokenize'; tokens: number[] }
+  /** Teacher forcing: the model's greedy choice after each token of `continuation` given `prompt` before it, decoded one token a step as generation decodes. */
+  | { id: number; type: 'agreement'; prompt: number[]; continuation: number[] }
   /** The device's read rate: `bytes` of `path` from `offset` (a multiple of 2 MiB, default 0), direct I/O. */
   | { id: number; type: 'probe-disk'; path: string; bytes: number; offset?: number }
   /** Cancels the request with that id, or every request. */

@@ -83,6 +83,20 @@ export function deviceMemoryOf(addon: NativeAddon, ctx: NativeContext): DeviceMe
 }
 
 /** The addon's placement options: the offload's devices and shares, else the plain layer count. */
+/**
+ * --experts-used: llama.cpp reads `<arch>.expert_used_count` as given here instead of the file's
+ * (its --override-kv); the model's metadata then reports it, so the routing tap, the trace's
+ * shape and the expert budget all count the experts a token really uses.
+ */
+export function expertsUsedOverride(opened: OpenedModel, params: LoadParams): Pick<NativeModelOptions, 'kvOverrides'> {
+  if (params.expertsUsed === undefined) return {};
+  const arch = opened.view.architecture;
+  const moe = opened.view.moe;
+  if (!arch || !moe) throw new WorkerError('BAD_ARGUMENT', '--experts-used applies to a mixture of experts; this model has no experts');
+  if (params.expertsUsed > moe.expertCount) throw new WorkerError('BAD_ARGUMENT', `--experts-used ${params.expertsUsed}: the model has ${moe.expertCount} experts`);
+  return { kvOverrides: [{ key: `${arch}.expert_used_count`, int: params.expertsUsed }] };
+}
+
 export function placementOf(params: LoadParams): Pick<NativeModelOptions, 'gpuLayers' | 'devices' | 'tensorSplit' | 'cpuTensors' | 'rpcServers'> {
   const o = params.offload;
   if (!o) return { gpuLayers: params.gpuLayers ?? 0 };

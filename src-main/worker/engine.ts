@@ -2,7 +2,7 @@
 // loads (engine-load.ts), turns requests into prompt tokens (prompt-tokens.ts) and generates,
 // one request at a time (solo-generation.ts) or several together (batch-serving.ts).
 // Only this process loads the native addon.
-import type { GenerateParams, GenerationResult, LoadParams, EmbedInput, EmbedResult, ModelInfo, TokenEvent } from '../shared/worker-protocol.js';
+import type { AgreementResult, GenerateParams, GenerationResult, LoadParams, EmbedInput, EmbedResult, ModelInfo, TokenEvent } from '../shared/worker-protocol.js';
 import { loadAddon, type NativeContext, type NativeModel } from '../native/addon.js';
 import { loadModel } from '../native/load-model.js';
 import type { LoadedDraft } from './draft-loader.js';
@@ -13,7 +13,7 @@ import { RoutingLog } from './routing-log.js';
 import { offloadsToGpu, warmGpuContext } from './gpu-warmup.js';
 import { collectGarbage } from './collect-garbage.js';
 import { Embedder } from './embedder.js';
-import { attachDraft, createTargetContext, deviceMemoryOf, modelInfoOf, openChecked, placementOf } from './engine-load.js';
+import { attachDraft, createTargetContext, deviceMemoryOf, expertsUsedOverride, modelInfoOf, openChecked, placementOf } from './engine-load.js';
 import { promptTokensOf } from './prompt-tokens.js';
 import { generateSolo } from './solo-generation.js';
 import { BatchServing, type ServeStepEvent } from './batch-serving.js';
@@ -34,7 +34,7 @@ export class Engine {
     const t0 = performance.now();
     let model: NativeModel;
     try {
-      model = await loadModel(addon, [files[0] as string], { mmap: params.mmap ?? true, repack: params.repack ?? true, ...placementOf(params), prefault: params.prefault !== false }, onProgress);
+      model = await loadModel(addon, [files[0] as string], { mmap: params.mmap ?? true, repack: params.repack ?? true, ...placementOf(params), ...expertsUsedOverride(opened, params), prefault: params.prefault !== false }, onProgress);
     } catch (e) {
       throw new WorkerError(codeOf(e, 'LOAD_FAILED'), (e as Error).message);
     }
@@ -125,6 +125,22 @@ export class Engine {
 
   logits(tokens: number[]): number[] {
     return Array.from(this.need().ctx.evalLogits(tokens));
+  }
+
+  /**
+   * Teacher forcing: the prompt in micro-batches, then each token of the continuation decoded on
+   * its own (as generation decodes), counting where the model's greedy choice is the
+   * continuation's next token. The KV cache is cleared before and after, and the expert cache
+   * emptied before.
+   */
+  agreement(prompt: number[], continuation: number[]): AgreementResult {
+    const { ctx } = this.need();
+    if (prompt.length === 0 || continuation.length === 0) throw new WorkerError('BAD_ARGUMENT', 'agreement needs a prompt and a continuation');
+    // From an empty expert cache, as the generation it is set against started.
+    const argmax = loadAddon().greedyPositions(ctx, Int32Array.from([...prompt, ...continuation]), prompt.length, true);
+    let same = 0;
+    for (let j = 0; j < continuation.length; j++) if (argmax[prompt.length - 1 + j] === continuation[j]) same++;
+    return { positions: continuation.length, same };
   }
 
   /** Prompt tokens for a request: raw text with BOS as the vocab asks, or the chat template. */

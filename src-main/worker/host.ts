@@ -13,6 +13,7 @@ import type {
   EmbedInput,
   EmbedResult,
   TokenizeResult,
+  AgreementResult,
   ServeStep,
   GenerateParams,
   GenerationResult,
@@ -246,6 +247,11 @@ export class WorkerHost extends EventEmitter {
   /** Embeddings of each text on the loaded model (one after another, after what runs before them). */
   tokenize(text: string, addSpecial: boolean, parseSpecial: boolean): Promise<TokenizeResult> {
     return this.request<TokenizeResult>({ type: 'tokenize', text, addSpecial, parseSpecial });
+  }
+
+  /** Teacher-forced agreement with another run's continuation (AgreementResult). */
+  agreement(prompt: number[], continuation: number[]): Promise<AgreementResult> {
+    return this.request<AgreementResult>({ type: 'agreement', prompt, continuation });
   }
 
   async detokenize(tokens: number[]): Promise<string> {

@@ -230,6 +230,7 @@ export class ResidencyRuntime {
           repack: this.params.repackExperts === true,
           evict: EXPERT_EVICTION,
           ioThreads: EXPERT_IO_THREADS,
+          ...(this.params.skipColdExperts !== undefined ? { skipBelow: this.params.skipColdExperts } : {}),
         }
       : null;
     const largest = layout.units.reduce((m, u) => Math.max(m, u.bytes), 0);
@@ -389,7 +390,7 @@ export class ResidencyRuntime {
       this.counters = s.counters;
       if (s.experts) {
         const x = s.experts;
-        experts = { routed: x.routed, hits: x.hits, prefetchHits: x.prefetchHits, loads: x.loads, prefetches: x.prefetches, readBytes: x.readBytes, stalls: x.stalls, stallMs: x.stallMs, predicted: x.predicted, predictedRight: x.predictedRight, staged: x.staged, prefetchDropped: x.prefetchDropped, prefetchWastedBytes: x.prefetchWastedBytes, predictions: x.predictions, predictionsIssued: x.predictionsIssued, repackedProjections: x.repackedProjections, promoted: x.promoted, resident: x.resident };
+        experts = { routed: x.routed, hits: x.hits, prefetchHits: x.prefetchHits, loads: x.loads, prefetches: x.prefetches, readBytes: x.readBytes, stalls: x.stalls, stallMs: x.stallMs, predicted: x.predicted, predictedRight: x.predictedRight, staged: x.staged, prefetchDropped: x.prefetchDropped, prefetchWastedBytes: x.prefetchWastedBytes, predictions: x.predictions, predictionsIssued: x.predictionsIssued, repackedProjections: x.repackedProjections, promoted: x.promoted, skipped: x.skipped, skippedWeight: x.skippedWeight, resident: x.resident };
       }
       layerResident = s.layerResident;
       events = s.events.map((e) => ({ tMs: e.tMs, kind: e.kind, layer: e.layer, bytes: e.bytes, durMs: e.durMs }));

@@ -25,6 +25,12 @@ export interface RunOnceOptions {
   onCgroupSample?: (s: UsageSample) => void;
   /** The GPU's variables for the worker (PreparedLoad.gpu.env): it starts with that device visible. */
   gpuEnv?: Readonly<Record<string, string>>;
+  /**
+   * After the generation, feed the model these tokens (another run's prompt and continuation)
+   * and count where its greedy choice is the continuation's next token (a lossy run against the
+   * lossless one). Samples taken meanwhile are dropped: the report is the generation's.
+   */
+  teacherForce?: { prompt: number[]; continuation: number[] };
   /** Called once the worker is up: lets a caller cancel or kill it. */
   onStarted?: (ctl: { cancel(): void; kill(reason: string): void }) => void;
 }
@@ -78,6 +84,12 @@ export async function runOnce(o: RunOnceOptions): Promise<RunOnceResult> {
       if (result.startToFirstTokenMs === null) result.startToFirstTokenMs = performance.now() - t0;
       o.onToken?.(t);
     });
+    if (o.teacherForce) {
+      const kept = [samples.length, cgroupSamples.length] as const;
+      result.agreement = await proc.host.agreement(o.teacherForce.prompt, o.teacherForce.continuation);
+      samples.length = kept[0];
+      cgroupSamples.length = kept[1];
+    }
   } catch (e) {
     const err = e as { code?: string; message?: string };
     result.error = { code: err.code ?? 'ERROR', message: err.message ?? String(e) };

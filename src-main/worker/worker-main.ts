@@ -68,6 +68,9 @@ async function handle(req: Exclude<WorkerRequest, { type: 'cancel' } | { type: '
       case 'detokenize':
         value = { text: engine.detokenize(req.tokens) };
         break;
+      case 'agreement':
+        value = engine.agreement(req.prompt, req.continuation);
+        break;
       case 'probe-disk':
         value = await loadAddon().measureRead(req.path, { bytes: req.bytes, offset: req.offset ?? 0 });
         break;

@@ -95,6 +95,8 @@ export function normalizeExpertSample(raw: unknown): ExpertSample | undefined {
     prefetchWastedBytes: n('prefetchWastedBytes'),
     repackedProjections: n('repackedProjections'),
     promoted: n('promoted'),
+    skipped: n('skipped'),
+    skippedWeight: n('skippedWeight'),
     predictions: n('predictions'),
     predictionsIssued: n('predictionsIssued'),
     resident,

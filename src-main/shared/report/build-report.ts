@@ -6,7 +6,7 @@ import type { MemoryPlan } from '../plan/plan-types.js';
 import type { ModelSummary } from './model-summary.js';
 import type { SupervisedOutcome } from '../cgroup/report.js';
 import type { ResidencySample, Tier } from '../residency-types.js';
-import type { GenerateParams, GenerationResult, LoadParams, ModelInfo, PolicyName, WorkerExit } from '../worker-protocol.js';
+import type { AgreementResult, GenerateParams, GenerationResult, LoadParams, ModelInfo, PolicyName, WorkerExit } from '../worker-protocol.js';
 import type { Inventory } from '../residency/inventory.js';
 import type { LedgerEntry, OutcomeStatus, ReportAction, RunReport } from './report-types.js';
 import type { GraphTraceManifest } from '../graph-trace/manifest.js';
@@ -62,6 +62,8 @@ export interface ReportInput {
   coldStart: { path: string; status: string; reason: string | null }[] | null;
   samples: ResidencySample[];
   exitCode: number;
+  /** Teacher-forced agreement with the lossless run's tokens (a lossy run in a bench). */
+  agreement?: AgreementResult | null;
 }
 
 function outcomeOf(i: ReportInput): RunReport['outcome'] {
@@ -142,8 +144,25 @@ export function buildRunReport(i: ReportInput): RunReport {
     residency: residencySection(i, policy),
     cgroup: i.capped ? i.capped.cgroup : null,
     ...gpuSection(i),
+    ...lossySection(i),
     cold_start: i.coldStart ? i.coldStart.map((c) => ({ path: c.path, status: c.status, detail: c.reason })) : null,
     graph_trace: graphTraceSection(res, i.load.graphTrace?.detail ?? false),
+  };
+}
+
+/** The lossy knobs a run was given (absent: none), with what they cost in agreement where measured. */
+function lossySection(i: ReportInput): { lossy?: RunReport['lossy'] } {
+  const used = i.load.expertsUsed ?? null;
+  const skip = i.load.skipColdExperts ?? null;
+  if (used === null && skip === null) return {};
+  const a = i.agreement ?? null;
+  return {
+    lossy: {
+      experts_used: used,
+      skip_cold_experts: skip,
+      agreement: a ? { positions: a.positions, same: a.same, share: a.positions > 0 ? a.same / a.positions : null } : null,
+      note: 'lossy: these knobs change the answer; agreement is the share of the lossless run\'s tokens this model picks greedily when fed that run\'s tokens (teacher forcing)',
+    },
   };
 }
 

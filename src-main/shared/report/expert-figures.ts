@@ -28,6 +28,9 @@ export interface ExpertFigures {
   staged: number;
   /** Experts a staged micro-batch (a prompt) read that were kept in slots for what follows. */
   promoted: number;
+  /** Lossy (--skip-cold-experts): routed experts skipped instead of read, and the mean router weight they carried. */
+  skipped: number;
+  skipped_mean_weight: number | null;
   /** Read-ahead: jobs dropped unread, bytes read for experts never used, and the share of predictions acted on. */
   prefetch_dropped: number;
   prefetch_wasted_bytes: number;
@@ -75,6 +78,8 @@ export function expertFigures(samples: readonly ResidencySample[], schedule: Str
     prediction_accuracy: ratio(x.predictedRight, x.predicted),
     staged: x.staged,
     promoted: x.promoted,
+    skipped: x.skipped,
+    skipped_mean_weight: ratio(x.skippedWeight, x.skipped),
     prefetch_dropped: x.prefetchDropped,
     prefetch_wasted_bytes: x.prefetchWastedBytes,
     prefetch_issued_share: ratio(x.predictionsIssued, x.predictions),

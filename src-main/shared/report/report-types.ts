@@ -130,6 +130,8 @@ export interface RunReport {
   cgroup: CgroupReport | null;
   /** The VRAM tier: the budget, what the plan put on the device, what llama.cpp allocated there (absent: nothing offloaded to a GPU). */
   gpu?: ReportGpu;
+  /** The lossy knobs of a mixture of experts the run was given (absent: none; the answer is the model's). */
+  lossy?: ReportLossy;
   cold_start: { path: string; status: string; detail: string | null }[] | null;
   graph_trace: null | {
     complete: boolean;
@@ -177,4 +179,12 @@ export interface ReportDraft {
   tokens_per_target_pass: number | null;
   draft_ms: number;
   verify_ms: number;
+}
+
+/** A run with answer-changing knobs (--experts-used, --skip-cold-experts) and, where measured, its agreement with the lossless run. */
+export interface ReportLossy {
+  experts_used: number | null;
+  skip_cold_experts: number | null;
+  agreement: { positions: number; same: number; share: number | null } | null;
+  note: string;
 }

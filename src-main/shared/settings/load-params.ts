@@ -88,6 +88,8 @@ export function toLoadParams(i: LoadInput): LoadParams {
   };
   if (Object.keys(routing).length > 0) p.routing = routing;
   if (s.draft !== null) p.draft = { modelPath: s.draft, max: s.draftMax, min: s.draftMin };
+  if (s.expertsUsed !== null) p.expertsUsed = s.expertsUsed;
+  if (s.skipColdExperts !== null) p.skipColdExperts = s.skipColdExperts;
   if (i.plan) {
     p.tiers = i.plan.layers.map((l) => l.tier);
     p.stream = {

@@ -46,6 +46,17 @@ export interface RunSettings {
   routingTrace: string | null;
   /** A mixture of experts: write the run's routing to this file (the same CSV), or null. */
   routingTraceOut: string | null;
+  /**
+   * LOSSY, it changes the answer. A mixture of experts: this many experts per token instead of
+   * the number the model was trained with (null: the model's own).
+   */
+  expertsUsed: number | null;
+  /**
+   * LOSSY, it changes the answer. A mixture of experts under the expert cache: a decoded token's
+   * expert that is not in the cache and that its router weighted below this share is skipped
+   * instead of read (null: never).
+   */
+  skipColdExperts: number | null;
 }
 
 /**
@@ -76,6 +87,10 @@ export const LIMITS = {
   graphTraceEvents: { min: 1, max: 10_000_000 },
   /** Seconds before an enforced run is killed: the longest a timer can wait (2^31 - 1 ms). */
   timeoutS: { min: 1, max: 2_147_483 },
+  /** Experts per token a mixture of experts may be asked to use instead of its own number. */
+  expertsUsed: { min: 1, max: 1024 },
+  /** A share of a token's routing weight below which a cache miss may be skipped (lossy). */
+  skipColdExperts: { min: 0.001, max: 0.99 },
   /** Repetitions of a benchmark run. */
   reps: { min: 1, max: 1000 },
   /** Bytes per KV cache element the plan assumes (q4_0 ≈ 0.56 … f32 = 4). */
@@ -227,6 +242,8 @@ export const DEFAULT_RUN_SETTINGS: RunSettings = {
   rpc: [],
   routingTrace: null,
   routingTraceOut: null,
+  expertsUsed: null,
+  skipColdExperts: null,
 };
 
 /** Sampling a new chat or `ramforge run` starts with (llama.cpp's own defaults). */
@@ -315,6 +332,8 @@ export function validateRunSettings(s: unknown): RunSettings {
     rpc: checkRpc(v.rpc),
     routingTrace: pathOrNull(v.routingTrace, 'routingTrace'),
     routingTraceOut: pathOrNull(v.routingTraceOut, 'routingTraceOut'),
+    expertsUsed: intOrNull(v.expertsUsed, 'expertsUsed', LIMITS.expertsUsed.min, LIMITS.expertsUsed.max),
+    skipColdExperts: v.skipColdExperts === null ? null : num(v.skipColdExperts, 'skipColdExperts', LIMITS.skipColdExperts.min, LIMITS.skipColdExperts.max),
   };
 }
 
