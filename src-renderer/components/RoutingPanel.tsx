@@ -28,6 +28,11 @@ export function RoutingPanel({ view, live }: { view: RoutingView; live: boolean 
       </div>
       <div data-testid="routing-trace">Routing: {traceLine(view)}</div>
       {view.recordedTo && <div data-testid="routing-recorded-to">Written to {view.recordedTo}</div>}
+      {view.skipped !== null && view.skipped > 0 && (
+        <div className="err-text" data-testid="routing-skipped" data-skipped={view.skipped} title="--skip-cold-experts: the run changed the answer">
+          Lossy: {formatCount(view.skipped)} uncached experts skipped (computed as zero; mean routing weight {formatPct(view.skippedMeanWeight, 1)})
+        </div>
+      )}
       {ra && (
         <div className="row wrap legend" data-testid="routing-read-ahead">
           <span title="of the next-layer predictions made, the share read ahead (read-ahead stops itself while fewer than half of its reads are used)">

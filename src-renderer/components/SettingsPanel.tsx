@@ -7,6 +7,7 @@ import { IntField } from './IntField.js';
 import { DraftSettings } from './DraftSettings.js';
 import { RpcSettings } from './RpcSettings.js';
 import { RoutingSettings } from './RoutingSettings.js';
+import { LossySettings } from './LossySettings.js';
 import { GpuSettings } from './GpuSettings.js';
 
 const POLICIES: RunSettings['policy'][] = ['auto', ...POLICY_NAMES];
@@ -74,6 +75,7 @@ export function SettingsPanel() {
         <DraftSettings />
         <RpcSettings />
         <RoutingSettings />
+        <LossySettings />
         {settingsError && <div className="field wide err-text">{settingsError}</div>}
       </div>
       <LoadControls />

@@ -38,6 +38,9 @@ export interface RoutingView {
   optimalDecodeBytesPerToken: number | null;
   /** Null when no expert cache ran. */
   readAhead: ReadAheadView | null;
+  /** Lossy (--skip-cold-experts): routed experts computed as zero instead of read, and their mean routing weight. */
+  skipped: number | null;
+  skippedMeanWeight: number | null;
 }
 
 /** From the report's `residency.routing` and `residency.experts` (or the same figures made live); null when neither exists. */
@@ -64,6 +67,8 @@ export function routingView(routing: unknown, experts: unknown): RoutingView | n
           dropped: num(experts, 'prefetchDropped'),
         }
       : null,
+    skipped: num(experts, 'skipped'),
+    skippedMeanWeight: num(experts, 'skippedMeanWeight', 'skipped_mean_weight'),
   };
 }
 

@@ -1,0 +1,72 @@
+// The lossy knobs of a mixture of experts in the app: experts per token and skipping uncached
+// experts the router weighted low. Typed in the load settings, they say at once that they change
+// the answer; a value out of range is refused in the form; loaded under an enforced cap that makes
+// the expert cache run, the dashboard's routing panel counts the experts skipped, and the turn's
+// report carries the knobs (report.lossy), as `ramforge run` writes them.
+import { describe, expect, it } from 'vitest';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CHROMIUM, DOWNLOADS, IS_CI, chromiumAvailable } from './support/env.js';
+import { screenshot } from './support/browser.js';
+import { chatOnce, loadAndWait } from './support/ui.js';
+import { servedApp } from './support/app.js';
+import { startServe } from './support/serve.js';
+import { synthTraceShapedMoeModel } from './support/models.js';
+import { detectCgroup } from '../src-main/supervisor/index.js';
+
+const haveChromium = chromiumAvailable();
+const cgroup = detectCgroup();
+const canRun = (haveChromium && cgroup.usable) || IS_CI;
+if (!canRun) {
+  process.stdout.write(`moe-lossy e2e: SKIPPED — ${!haveChromium ? `${CHROMIUM} is not installed` : `no memory cgroup can be made here (${cgroup.usable ? '' : cgroup.reason})`}; with CI=true this fails instead\n`);
+}
+
+describe.runIf(canRun)('the lossy MoE knobs in the app', () => {
+  const app = servedApp(() => {
+    if (!cgroup.usable) throw new Error(`CI=true but no memory cgroup can be made: ${cgroup.reason}`);
+    return startServe();
+  });
+  const byId = (id: string) => app.page.getByTestId(id);
+  const type = async (id: string, text: string) => {
+    await byId(id).fill(text);
+    await byId(id).press('Enter');
+  };
+
+  it('refuses a value out of range, and warns that a set knob changes the answer', async () => {
+    await byId('file-input').setInputFiles(synthTraceShapedMoeModel());
+    await byId('model-name').waitFor({ timeout: 180_000 });
+    expect(await byId('setting-lossy-warning').count()).toBe(0);
+    await type('setting-skip-cold', '1.5');
+    expect(await byId('setting-lossy-error').textContent()).toMatch(/^Skip cold experts below: a share of the routing weight/);
+    expect(await byId('setting-lossy-warning').count()).toBe(0);
+    await type('setting-skip-cold', '0.3');
+    expect(await byId('setting-lossy-error').count()).toBe(0);
+    expect(await byId('setting-lossy-warning').textContent()).toMatch(/^Lossy: these settings change the answer/);
+  }, 300_000);
+
+  it('loads with both knobs under a cap: the routing panel counts the skipped experts, and the report carries the knobs', async () => {
+    await type('setting-experts-used', '4');
+    // 159 MiB of weights, 200 MiB enforced: the experts are served by the expert cache.
+    await byId('setting-ram').fill('200M');
+    await byId('setting-enforce').check();
+    await byId('setting-policy').selectOption('stream');
+    await loadAndWait(app.page);
+    await chatOnce(app.page, 12);
+
+    await byId('nav-dashboard').click();
+    await app.page.waitForSelector('[data-testid="routing-skipped"]', { timeout: 60_000 });
+    expect(Number(await byId('routing-skipped').getAttribute('data-skipped'))).toBeGreaterThan(0);
+    expect(await byId('routing-skipped').textContent()).toMatch(/^Lossy: [\d,]+ uncached experts skipped/);
+    await byId('routing-panel').scrollIntoViewIfNeeded();
+    await screenshot(app.page, 'moe-lossy-dashboard');
+
+    await app.page.waitForSelector('[data-testid="export-report"]:not([disabled])', { timeout: 30_000 });
+    const [download] = await Promise.all([app.page.waitForEvent('download'), byId('export-report').click()]);
+    mkdirSync(DOWNLOADS, { recursive: true });
+    const saved = join(DOWNLOADS, 'moe-lossy-report.json');
+    await download.saveAs(saved);
+    const report = JSON.parse(readFileSync(saved, 'utf8')) as { lossy?: { experts_used: number; skip_cold_experts: number }; residency: { experts: { skipped: number } } };
+    expect(report.lossy).toMatchObject({ experts_used: 4, skip_cold_experts: 0.3 });
+    expect(report.residency.experts.skipped).toBeGreaterThan(0);
+  }, 600_000);
+});
