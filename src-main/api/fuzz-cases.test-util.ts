@@ -65,7 +65,7 @@ const WRONG: Record<string, unknown[]> = {
   top_p: [2, -0.1, 'x', []],
   seed: ['x', 1.5, 2 ** 40, -2],
   stop: [5, [1], [''], {}, Array(40).fill('x')],
-  n: [2, 0, 'one', 1.5],
+  n: [129, 0, 'one', 1.5],
   stream: ['yes', 1, {}],
   stream_options: [{ include_usage: true }],
   frequency_penalty: [5, 'x'],

@@ -71,7 +71,7 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-const CHAT = { messages: [{ role: 'user' as const, content: 'Write me a poem' }], temperature: 0, max_tokens: 6 };
+const CHAT = { model: 'x', messages: [{ role: 'user' as const, content: 'Write me a poem' }], temperature: 0, max_tokens: 6 };
 
 describe('serve --api: log-probabilities', () => {
   it.each([
