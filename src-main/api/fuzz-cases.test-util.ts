@@ -177,7 +177,7 @@ const WRONG_CHAT: Record<string, unknown[]> = {
   max_completion_tokens: [-1, 'x'],
 };
 const WRONG_TEXT: Record<string, unknown[]> = {
-  prompt: [5, {}, ['a', 'b'], [1, 2], true, null],
+  prompt: [5, {}, ['a', 3], [1, -2], true, null],
   suffix: [5, {}],
   logprobs: [21, -1, 'x', true],
   best_of: [2],
