@@ -83,6 +83,7 @@ void BatchServer::Emit(std::unique_ptr<BatchEvent> owned) {
         o.Set("token", ev->token);
         o.Set("piece", Napi::Buffer<char>::Copy(env, ev->piece.data(), ev->piece.size()));
         o.Set("tMs", ev->t_ms);
+        if (ev->has_logprobs) o.Set("logprobs", LogprobsToJs(env, ev->logprobs));
         break;
       case BatchEvent::kDone: {
         o.Set("type", "done");
@@ -97,6 +98,7 @@ void BatchServer::Emit(std::unique_ptr<BatchEvent> owned) {
         o.Set("ttftMs", ev->ttft_ms);
         o.Set("totalMs", ev->total_ms);
         o.Set("promptTokens", ev->prompt_tokens);
+        if (ev->has_prompt_logprobs) o.Set("promptLogprobs", LogprobsToJs(env, ev->prompt_logprobs));
         break;
       }
       case BatchEvent::kError:
@@ -135,6 +137,8 @@ void BatchServer::Finish(ReqPtr r, const std::string& why) {
   e->per_token_ms = std::move(r->per_token);
   e->stop_reason = why;
   e->prompt_tokens = static_cast<int>(r->prompt.size());
+  e->has_prompt_logprobs = r->sampling.prompt_logprobs;
+  e->prompt_logprobs = std::move(r->prompt_logprobs);
   double now = NowMs();
   e->total_ms = now - r->t0;
   e->prompt_ms = r->t_prompt_done > 0 ? r->t_prompt_done - r->t0 : e->total_ms;
@@ -243,14 +247,24 @@ int BatchServer::FillBatch(llama_batch* batch) {
     if (r->has_last || r->fed >= r->prompt.size()) continue;
     size_t room = static_cast<size_t>(n_batch_ - batch->n_tokens);
     size_t k = std::min(room, r->prompt.size() - r->fed);
+    r->prompt_rows.clear();
     for (size_t j = 0; j < k; j++) {
       bool last = r->fed + 1 == r->prompt.size();
-      int at = add(r->prompt[r->fed], r->pos++, r->seq, last);
+      int at = add(r->prompt[r->fed], r->pos++, r->seq, last || r->sampling.prompt_logprobs);
       if (last) r->logits_at = at;
+      else if (r->sampling.prompt_logprobs) r->prompt_rows.push_back({at, r->fed});
       r->fed++;
     }
   }
   return n_decode;
+}
+
+void BatchServer::TakePromptLogprobs(Req* r) {
+  const int n_vocab = llama_vocab_n_tokens(ctx_->model()->vocab());
+  const int n_top = std::max(0, r->sampling.logprobs);
+  for (auto [row, p] : r->prompt_rows)
+    r->prompt_logprobs.push_back(LogprobsAt(llama_get_logits_ith(ctx_->get(), row), n_vocab, r->prompt[p + 1], n_top));
+  r->prompt_rows.clear();
 }
 
 // Sample where logits were asked for; leave at the end of generation.
@@ -261,13 +275,20 @@ void BatchServer::SampleAll(double now) {
     Req* r = active_[i].get();
     bool done = false;
     std::string why;
-    if (r->logits_at >= 0) {
+    if (!r->prompt_rows.empty()) TakePromptLogprobs(r);
+    if (r->logits_at >= 0 && r->sampling.max_tokens == 0) {
+      // The prompt is in (its log-probabilities, when asked, taken): nothing to sample.
+      done = true;
+      why = "max_tokens";
+    } else if (r->logits_at >= 0) {
       if (!r->has_last) r->t_prompt_done = now;
       llama_token tok = llama_sampler_sample(r->smpl.get(), lctx, r->logits_at);
       if (GrammarStuck(r->smpl.get())) {
         Fail(Take(i), kGrammarStuckMessage);
         continue;
       }
+      PositionLogprobs lp;
+      if (r->sampling.logprobs >= 0) lp = LogprobsAt(llama_get_logits_ith(lctx, r->logits_at), llama_vocab_n_tokens(vocab), tok, r->sampling.logprobs);
       if (llama_vocab_is_eog(vocab, tok)) {
         done = true;
         why = "eos";
@@ -284,6 +305,8 @@ void BatchServer::SampleAll(double now) {
         e->token = tok;
         e->piece = n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
         e->t_ms = now - r->t0;
+        e->has_logprobs = r->sampling.logprobs >= 0;
+        e->logprobs = std::move(lp);
         Emit(std::move(e));
         r->last = tok;
         r->has_last = true;

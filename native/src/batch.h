@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "llama.h"
+#include "logprobs.h"
 #include "sampling.h"
 
 namespace rf {
@@ -34,12 +35,16 @@ struct BatchEvent {
   int32_t token = 0;
   std::string piece;
   double t_ms = 0;
+  bool has_logprobs = false;
+  PositionLogprobs logprobs;
   // kDone
   std::vector<int32_t> tokens;
   std::vector<double> per_token_ms;
   std::string stop_reason;
   double prompt_ms = 0, ttft_ms = 0, total_ms = 0;
   int prompt_tokens = 0;
+  bool has_prompt_logprobs = false;
+  std::vector<PositionLogprobs> prompt_logprobs;
   // kError
   std::string message;
   // kStep
@@ -78,6 +83,9 @@ class BatchServer {
     double t0 = 0, t_prompt_done = 0, t_prev = 0;
     bool cancelled = false;
     int logits_at = -1;
+    // sampling.prompt_logprobs: this step's batch rows of prompt positions, and what they gave.
+    std::vector<std::pair<int, size_t>> prompt_rows;
+    std::vector<PositionLogprobs> prompt_logprobs;
   };
   using ReqPtr = std::unique_ptr<Req>;
 
@@ -89,6 +97,8 @@ class BatchServer {
   void DropUnservable(const std::vector<int>& cancels);
   int FillBatch(llama_batch* batch);
   void SampleAll(double now);
+  // The log-probabilities of the prompt tokens this step's rows predict.
+  void TakePromptLogprobs(Req* r);
   // The active request at `i`, out of the active list (under the lock: active() reads it).
   ReqPtr Take(size_t i);
   // A request leaves: its sequence's cache cells and its slot are freed, then its end (Finish)

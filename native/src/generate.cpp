@@ -6,35 +6,72 @@
 #include "common.h"
 #include "context.h"
 #include "grammar.h"
+#include "logprobs.h"
 #include "model.h"
 #include "residency.h"
 #include "speculative.h"
 
 namespace rf {
 
-bool DecodeTokens(Context* c, const llama_token* toks, int n, int n_batch, std::string* err, int phase) {
+namespace {
+
+// One llama_decode of `batch` (`k` tokens) under the stream schedule's hooks.
+bool DecodeOne(Context* c, const llama_batch& batch, int k, int phase, std::string* err) {
   Residency* r = c->residency();
+  if (r) r->OnDecodeStart(k, phase);
+  int rc = llama_decode(c->get(), batch);
+  if (r) r->OnDecodeEnd();
+  if (r && rc == 0) {
+    std::string serr = r->StreamError();
+    if (!serr.empty()) {
+      *err = serr;
+      return false;
+    }
+  }
+  if (rc != 0) {
+    std::string why = LogErrorsSinceMark();
+    *err = "llama_decode failed (" + std::to_string(rc) + ")" + (why.empty() ? "" : ": " + why);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool DecodeTokens(Context* c, const llama_token* toks, int n, int n_batch, std::string* err, int phase) {
   for (int i = 0; i < n; i += n_batch) {
     int k = std::min(n_batch, n - i);
     llama_batch batch = llama_batch_get_one(const_cast<llama_token*>(toks + i), k);
-    if (r) r->OnDecodeStart(k, phase);
-    int rc = llama_decode(c->get(), batch);
-    if (r) r->OnDecodeEnd();
-    if (r && rc == 0) {
-      std::string serr = r->StreamError();
-      if (!serr.empty()) {
-        *err = serr;
-        return false;
-      }
-    }
-    if (rc != 0) {
-      std::string why = LogErrorsSinceMark();
-      *err = "llama_decode failed (" + std::to_string(rc) + ")" + (why.empty() ? "" : ": " + why);
-      return false;
-    }
+    if (!DecodeOne(c, batch, k, phase, err)) return false;
     c->cached().insert(c->cached().end(), toks + i, toks + i + k);
   }
   return true;
+}
+
+bool DecodePromptLogprobs(Context* c, const llama_token* toks, int n, int n_batch, int n_top,
+                          std::vector<PositionLogprobs>* out, std::string* err) {
+  const int n_vocab = llama_vocab_n_tokens(c->model()->vocab());
+  llama_batch batch = llama_batch_init(n_batch, 0, 1);
+  bool ok = true;
+  const int start = static_cast<int>(c->cached().size());
+  for (int i = 0; i < n && ok; i += n_batch) {
+    int k = std::min(n_batch, n - i);
+    batch.n_tokens = k;
+    for (int j = 0; j < k; j++) {
+      batch.token[j] = toks[i + j];
+      batch.pos[j] = start + i + j;
+      batch.n_seq_id[j] = 1;
+      batch.seq_id[j][0] = 0;
+      batch.logits[j] = true;
+    }
+    ok = DecodeOne(c, batch, k, 0, err);
+    if (!ok) break;
+    c->cached().insert(c->cached().end(), toks + i, toks + i + k);
+    // Position p's logits predict token p + 1; the last position's are the first sample's.
+    for (int j = 0; j < k && i + j + 1 < n; j++) out->push_back(LogprobsAt(llama_get_logits_ith(c->get(), j), n_vocab, toks[i + j + 1], n_top));
+  }
+  llama_batch_free(batch);
+  return ok;
 }
 
 namespace {
@@ -46,6 +83,8 @@ struct TokenMsg {
   double t_ms;
   bool has_pass = false;
   SpecPass pass;  // on the first token of a speculative pass
+  bool has_logprobs = false;
+  PositionLogprobs logprobs;
 };
 
 class GenerateWorker : public Napi::AsyncWorker {
@@ -84,13 +123,16 @@ class GenerateWorker : public Napi::AsyncWorker {
     // turns of a chat); at least one prompt token is decoded so there are fresh logits.
     auto& cached = ctx_->cached();
     size_t keep = 0;
-    while (keep < cached.size() && keep + 1 < prompt_.size() && cached[keep] == prompt_[keep]) keep++;
+    // The prompt's log-probabilities need the logits of every prompt position: nothing reused.
+    while (!sampling_.prompt_logprobs && keep < cached.size() && keep + 1 < prompt_.size() && cached[keep] == prompt_[keep]) keep++;
     llama_memory_seq_rm(llama_get_memory(lctx), 0, static_cast<llama_pos>(keep), -1);
     cached.resize(keep);
     reused_ = static_cast<int>(keep);
 
     std::string err;
-    if (!DecodeTokens(ctx_, prompt_.data() + keep, static_cast<int>(prompt_.size() - keep), n_batch, &err, 0)) {
+    const int n_rest = static_cast<int>(prompt_.size() - keep);
+    if (sampling_.prompt_logprobs ? !DecodePromptLogprobs(ctx_, prompt_.data(), n_rest, n_batch, std::max(0, sampling_.logprobs), &prompt_logprobs_, &err)
+                                  : !DecodeTokens(ctx_, prompt_.data() + keep, n_rest, n_batch, &err, 0)) {
       SetError(err);
       return;
     }
@@ -105,7 +147,9 @@ class GenerateWorker : public Napi::AsyncWorker {
     }
     double t_prev = NowMs();
     stop_reason_ = "max_tokens";
-    if (Context* d = ctx_->draft()) {
+    // A draft's verify pass samples from logits we do not keep: log-probabilities decode plainly.
+    Context* d = ctx_->draft();
+    if (d && sampling_.logprobs < 0 && !sampling_.prompt_logprobs) {
       RunSpeculative(d, smpl, t0, &t_prev);
       total_ms_ = NowMs() - t0;
       return;
@@ -120,6 +164,7 @@ class GenerateWorker : public Napi::AsyncWorker {
         SetError(kGrammarStuckMessage);
         return;
       }
+      if (sampling_.logprobs >= 0) logprobs_ = LogprobsAt(llama_get_logits_ith(lctx, -1), llama_vocab_n_tokens(vocab), tok, sampling_.logprobs);
       if (!Emit(tok, nullptr, t0, &t_prev)) break;
       if (i + 1 == max_tokens_) break;  // no need to decode a token nobody will sample after
       if (static_cast<int>(cached.size()) + 1 >= n_ctx) {
@@ -156,6 +201,10 @@ class GenerateWorker : public Napi::AsyncWorker {
       msg->has_pass = true;
       msg->pass = *pass;
     }
+    if (sampling_.logprobs >= 0 && !pass) {
+      msg->has_logprobs = true;
+      msg->logprobs = std::move(logprobs_);
+    }
     Send(msg);
     return true;
   }
@@ -175,8 +224,9 @@ class GenerateWorker : public Napi::AsyncWorker {
         p.Set("verifyMs", m->pass.verify_ms);
         pass = p;
       }
+      Napi::Value logprobs = m->has_logprobs ? Napi::Value(LogprobsToJs(env, m->logprobs)) : env.Undefined();
       cb.Call({Napi::Number::New(env, m->index), Napi::Number::New(env, m->id),
-               Napi::Buffer<char>::Copy(env, m->piece.data(), m->piece.size()), Napi::Number::New(env, m->t_ms), pass});
+               Napi::Buffer<char>::Copy(env, m->piece.data(), m->piece.size()), Napi::Number::New(env, m->t_ms), pass, logprobs});
       delete m;
     });
   }
@@ -227,6 +277,7 @@ class GenerateWorker : public Napi::AsyncWorker {
     o.Set("ttftMs", tokens_.empty() ? total_ms_ : ttft_ms_);
     o.Set("totalMs", total_ms_);
     o.Set("reusedTokens", reused_);
+    if (sampling_.prompt_logprobs) o.Set("promptLogprobs", LogprobsToJs(env, prompt_logprobs_));
     if (spec_) {
       Napi::Object d = Napi::Object::New(env);
       d.Set("drafted", spec_stats_.drafted);
@@ -260,6 +311,8 @@ class GenerateWorker : public Napi::AsyncWorker {
   int reused_ = 0;
   bool spec_ = false;
   SpecStats spec_stats_;
+  PositionLogprobs logprobs_;  // of the token being emitted
+  std::vector<PositionLogprobs> prompt_logprobs_;
 };
 
 }  // namespace

@@ -84,6 +84,14 @@ Napi::Value Model::Info(const Napi::CallbackInfo& info) {
   o.Set("bos", llama_vocab_bos(vocab()));
   o.Set("eos", llama_vocab_eos(vocab()));
   o.Set("addBos", llama_vocab_get_add_bos(vocab()));
+  // Fill-in-the-middle tokens (-1: the vocabulary has none), as llama-server's /infill uses them.
+  Napi::Object fim = Napi::Object::New(env);
+  fim.Set("pre", llama_vocab_fim_pre(vocab()));
+  fim.Set("suf", llama_vocab_fim_suf(vocab()));
+  fim.Set("mid", llama_vocab_fim_mid(vocab()));
+  fim.Set("rep", llama_vocab_fim_rep(vocab()));
+  fim.Set("sep", llama_vocab_fim_sep(vocab()));
+  o.Set("fim", fim);
   o.Set("loadMs", load_ms_);
   const char* tmpl = llama_model_chat_template(model_, nullptr);
   o.Set("chatTemplate", tmpl ? Napi::Value(Napi::String::New(env, tmpl)) : env.Null());

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "grammar.h"
+#include "logprobs.h"
 
 namespace rf {
 
@@ -27,12 +28,18 @@ bool Field(const Napi::Object& o, const char* key, double lo, double hi, bool in
 std::string ParseSampling(const Napi::Object& o, SamplingOpts* s) {
   std::string err;
   double temperature = s->temperature, top_k = s->top_k, top_p = s->top_p, min_p = s->min_p, seed = s->seed,
-         repeat_penalty = s->repeat_penalty, repeat_last_n = s->repeat_last_n, max_tokens = s->max_tokens;
+         repeat_penalty = s->repeat_penalty, repeat_last_n = s->repeat_last_n, max_tokens = s->max_tokens, logprobs = s->logprobs;
   if (!Field(o, "temperature", 0, 100, false, &temperature, &err) || !Field(o, "topK", 0, 1 << 20, true, &top_k, &err) ||
       !Field(o, "topP", 0, 1, false, &top_p, &err) || !Field(o, "minP", 0, 1, false, &min_p, &err) ||
       !Field(o, "seed", 0, 4294967295.0, true, &seed, &err) || !Field(o, "repeatPenalty", 0, 100, false, &repeat_penalty, &err) ||
-      !Field(o, "repeatLastN", -1, 1 << 20, true, &repeat_last_n, &err) || !Field(o, "maxTokens", 0, 1 << 20, true, &max_tokens, &err))
+      !Field(o, "repeatLastN", -1, 1 << 20, true, &repeat_last_n, &err) || !Field(o, "maxTokens", 0, 1 << 20, true, &max_tokens, &err) ||
+      !Field(o, "logprobs", -1, kMaxTopLogprobs, true, &logprobs, &err))
     return err;
+  s->logprobs = static_cast<int>(logprobs);
+  if (o.Has("promptLogprobs") && !o.Get("promptLogprobs").IsUndefined()) {
+    if (!o.Get("promptLogprobs").IsBoolean()) return "promptLogprobs must be a boolean";
+    s->prompt_logprobs = o.Get("promptLogprobs").As<Napi::Boolean>().Value();
+  }
   s->temperature = temperature;
   s->top_k = static_cast<int>(top_k);
   s->top_p = top_p;

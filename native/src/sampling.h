@@ -23,6 +23,12 @@ struct SamplingOpts {
   int max_tokens = 128;
   // GBNF the output must follow (grammar.h); empty = none.
   std::string grammar;
+  // Log-probabilities reported with each generated token (logprobs.h): -1 none, else the
+  // sampled token's and this many of the most likely.
+  int logprobs = -1;
+  // The prompt's tokens' log-probabilities too (every prompt position decoded with logits,
+  // none of the KV cache reused): what an echo of the prompt with logprobs needs.
+  bool prompt_logprobs = false;
 };
 
 // Reads the options from `o` (missing fields keep their defaults). Returns "" or what is wrong.

@@ -19,6 +19,7 @@ import { stoppedGeneration, writerOf } from './stopped-generation.js';
 import { ToolCallSplitter, parseToolCalls, type ParsedCall } from './tool-calls.js';
 import { NO_TOOL_TEMPLATE_MESSAGE, templateSupportsTools } from './tool-request.js';
 import { randomUUID } from 'node:crypto';
+import { ChoiceLogprobs } from './logprobs-shape.js';
 
 
 export interface CompletionContext {
@@ -48,12 +49,8 @@ export async function handleCompletion(req: ApiGeneration, ctx: CompletionContex
   const meta: ResponseMeta = { ...ctx.meta, model: served.id };
   if (req.n > 1 || (req.prompts?.length ?? 1) > 1) return handleMultiChoice(req, ctx, served, meta);
   const { res } = ctx;
-  const params: GenerateParams = {
-    ...(req.kind === 'chat' ? { messages: req.messages ?? [], ...(renderTools ? { tools: renderTools } : {}) } : req.promptTokens ? { promptTokens: req.promptTokens } : { prompt: req.prompt ?? '' }),
-    // Without a limit, the answer may fill what the sequence's context leaves.
-    maxTokens: req.maxTokens ?? served.ctxPerSequence,
-    sampling: req.sampling,
-  };
+  const params = generateParamsOf(req, served.ctxPerSequence, renderTools);
+  const logprobs = req.logprobs === null ? null : new ChoiceLogprobs(req.kind, req.echo ? 0 : (req.prompt ?? '').length);
   const pieces: string[] = req.echo ? [req.prompt ?? ''] : [];
   let started = false;
   const begin = (write: (s: string) => void): void => {
@@ -64,11 +61,12 @@ export async function handleCompletion(req: ApiGeneration, ctx: CompletionContex
     else if (req.echo) write(sseData(chunkObject('completion', meta, { text: req.prompt ?? '' }, req.includeUsage)));
   };
   const done = await stoppedGeneration(ctx, params, req.stop, {
-    emit: (text, write) => {
-      if (!req.stream) return void pieces.push(text);
+    emit: (text, write, lps) => {
+      if (!req.stream) return void (pieces.push(text), logprobs?.all.push(...lps));
       begin(write);
       const out = splitter ? splitter.push(text) : text;
-      if (out !== '') write(sseData(chunkObject(req.kind, meta, { text: out }, req.includeUsage)));
+      const lp = logprobs ? { logprobs: logprobs.chunk(lps) } : {};
+      if (out !== '' || lps.length > 0) write(sseData(chunkObject(req.kind, meta, { text: out, ...lp }, req.includeUsage)));
     },
     failedAfterStart: (err, write) => {
       if (!started) return false;
@@ -85,10 +83,13 @@ export async function handleCompletion(req: ApiGeneration, ctx: CompletionContex
     const text = pieces.join('');
     const parsed = calling ? parseToolCalls(text, names, maxCalls) : { content: text, calls: [] };
     const finish = parsed.calls.length > 0 ? 'tool_calls' : stopped;
-    sendJson(res, 200, completionObject(req.kind, meta, parsed.content, finish, usage, run.extras, parsed.calls.map(callOut)));
+    logprobs?.all.push(...done.restLogprobs);
+    const lp = logprobs?.whole(req.echo ? run.result.promptLogprobs : undefined) ?? null;
+    sendJson(res, 200, completionObject(req.kind, meta, parsed.content, finish, usage, run.extras, parsed.calls.map(callOut), lp));
     return;
   }
   begin(write);
+  if (logprobs && done.restLogprobs.length > 0) write(sseData(chunkObject(req.kind, meta, { text: '', logprobs: logprobs.chunk(done.restLogprobs) }, req.includeUsage)));
   let finish: FinishReason = stopped;
   if (splitter) {
     const end = splitter.finish(names, maxCalls);
@@ -106,6 +107,25 @@ export async function handleCompletion(req: ApiGeneration, ctx: CompletionContex
   if (req.includeUsage) write(sseData(usageChunk(req.kind, meta, usage, run.extras)));
   write(SSE_DONE);
   res.end();
+}
+
+/** The worker's request: the turns or the prompt (with a suffix: filled in the middle), the limit, the log-probabilities asked for. */
+function generateParamsOf(req: ApiGeneration, ctxPerSequence: number, renderTools: GenerateParams['tools']): GenerateParams {
+  const input: Omit<GenerateParams, 'maxTokens' | 'sampling'> =
+    req.kind === 'chat'
+      ? { messages: req.messages ?? [], ...(renderTools ? { tools: renderTools } : {}) }
+      : req.promptTokens
+        ? { promptTokens: req.promptTokens }
+        : req.suffix !== null
+          ? { prompt: '', infill: { prefix: req.prompt ?? '', suffix: req.suffix, extra: [] } }
+          : { prompt: req.prompt ?? '' };
+  return {
+    ...input,
+    // Without a limit, the answer may fill what the sequence's context leaves.
+    maxTokens: req.maxTokens ?? ctxPerSequence,
+    sampling: req.sampling,
+    ...(req.logprobs !== null ? { logprobs: req.logprobs, ...(req.echo ? { promptLogprobs: true } : {}) } : {}),
+  };
 }
 
 /** A parsed call with the id the client sends back with its result. */

@@ -65,7 +65,7 @@ const WRONG: Record<string, unknown[]> = {
   top_p: [2, -0.1, 'x', []],
   seed: ['x', 1.5, 2 ** 40, -2],
   stop: [5, [1], [''], {}, Array(40).fill('x')],
-  n: [2, 0, 'one', 1.5],
+  n: [129, 0, 'one', 1.5],
   stream: ['yes', 1, {}],
   stream_options: [{ include_usage: true }],
   frequency_penalty: [5, 'x'],
@@ -94,7 +94,8 @@ const WRONG_OLLAMA: Record<string, unknown[]> = {
   stream: ['yes', 1],
   think: [true, 'high'],
   keep_alive: [{}, []],
-  logprobs: [true],
+  logprobs: ['yes', 1],
+  top_logprobs: [21, -1, 'x'],
 };
 const WRONG_O_CHAT: Record<string, unknown[]> = {
   messages: ['hi', [1], [{}], [{ role: 'tool', content: 'x' }], [{ role: 'user', content: 5 }], [{ role: 'user', content: 'x', images: ['aGk='] }], [{ role: 'user', content: 'x', tool_calls: [{}] }], [{ role: 'x', content: 'y' }]],
@@ -107,7 +108,7 @@ const WRONG_O_GENERATE: Record<string, unknown[]> = {
   raw: ['yes'],
   system: [5],
   images: [['aGk=']],
-  suffix: ['x'],
+  suffix: [5, {}],
 };
 const WRONG_O_EMBED: Record<string, unknown[]> = {
   model: [1, {}],
@@ -154,7 +155,8 @@ const WRONG_CHAT: Record<string, unknown[]> = {
     [{ role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: { a: 1 } } }] }],
     [{ role: 'user', content: 'x', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] }],
   ],
-  logprobs: [true],
+  logprobs: ['yes', 1],
+  top_logprobs: [21, -1, 'x'],
   tools: [
     [{ type: 'function' }],
     'get_weather',
@@ -175,8 +177,9 @@ const WRONG_CHAT: Record<string, unknown[]> = {
   max_completion_tokens: [-1, 'x'],
 };
 const WRONG_TEXT: Record<string, unknown[]> = {
-  prompt: [5, {}, ['a', 'b'], [1, 2], true, null],
-  suffix: ['x'],
+  prompt: [5, {}, ['a', 3], [1, -2], true, null],
+  suffix: [5, {}],
+  logprobs: [21, -1, 'x', true],
   best_of: [2],
   echo: ['yes'],
 };

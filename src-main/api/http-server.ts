@@ -63,6 +63,7 @@ const ROUTES: Record<string, string[]> = {
   '/props': ['GET'],
   '/tokenize': ['POST'],
   '/completion': ['POST'],
+  '/infill': ['POST'],
   '/detokenize': ['POST'],
   // Ollama's heartbeat (its CLI sends HEAD /) and the first thing a user opens.
   '/': ['GET', 'HEAD'],
@@ -180,7 +181,7 @@ function answerGet(route: string, backend: ApiBackend): object | ApiError {
 /** A POST with its body read: Ollama's routes, embeddings, or a (chat) completion. */
 async function handlePost(route: string, body: unknown, shape: ErrorShape | undefined, x: OllamaPostContext): Promise<void> {
   if (shape) return ollamaPost(route, body, x);
-  if (route === '/completion') return handleLlamaCompletion(body, x);
+  if (route === '/completion' || route === '/infill') return handleLlamaCompletion(body, x, route === '/infill');
   if (route === '/tokenize' || route === '/detokenize') return sendJson(x.res, 200, await answerTokens(route, body, x.backend, x.noteIgnored));
   if (route === '/embeddings') {
     const req = validateEmbeddingsRequest(body);

@@ -4,6 +4,9 @@
 // answer in its shape: `{content, stop, tokens_predicted, tokens_evaluated, stop_type, timings…}`,
 // streamed as server-sent events of `{content, stop: false}` and a last one with `stop: true`
 // (no [DONE], as llama-server ends it). Fields it does not know are ignored and named.
+// `n_probs` adds `completion_probabilities` (llama-server's default shape: log-probabilities of
+// the raw logits). POST /infill is the same with the prompt built for fill-in-the-middle from
+// `input_prefix`, `input_suffix`, `input_extra` and `prompt` (infill-tokens.ts in the worker).
 import type { ServerResponse } from 'node:http';
 import type { ApiBackend } from './backend.js';
 import { badRequest } from './errors.js';
@@ -14,10 +17,14 @@ import { SSE_HEADERS, sseData, sseError } from './sse.js';
 import { stoppedGeneration, writerOf } from './stopped-generation.js';
 import { validateCompletionRequest } from './validate-request.js';
 import type { Body } from './check-value.js';
+import type { GenerateParams, InfillParts, PositionLogprobs } from '../shared/worker-protocol.js';
+import { llamaProbabilities } from './logprobs-shape.js';
 
 const RENAMED: Record<string, string> = { n_predict: 'max_tokens' };
 /** llama-server's own fields that have no effect here (the cache and slots are the server's). */
-const NO_EFFECT = new Set(['cache_prompt', 'id_slot', 'n_keep', 'n_probs', 'return_tokens', 'samplers', 't_max_predict_ms', 'n_indent']);
+const NO_EFFECT = new Set(['cache_prompt', 'id_slot', 'n_keep', 'return_tokens', 'samplers', 't_max_predict_ms', 'n_indent']);
+/** /infill's own fields, checked by infillOf. */
+const INFILL_FIELDS = new Set(['input_prefix', 'input_suffix', 'input_extra']);
 
 interface Ctx {
   backend: ApiBackend;
@@ -27,7 +34,7 @@ interface Ctx {
 }
 
 /** The body in /v1/completions' terms, and llama-server's own fields that have no effect here. */
-function translated(body: unknown): { b: Body; noEffect: string[] } {
+function translated(body: unknown, infill: boolean): { b: Body; noEffect: string[] } {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('the request body must be a JSON object', null, 'invalid_body');
   const out: Body = {};
   const noEffect: string[] = [];
@@ -36,7 +43,11 @@ function translated(body: unknown): { b: Body; noEffect: string[] } {
       noEffect.push(k);
       continue;
     }
-    if (k === 'n_predict') {
+    if (infill && INFILL_FIELDS.has(k)) continue;
+    // n_probs 0 (llama-server's default) asks for none.
+    if (k === 'n_probs') {
+      if (v !== 0) out.logprobs = v;
+    } else if (k === 'n_predict') {
       if (typeof v === 'number' && v < 0) continue;
       out.max_tokens = v;
     } else if (k === 'json_schema') out.response_format = { type: 'json_schema', json_schema: { name: 'schema', schema: v } };
@@ -45,20 +56,44 @@ function translated(body: unknown): { b: Body; noEffect: string[] } {
   return { b: out, noEffect };
 }
 
-export async function handleLlamaCompletion(body: unknown, ctx: Ctx): Promise<void> {
-  const { b, noEffect } = translated(body);
-  const req = validateCompletionRequest(b);
+/** /infill's parts, checked as llama-server checks them (with its words). */
+function infillOf(body: Body): InfillParts {
+  if (typeof body.input_prefix !== 'string') throw badRequest('"input_prefix" is required (a string)', 'input_prefix', 'missing_required_parameter');
+  if (typeof body.input_suffix !== 'string') throw badRequest('"input_suffix" is required (a string)', 'input_suffix', 'missing_required_parameter');
+  const extra = body.input_extra ?? [];
+  if (!Array.isArray(extra)) throw badRequest('"input_extra" must be an array of {"filename": string, "text": string}', 'input_extra', 'invalid_type');
+  return {
+    prefix: body.input_prefix,
+    suffix: body.input_suffix,
+    extra: extra.map((c: unknown, i) => {
+      const o = (c ?? {}) as Body;
+      if (typeof o.text !== 'string') throw badRequest('extra_context chunk must contain a "text" field with a string value', `input_extra[${i}].text`, 'invalid_type');
+      if (o.filename !== undefined && typeof o.filename !== 'string') throw badRequest('extra_context chunk\'s "filename" field must be a string', `input_extra[${i}].filename`, 'invalid_type');
+      return { text: o.text, ...(o.filename !== undefined ? { filename: o.filename as string } : {}) };
+    }),
+  };
+}
+
+export async function handleLlamaCompletion(body: unknown, ctx: Ctx, infill = false): Promise<void> {
+  const { b, noEffect } = translated(body, infill);
+  // /infill's prompt is optional (the start of the middle).
+  const req = validateCompletionRequest(infill ? { prompt: '', ...b } : b);
+  const parts = infill ? infillOf(body as Body) : null;
   ctx.noteIgnored([...noEffect, ...req.ignored]);
-  if ((req.prompts?.length ?? 1) > 1 || req.n > 1) throw badRequest("/completion answers one prompt: send a string or one array of token ids as 'prompt'", 'prompt', 'invalid_value');
+  if ((req.prompts?.length ?? 1) > 1 || req.n > 1) throw badRequest(`${infill ? '/infill' : '/completion'} answers one prompt: send a string or one array of token ids as 'prompt'`, 'prompt', 'invalid_value');
+  if (parts && req.promptTokens) throw badRequest('"prompt" must be a string', 'prompt', 'invalid_type');
   const served = await servedFor(ctx.backend, req.model, namesModel, 'GET /v1/models');
-  const params = { ...(req.promptTokens ? { promptTokens: req.promptTokens } : { prompt: req.prompt ?? '' }), maxTokens: req.maxTokens ?? served.ctxPerSequence, sampling: req.sampling };
+  const input = parts ? { prompt: req.prompt ?? '', infill: parts } : req.promptTokens ? { promptTokens: req.promptTokens } : { prompt: req.prompt ?? '' };
+  const params: GenerateParams = { ...input, maxTokens: req.maxTokens ?? served.ctxPerSequence, sampling: req.sampling, ...(req.logprobs !== null ? { logprobs: req.logprobs } : {}) };
+  const probs = req.logprobs !== null;
   const pieces: string[] = [];
+  const allProbs: PositionLogprobs[] = [];
   let started = false;
   const done = await stoppedGeneration(ctx, params, req.stop, {
-    emit: (text, write) => {
-      if (!req.stream) return void pieces.push(text);
+    emit: (text, write, lps) => {
+      if (!req.stream) return void (pieces.push(text), allProbs.push(...lps));
       if (!started) (started = true), ctx.res.writeHead(200, SSE_HEADERS);
-      write(sseData({ content: text, stop: false }));
+      write(sseData({ content: text, stop: false, ...(probs ? { completion_probabilities: llamaProbabilities(lps) } : {}) }));
     },
     failedAfterStart: (err, write) => {
       if (!started) return false;
@@ -71,6 +106,7 @@ export async function handleLlamaCompletion(body: unknown, ctx: Ctx): Promise<vo
   const stopType = done.stopHit ? 'word' : r.stopReason === 'max_tokens' || r.stopReason === 'ctx_full' ? 'limit' : 'eos';
   const final = {
     content: req.stream ? '' : pieces.join(''),
+    ...(probs ? { completion_probabilities: llamaProbabilities(req.stream ? done.restLogprobs : [...allProbs, ...done.restLogprobs]) } : {}),
     stop: true,
     model: served.id,
     tokens_predicted: r.tokens.length,

@@ -12,11 +12,13 @@ import { sendJson } from './http-reply.js';
 import type { ApiGeneration } from './request-types.js';
 import { completionObject, finishReasonOf, usageOf, type ResponseMeta } from './response-shape.js';
 import { stoppedGeneration } from './stopped-generation.js';
+import { ChoiceLogprobs } from './logprobs-shape.js';
 import { RANDOM_SEED } from './validate-request.js';
 import type { BackendRun } from './backend.js';
 
 interface Choice {
   text: string;
+  logprobs: object | null;
   finish: 'stop' | 'length';
   run: BackendRun;
 }
@@ -34,11 +36,15 @@ export async function handleMultiChoice(req: ApiGeneration, ctx: CompletionConte
         ...(job.prompt === null ? { messages: req.messages ?? [] } : typeof job.prompt === 'string' ? { prompt: job.prompt } : { promptTokens: job.prompt }),
         maxTokens: req.maxTokens ?? served.ctxPerSequence,
         sampling: { ...req.sampling, seed },
+        ...(req.logprobs !== null ? { logprobs: req.logprobs, ...(req.echo ? { promptLogprobs: true } : {}) } : {}),
       };
       const pieces: string[] = req.echo && typeof job.prompt === 'string' ? [job.prompt] : [];
-      const done = await stoppedGeneration(ctx, params, req.stop, { emit: (text) => void pieces.push(text), failedAfterStart: () => false });
+      const lps = req.logprobs === null ? null : new ChoiceLogprobs(req.kind, req.echo || typeof job.prompt !== 'string' ? 0 : job.prompt.length);
+      const done = await stoppedGeneration(ctx, params, req.stop, { emit: (text, _w, l) => void (pieces.push(text), lps?.all.push(...l)), failedAfterStart: () => false });
       if (!done) return;
-      out[job.index] = { text: pieces.join(''), finish: done.stopHit ? 'stop' : finishReasonOf(done.run.result.stopReason), run: done.run };
+      lps?.all.push(...done.restLogprobs);
+      const logprobs = lps?.whole(req.echo ? done.run.result.promptLogprobs : undefined) ?? null;
+      out[job.index] = { text: pieces.join(''), logprobs, finish: done.stopHit ? 'stop' : finishReasonOf(done.run.result.stopReason), run: done.run };
     }
   };
   // As many at once as the model has sequences: more would only wait in the queue (and could fill it).
@@ -49,6 +55,6 @@ export async function handleMultiChoice(req: ApiGeneration, ctx: CompletionConte
   const usage = usageOf(promptTokens, choices.reduce((s, c) => s + c.run.result.tokens.length, 0));
   const last = choices[choices.length - 1] as Choice;
   const body = completionObject(req.kind, meta, '', 'stop', usage, last.run.extras) as { choices: object[] };
-  body.choices = choices.map((c, index) => ({ ...((completionObject(req.kind, meta, c.text, c.finish, usage, c.run.extras) as { choices: object[] }).choices[0] as object), index }));
+  body.choices = choices.map((c, index) => ({ ...((completionObject(req.kind, meta, c.text, c.finish, usage, c.run.extras, [], c.logprobs) as { choices: object[] }).choices[0] as object), index }));
   sendJson(ctx.res, 200, body);
 }

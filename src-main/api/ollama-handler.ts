@@ -4,7 +4,8 @@
 // or one JSON object. As for OpenAI streams, the status line goes out with the first token, so
 // what fails before then keeps its own status; an error after it is one last `{"error"}` line.
 import type { ServerResponse } from 'node:http';
-import type { GenerateParams } from '../shared/worker-protocol.js';
+import type { GenerateParams, PositionLogprobs } from '../shared/worker-protocol.js';
+import { chatEntry } from './logprobs-shape.js';
 import type { ApiBackend, ServedModel } from './backend.js';
 import { ApiError, badRequest } from './errors.js';
 import { servedFor } from './model-choice.js';
@@ -41,6 +42,8 @@ function paramsOf(req: OllamaRequest, served: ServedModel): Omit<GenerateParams,
     return { messages: req.messages, ...(req.tools ? { tools: req.tools.tools } : toolTurns ? { tools: [] } : {}) };
   }
   if (req.prompt === '') return null;
+  // Ollama fills in the middle when a suffix comes: here through the vocabulary's FIM tokens.
+  if (req.suffix !== null) return { prompt: '', infill: { prefix: req.prompt, suffix: req.suffix, extra: [] } };
   // As Ollama does: the prompt is a user turn in the model's template, unless raw (or there is none).
   if (req.raw || !served.hasChatTemplate) {
     if (req.system !== null) throw badRequest("'system' needs the model's chat template, and this model has none", 'system', 'chat_template_missing');
@@ -73,7 +76,9 @@ export async function handleOllama(req: OllamaRequest, ctx: OllamaContext): Prom
   }
   // A smaller num_ctx than the sequence holds bounds the answer as Ollama's context would.
   const limit = Math.min(req.maxTokens ?? served.ctxPerSequence, req.numCtx ?? Infinity);
-  const params: GenerateParams = { ...base, maxTokens: limit, sampling: req.sampling };
+  const params: GenerateParams = { ...base, maxTokens: limit, sampling: req.sampling, ...(req.logprobs !== null ? { logprobs: req.logprobs } : {}) };
+  const withLogprobs = (o: object, lps: PositionLogprobs[]): object => (req.logprobs === null ? o : { ...o, logprobs: lps.map(chatEntry) });
+  const allLogprobs: PositionLogprobs[] = [];
 
   const pieces: string[] = [];
   let started = false;
@@ -85,11 +90,11 @@ export async function handleOllama(req: OllamaRequest, ctx: OllamaContext): Prom
     res.writeHead(200, OLLAMA_NDJSON_HEADERS);
   };
   const done = await stoppedGeneration(ctx, params, req.stop, {
-    emit: (text, write) => {
-      if (!req.stream) return void pieces.push(text);
+    emit: (text, write, lps) => {
+      if (!req.stream) return void (pieces.push(text), allLogprobs.push(...lps));
       begin();
       const out = splitter ? splitter.push(text) : text;
-      if (out !== '') write(ndjson(ollamaPiece(req.api, meta, out)));
+      if (out !== '' || lps.length > 0) write(ndjson(withLogprobs(ollamaPiece(req.api, meta, out), lps)));
     },
     failedAfterStart: (err, write) => {
       if (!started) return false;
@@ -123,10 +128,10 @@ export async function handleOllama(req: OllamaRequest, ctx: OllamaContext): Prom
     run.extras,
     req.stream ? undefined : calls,
   );
-  if (!req.stream) sendJson(res, 200, final);
+  if (!req.stream) sendJson(res, 200, withLogprobs(final, [...allLogprobs, ...done.restLogprobs]));
   else {
     begin();
-    write(ndjson(final));
+    write(ndjson(done.restLogprobs.length > 0 ? withLogprobs(final, done.restLogprobs) : final));
     res.end();
   }
   // keep_alive 0 with a prompt: answered first, then unloaded.

@@ -5,7 +5,7 @@
 // gets what it asked for or a 400 saying why not; a field Ollama does not have is accepted and
 // ignored, as Ollama does, and named in the request's `ignored` list (a header and a log line).
 // Pure.
-import type { ChatMessage } from '../shared/worker-protocol.js';
+import { MAX_TOP_LOGPROBS, type ChatMessage } from '../shared/worker-protocol.js';
 import { badRequest } from './errors.js';
 import { given, onlyNeutral, optBool, optInt, optString, unknownNames, type Body } from './check-value.js';
 import { checkOllamaOptions, type OllamaOptions } from './ollama-options.js';
@@ -36,6 +36,10 @@ export interface OllamaRequest extends OllamaOptions {
   unload: boolean;
   /** chat: the tools the model may call (null: none declared). */
   tools: ToolRequest | null;
+  /** `logprobs: true`: each token's log-probability with `top_logprobs` of the most likely; null: none. */
+  logprobs: number | null;
+  /** generate: text after the gap, filled in the middle through the model's FIM tokens; null: none. */
+  suffix: string | null;
 }
 
 const COMMON = ['model', 'stream', 'format', 'options', 'keep_alive', 'think', 'logprobs', 'top_logprobs'];
@@ -70,18 +74,16 @@ function checkKeepAlive(b: Body): boolean {
   return Number(m[1]) === 0;
 }
 
-function checkCommon(b: Body, known: Set<string>): { model: string | null; stream: boolean; ignored: string[]; unload: boolean } & OllamaOptions {
+function checkCommon(b: Body, known: Set<string>): { model: string | null; stream: boolean; ignored: string[]; unload: boolean; logprobs: number | null } & OllamaOptions {
   const ignored = unknownNames(b, known);
   const model = checkModel(b);
   const stream = optBool(b, 'stream') ?? true;
   const grammar = checkOllamaFormat(b.format);
   onlyNeutral(b, 'think', (v) => v === false, 'this server does not separate thinking from the answer');
-  onlyNeutral(b, 'logprobs', (v) => v === false, 'log probabilities are not returned');
-  onlyNeutral(b, 'top_logprobs', (v) => v === 0, 'log probabilities are not returned');
-  optInt(b, 'top_logprobs', 0, 20);
+  const logprobs = optBool(b, 'logprobs') ? (optInt(b, 'top_logprobs', 0, MAX_TOP_LOGPROBS) ?? 0) : (optInt(b, 'top_logprobs', 0, MAX_TOP_LOGPROBS), null);
   const unload = checkKeepAlive(b);
   const options = checkOllamaOptions(b.options, ignored);
-  return { model, stream, ignored, unload, ...options, sampling: grammar !== null ? { ...options.sampling, grammar } : options.sampling };
+  return { model, stream, ignored, unload, logprobs, ...options, sampling: grammar !== null ? { ...options.sampling, grammar } : options.sampling };
 }
 
 function checkMessages(b: Body, ignored: string[]): ChatMessage[] {
@@ -116,7 +118,7 @@ export function validateOllamaChat(body: unknown): OllamaRequest {
   const common = checkCommon(b, OLLAMA_CHAT_FIELDS);
   // Ollama has no tool_choice: the model may call or answer (its `auto`).
   const tools = checkToolRequest({ tools: b.tools });
-  return { api: 'chat', ...common, messages: checkMessages(b, common.ignored), prompt: '', system: null, raw: false, tools };
+  return { api: 'chat', ...common, messages: checkMessages(b, common.ignored), prompt: '', system: null, raw: false, tools, suffix: null };
 }
 
 export function validateOllamaGenerate(body: unknown): OllamaRequest {
@@ -125,12 +127,12 @@ export function validateOllamaGenerate(body: unknown): OllamaRequest {
   const prompt = optString(b, 'prompt', 1 << 22) ?? '';
   const system = optString(b, 'system', 1 << 22);
   const raw = optBool(b, 'raw') ?? false;
-  onlyNeutral(b, 'suffix', (v) => v === '', 'insertion (a suffix) is not supported');
+  const suffix = optString(b, 'suffix', 1 << 22);
   onlyNeutral(b, 'template', (v) => v === '', "the model's own chat template is used (custom templates are not supported)");
   onlyNeutral(b, 'context', isEmptyArray, "token contexts are not supported: send the conversation as text, or use /api/chat");
   onlyNeutral(b, 'images', isEmptyArray, 'images are not supported (text models only)');
   if (raw && system !== null && system !== '') throw badRequest("'system' has no effect with 'raw': true (the prompt is used as it is)", 'system', 'invalid_value');
-  return { api: 'generate', ...common, messages: [], prompt, system: system === '' ? null : system, raw, tools: null };
+  return { api: 'generate', ...common, messages: [], prompt, system: system === '' ? null : system, raw, tools: null, suffix: suffix || null };
 }
 
 /** /api/show: the model's name (`model`, or `name` as older clients send it; null: the loaded one). */

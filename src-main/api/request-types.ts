@@ -31,6 +31,13 @@ export interface ApiGeneration {
   includeUsage: boolean;
   /** completion: the answer starts with the prompt. */
   echo: boolean;
+  /**
+   * Log-probabilities asked for: each token's and this many of the most likely at its position
+   * (chat: `logprobs: true` with `top_logprobs`; completions: `logprobs: N`); null: none.
+   */
+  logprobs: number | null;
+  /** completion: text after the gap, filled in the middle through the model's FIM tokens; null: none. */
+  suffix: string | null;
   /** Parameters the request gave that this server does not know or apply: accepted, named back to the client. */
   ignored: string[];
 }

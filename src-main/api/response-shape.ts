@@ -59,12 +59,13 @@ export function finishReasonOf(stopReason: StopReason): 'stop' | 'length' {
 }
 
 /** `toolCalls`: chat only; with calls, `text` may be null (no content besides them). */
-export function completionObject(kind: ApiKind, meta: ResponseMeta, text: string | null, finish: FinishReason, usage: Usage, extras: RamforgeExtras, toolCalls: ToolCallOut[] = []): object {
+/** `logprobs`: the choice's log-probabilities in the kind's shape (logprobs-shape.ts), null when not asked for. */
+export function completionObject(kind: ApiKind, meta: ResponseMeta, text: string | null, finish: FinishReason, usage: Usage, extras: RamforgeExtras, toolCalls: ToolCallOut[] = [], logprobs: object | null = null): object {
   const head = { id: meta.id, object: kind === 'chat' ? 'chat.completion' : 'text_completion', created: meta.created, model: meta.model, system_fingerprint: meta.systemFingerprint };
   const choice =
     kind === 'chat'
-      ? { index: 0, message: { role: 'assistant', content: text, refusal: null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) }, logprobs: null, finish_reason: finish }
-      : { index: 0, text, logprobs: null, finish_reason: finish };
+      ? { index: 0, message: { role: 'assistant', content: text, refusal: null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) }, logprobs, finish_reason: finish }
+      : { index: 0, text, logprobs, finish_reason: finish };
   return { ...head, choices: [choice], usage, ramforge: extras };
 }
 
@@ -73,7 +74,7 @@ export function completionObject(kind: ApiKind, meta: ResponseMeta, text: string
  * reason. Text: each carries its piece of text. With include_usage every chunk has `usage: null`
  * until the last one (usageChunk).
  */
-export function chunkObject(kind: ApiKind, meta: ResponseMeta, piece: { role?: true; text?: string; finish?: FinishReason; toolCalls?: ToolCallDelta[] }, includeUsage: boolean): object {
+export function chunkObject(kind: ApiKind, meta: ResponseMeta, piece: { role?: true; text?: string; finish?: FinishReason; toolCalls?: ToolCallDelta[]; logprobs?: object }, includeUsage: boolean): object {
   const head = { id: meta.id, object: kind === 'chat' ? 'chat.completion.chunk' : 'text_completion', created: meta.created, model: meta.model, system_fingerprint: meta.systemFingerprint };
   const finish = piece.finish ?? null;
   let choice: object;
@@ -82,9 +83,9 @@ export function chunkObject(kind: ApiKind, meta: ResponseMeta, piece: { role?: t
     if (piece.role) delta.role = 'assistant';
     if (piece.text !== undefined || piece.role) delta.content = piece.text ?? '';
     if (piece.toolCalls) delta.tool_calls = piece.toolCalls;
-    choice = { index: 0, delta, logprobs: null, finish_reason: finish };
+    choice = { index: 0, delta, logprobs: piece.logprobs ?? null, finish_reason: finish };
   } else {
-    choice = { index: 0, text: piece.text ?? '', logprobs: null, finish_reason: finish };
+    choice = { index: 0, text: piece.text ?? '', logprobs: piece.logprobs ?? null, finish_reason: finish };
   }
   return includeUsage ? { ...head, choices: [choice], usage: null } : { ...head, choices: [choice] };
 }

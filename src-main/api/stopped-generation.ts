@@ -2,7 +2,7 @@
 // server-sent events, Ollama's NDJSON): the generation on the worker cut at the request's stop
 // strings, ended when the client goes away, with writes bounded for a client that does not read.
 import type { ServerResponse } from 'node:http';
-import type { GenerateParams } from '../shared/worker-protocol.js';
+import type { GenerateParams, PositionLogprobs } from '../shared/worker-protocol.js';
 import type { ApiBackend } from './backend.js';
 import { ApiError, asApiError } from './errors.js';
 import { StopMatcher } from './stop-strings.js';
@@ -21,11 +21,17 @@ export interface StoppedGeneration {
   run: Awaited<ReturnType<ApiBackend['generate']>>;
   /** The answer ended at a stop string (its text is not emitted). */
   stopHit: boolean;
+  /** Log-probabilities of the last tokens, whose text was empty (a special token, a piece of a character): no emit carried them. */
+  restLogprobs: PositionLogprobs[];
 }
 
 export interface StreamCallbacks {
-  /** Text to pass on (never the stop string itself); '' never comes. */
-  emit(text: string, write: (s: string) => void): void;
+  /**
+   * Text to pass on (never the stop string itself); '' never comes. `logprobs`: those of the
+   * tokens that came since the last emit (the request asked for them), the text held back for a
+   * possible stop string included; the tokens of a stop string that matched never come.
+   */
+  emit(text: string, write: (s: string) => void, logprobs: PositionLogprobs[]): void;
   /** The generation failed after `emit` began an answer: write the error in the route's format (true), or not begun (false: thrown). */
   failedAfterStart(err: ApiError, write: (s: string) => void): boolean;
 }
@@ -46,14 +52,19 @@ export async function stoppedGeneration(ctx: StoppedGenerationContext, params: G
       stop.abort();
     }
   };
+  let pending: PositionLogprobs[] = [];
   const emit = (text: string): void => {
-    if (text !== '') cb.emit(text, write);
+    if (text === '') return;
+    const logprobs = pending;
+    pending = [];
+    cb.emit(text, write, logprobs);
   };
   let run;
   try {
     run = await ctx.backend.generate(
       params,
       (t) => {
+        if (t.logprobs) pending.push(t.logprobs);
         const step = matcher.push(t.text);
         emit(step.emit);
         if (step.stopped) stop.abort();
@@ -71,7 +82,7 @@ export async function stoppedGeneration(ctx: StoppedGenerationContext, params: G
   }
   if (ctx.clientGone.aborted || res.destroyed) return null;
   emit(matcher.flush());
-  return { run, stopHit: matcher.hit };
+  return { run, stopHit: matcher.hit, restLogprobs: matcher.hit ? [] : pending };
 }
 
 /** A writer for what comes after the generation (the final chunk, the usage line). */

@@ -98,7 +98,8 @@ describe('validateChatRequest', () => {
     [chat({ n: 129 }), 'n', 'invalid_value'],
     [chat({ stream: 'yes' }), 'stream', 'invalid_type'],
     [chat({ stream_options: { include_usage: true } }), 'stream_options', 'invalid_value'],
-    [chat({ logprobs: true }), 'logprobs', 'unsupported_parameter'],
+    [chat({ top_logprobs: 2 }), 'top_logprobs', 'invalid_value'],
+    [chat({ logprobs: true, top_logprobs: 21 }), 'top_logprobs', 'invalid_value'],
     [chat({ logit_bias: 'x' }), 'logit_bias', 'invalid_type'],
     [chat({ stream: true, stream_options: { include_usage: 'yes' } }), 'include_usage', 'invalid_type'],
     [chat({ tools: [{ type: 'function' }] }), 'tools[0].function', 'missing_required_parameter'],
@@ -167,9 +168,11 @@ describe('validateCompletionRequest', () => {
     [text({ prompt: ['a', 'b'], stream: true }), 'n', 'unsupported_parameter'],
     [text({ prompt: [1, -2, 3] }), 'prompt', 'invalid_type'],
     [text({ prompt: [1, 2], echo: true }), 'echo', 'unsupported_parameter'],
-    [text({ suffix: 'end' }), 'suffix', 'unsupported_parameter'],
+    [text({ prompt: [1, 2], suffix: 'end' }), 'suffix', 'unsupported_parameter'],
+    [text({ echo: true, suffix: 'end' }), 'echo', 'unsupported_parameter'],
+    [text({ echo: true, logprobs: 1, stream: true }), 'stream', 'unsupported_parameter'],
     [text({ best_of: 3 }), 'best_of', 'unsupported_parameter'],
-    [text({ logprobs: 5 }), 'logprobs', 'unsupported_parameter'],
+    [text({ logprobs: 21 }), 'logprobs', 'invalid_value'],
   ])('refuses %j: 400 on %s (%s)', (body, param, code) => {
     const e = refusal(() => validateCompletionRequest(body));
     expect([e.status, e.param, e.code]).toEqual([400, param, code]);

@@ -7,7 +7,7 @@
 // `repetition_penalty`, `chat_template_kwargs`…), and named in the request's `ignored` list,
 // which the server sends back in a header and logs, so a misspelt `max_token` is not silently
 // misread. Pure.
-import type { ChatMessage, SamplingParams, ToolCallMessage } from '../shared/worker-protocol.js';
+import { MAX_TOP_LOGPROBS, type ChatMessage, type SamplingParams, type ToolCallMessage } from '../shared/worker-protocol.js';
 import { LIMITS } from '../shared/settings/run-settings.js';
 import { badRequest } from './errors.js';
 import { given, onlyNeutral, optBool, optInt, optNumber, optObject, optString, tokenIds, unknownNames, type Body } from './check-value.js';
@@ -23,6 +23,9 @@ export const MAX_MESSAGES = 10_000;
 export const MAX_CHOICES = 128;
 /** The worker's "random seed". */
 export const RANDOM_SEED = 0xffffffff;
+
+/** A suffix is text as a prompt is; the body's own limit bounds both. */
+const MAX_SUFFIX_CHARS = 16 * 1024 * 1024;
 
 /** llama.cpp sampling extensions that llama-server accepts beside OpenAI's own. */
 const EXTENSIONS = ['top_k', 'min_p', 'repeat_penalty', 'grammar'];
@@ -120,10 +123,11 @@ function checkStreamOptions(b: Body, stream: boolean, ignored: string[]): boolea
 }
 
 /** What both endpoints share. */
-function checkCommon(b: Body, kind: ApiKind, maxTokensParam: string | null, known: Set<string>): Omit<ApiGeneration, 'messages' | 'prompt' | 'echo'> {
+function checkCommon(b: Body, kind: ApiKind, maxTokensParam: string | null, known: Set<string>): Omit<ApiGeneration, 'messages' | 'prompt' | 'echo' | 'logprobs' | 'suffix'> {
   const ignored = unknownNames(b, known);
   const model = checkModel(b);
-  const max = (p: string) => optInt(b, p, 1, LIMITS.maxTokens.max);
+  // A text completion may ask for no new token: lm-eval-harness scores a prompt with echo, logprobs and max_tokens 0.
+  const max = (p: string) => optInt(b, p, kind === 'completion' ? 0 : 1, LIMITS.maxTokens.max);
   // max_completion_tokens replaces max_tokens in OpenAI's chat API; either is honoured.
   const maxTokens = (maxTokensParam ? max(maxTokensParam) : null) ?? max('max_tokens');
   const n = optInt(b, 'n', 1, MAX_CHOICES) ?? 1;
@@ -218,8 +222,7 @@ export function validateChatRequest(body: unknown): ApiGeneration {
   const b = asBody(body);
   const common = checkCommon(b, 'chat', 'max_completion_tokens', CHAT_PARAMS);
   const messages = checkMessages(b, common.ignored);
-  onlyNeutral(b, 'logprobs', (v) => v === false, 'log probabilities are not returned');
-  onlyNeutral(b, 'top_logprobs', (v) => v === 0, 'log probabilities are not returned');
+  const logprobs = checkChatLogprobs(b);
   const tools = checkToolRequest(b);
   onlyNeutral(b, 'functions', isEmptyArray, "the deprecated 'functions' API is not supported: use tools");
   onlyNeutral(b, 'function_call', (v) => v === 'none', "the deprecated 'functions' API is not supported: use tool_choice");
@@ -235,7 +238,15 @@ export function validateChatRequest(body: unknown): ApiGeneration {
   for (const p of ['service_tier', 'reasoning_effort', 'verbosity', 'prompt_cache_key', 'safety_identifier']) optString(b, p, 1024);
   checkChoices(common.n, common.stream);
   const sampling = tools?.grammar ? { ...common.sampling, grammar: tools.grammar } : common.sampling;
-  return { ...common, sampling, messages, tools, echo: false };
+  return { ...common, sampling, messages, tools, echo: false, logprobs, suffix: null };
+}
+
+/** OpenAI chat's `logprobs: true` and `top_logprobs: 0..20` (which needs logprobs true). */
+function checkChatLogprobs(b: Body): number | null {
+  const on = optBool(b, 'logprobs') ?? false;
+  const top = optInt(b, 'top_logprobs', 0, MAX_TOP_LOGPROBS);
+  if (top !== null && top > 0 && !on) throw badRequest("'top_logprobs' needs 'logprobs': true", 'top_logprobs', 'invalid_value');
+  return on ? (top ?? 0) : null;
 }
 
 /**
@@ -272,10 +283,14 @@ export function validateCompletionRequest(body: unknown): ApiGeneration {
   const first = prompts[0] as string | number[];
   const echo = optBool(b, 'echo') ?? false;
   if (echo && prompts.some((p) => typeof p !== 'string')) throw badRequest("'echo' repeats the prompt's text: send the prompt as text", 'echo', 'unsupported_parameter');
-  onlyNeutral(b, 'logprobs', (v) => v === 0, 'log probabilities are not returned');
-  onlyNeutral(b, 'suffix', (v) => v === '', 'insertion (a suffix) is not supported');
+  const logprobs = b.logprobs === null ? null : optInt(b, 'logprobs', 0, MAX_TOP_LOGPROBS);
+  const suffix = optString(b, 'suffix', MAX_SUFFIX_CHARS);
+  if (suffix && typeof first !== 'string') throw badRequest("'suffix' fills in the middle of a text prompt: send the prompt as text", 'suffix', 'unsupported_parameter');
+  if (suffix && (prompts.length > 1 || common.n > 1)) throw badRequest("'suffix' fills in one middle: send one prompt and 'n': 1", 'suffix', 'unsupported_parameter');
+  if (echo && logprobs !== null && common.stream) throw badRequest("the echoed prompt's log-probabilities come once the prompt is decoded: send 'stream': false with 'echo' and 'logprobs'", 'stream', 'unsupported_parameter');
+  if (suffix && echo) throw badRequest("'echo' and 'suffix' do not go together (the answer is the middle)", 'echo', 'unsupported_parameter');
   onlyNeutral(b, 'best_of', (v) => v === 1, 'one candidate per request');
-  return { ...common, ...(typeof first === 'string' ? { prompt: first } : { promptTokens: first }), prompts, echo };
+  return { ...common, ...(typeof first === 'string' ? { prompt: first } : { promptTokens: first }), prompts, echo, logprobs, suffix: suffix || null };
 }
 
 function asBody(v: unknown): Body {

@@ -29,6 +29,8 @@ export function apiErrorOfWorker(code: string | undefined, message: string, cras
       return badRequest(`the model's chat template failed on these messages: ${message}`, 'messages', 'chat_template_failed');
     case 'EMBEDDINGS_UNAVAILABLE':
       return badRequest(message, input, 'embeddings_unavailable');
+    case 'INFILL_UNSUPPORTED':
+      return badRequest(message, input, 'infill_unsupported');
     case 'EMPTY_PROMPT':
       return badRequest('the prompt is empty', input, 'empty_prompt');
     case 'BAD_ARGUMENT':

@@ -55,6 +55,8 @@ export interface NativeModelInfo {
   bos: number;
   eos: number;
   addBos: boolean;
+  /** Fill-in-the-middle tokens, -1 where the vocabulary has none. */
+  fim: { pre: number; suf: number; mid: number; rep: number; sep: number };
   loadMs: number;
   chatTemplate: string | null;
   metadata: Record<string, string>;
@@ -108,7 +110,15 @@ export interface NativeContextOptions {
   embeddings?: boolean;
 }
 
-export type NativeGenerateOptions = SamplingParams & { maxTokens: number };
+/** -1 none, else the sampled token's log-probability and this many of the most likely (logprobs.h). */
+export type NativeGenerateOptions = SamplingParams & { maxTokens: number; logprobs?: number; promptLogprobs?: boolean };
+
+/** A position's token and the most likely there, log-probabilities of the raw logits' softmax. */
+export interface NativeLogprobs {
+  id: number;
+  logprob: number;
+  top: { id: number; logprob: number }[];
+}
 
 export interface NativeGenerateResult {
   tokens: number[];
@@ -118,6 +128,8 @@ export interface NativeGenerateResult {
   ttftMs: number;
   totalMs: number;
   reusedTokens: number;
+  /** promptLogprobs asked: prompt tokens 1..n-1. */
+  promptLogprobs?: NativeLogprobs[];
   /** With a draft attached: what the passes drafted and kept. */
   draft?: { drafted: number; accepted: number; passes: number; draftMs: number; verifyMs: number };
 }
@@ -246,8 +258,8 @@ export interface NativeTrace {
 
 /** What the batch server reports, one event at a time. */
 export type NativeServeEvent =
-  | { type: 'token'; id: number; index: number; token: number; piece: Buffer; tMs: number }
-  | { type: 'done'; id: number; tokens: number[]; perTokenMs: number[]; stopReason: 'eos' | 'max_tokens' | 'cancelled' | 'ctx_full'; promptMs: number; ttftMs: number; totalMs: number; promptTokens: number }
+  | { type: 'token'; id: number; index: number; token: number; piece: Buffer; tMs: number; logprobs?: NativeLogprobs }
+  | { type: 'done'; id: number; tokens: number[]; perTokenMs: number[]; stopReason: 'eos' | 'max_tokens' | 'cancelled' | 'ctx_full'; promptMs: number; ttftMs: number; totalMs: number; promptTokens: number; promptLogprobs?: NativeLogprobs[] }
   | { type: 'error'; id: number; message: string }
   /** One pass over the weights: the sequences in it, the tokens it computed, how many of them were decode steps. */
   | { type: 'step'; id: number; sequences: number; tokens: number; decoded: number; ms: number; tMs: number };
@@ -266,7 +278,7 @@ export interface NativeContext {
   generate(
     prompt: Int32Array | number[],
     opts: NativeGenerateOptions,
-    onToken?: (index: number, id: number, piece: Buffer, tMs: number, pass?: NativeDraftPass) => void,
+    onToken?: (index: number, id: number, piece: Buffer, tMs: number, pass?: NativeDraftPass, logprobs?: NativeLogprobs) => void,
   ): Promise<NativeGenerateResult>;
   /** Later generate() calls decode speculatively, `draft` proposing (it is reserved while attached). */
   attachDraft(draft: NativeContext, opts: { max: number; min: number; pMin?: number }): void;

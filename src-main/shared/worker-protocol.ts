@@ -220,6 +220,41 @@ export interface ToolSpec {
   parameters?: unknown;
 }
 
+/**
+ * A token at a position and its log-probability: the natural log of the model's softmax over its
+ * raw logits there (llama-server's default, and what its OpenAI routes report), before any
+ * sampler touched them.
+ */
+export interface TokenLogprob {
+  id: number;
+  /** The token's text as UTF-8 bytes (a piece of a character stays a piece). */
+  bytes: number[];
+  logprob: number;
+}
+
+/** A position's token with the most likely tokens there, most likely first. */
+export interface PositionLogprobs extends TokenLogprob {
+  top: TokenLogprob[];
+}
+
+/** A prompt's tokens with their log-probabilities: the first has none (nothing comes before it). */
+export interface PromptLogprobs {
+  firstBytes: number[];
+  /** Tokens 1..n-1. */
+  positions: PositionLogprobs[];
+}
+
+/** Fill-in-the-middle: the prompt built from the vocabulary's FIM tokens (llama-server's /infill). */
+export interface InfillParts {
+  prefix: string;
+  suffix: string;
+  /** More context before the prefix (other files of the project). */
+  extra: { filename?: string; text: string }[];
+}
+
+/** How many of the most likely tokens a request may ask for at each position. */
+export const MAX_TOP_LOGPROBS = 20;
+
 export interface GenerateParams {
   /** Raw prompt (tokenized with BOS as the model asks). Ignored when `messages` is set. */
   prompt?: string;
@@ -233,8 +268,14 @@ export interface GenerateParams {
    * built-in template matcher knows nothing of tools); [] renders the tool turns with no tools.
    */
   tools?: ToolSpec[];
+  /** Fill-in-the-middle around `prompt` (which then is the start of the middle). */
+  infill?: InfillParts;
   maxTokens: number;
   sampling: SamplingParams;
+  /** Each generated token's log-probability and this many (0..MAX_TOP_LOGPROBS) of the most likely; absent: none. */
+  logprobs?: number;
+  /** The prompt's tokens' log-probabilities too (each with `logprobs` alternatives); the KV cache is not reused. */
+  promptLogprobs?: boolean;
 }
 
 /**
@@ -270,6 +311,8 @@ export interface TokenEvent {
   tMs: number;
   /** Speculative decoding: on the first token of each pass, what the pass drafted and kept. */
   pass?: { drafted: number; accepted: number };
+  /** GenerateParams.logprobs: this token's log-probability and the most likely there. */
+  logprobs?: PositionLogprobs;
 }
 
 export type StopReason = 'eos' | 'max_tokens' | 'cancelled' | 'ctx_full';
@@ -291,6 +334,8 @@ export interface GenerationResult {
   /** Prompt tokens reused from the KV cache of the previous turn. */
   reusedTokens: number;
   timings: GenerationTimings;
+  /** GenerateParams.promptLogprobs: the prompt's tokens. */
+  promptLogprobs?: PromptLogprobs;
   /** Present when a draft model proposed tokens. */
   draft?: DraftStats;
   /** A mixture of experts whose routing was replayed, recorded or kept (LoadParams.routing). */

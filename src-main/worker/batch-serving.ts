@@ -6,6 +6,7 @@ import type { NativeContext, NativeServeEvent } from '../native/addon.js';
 import type { ResidencyRuntime } from './residency-runtime.js';
 import { WorkerError, codeOf } from './worker-error.js';
 import { timingsOf } from './generation-timings.js';
+import { promptLogprobsOf, type LogprobsWithBytes } from './token-logprobs.js';
 
 export type ServeStepEvent = Extract<NativeServeEvent, { type: 'step' }>;
 
@@ -27,7 +28,7 @@ export class BatchServing {
     });
   }
 
-  async submit(prompt: number[], params: GenerateParams, onToken: (t: TokenEvent) => void, requestId?: number): Promise<GenerationResult> {
+  async submit(prompt: number[], params: GenerateParams, onToken: (t: TokenEvent) => void, withBytes: LogprobsWithBytes, requestId?: number): Promise<GenerationResult> {
     const decoder = new TextDecoder('utf-8');
     let text = '';
     let id = -1;
@@ -39,12 +40,17 @@ export class BatchServing {
           text += delta;
           this.tokensServed++;
           this.residency?.onToken(this.tokensServed, e.tMs, false);
-          onToken({ index: e.index, tokenId: e.token, text: delta, tMs: e.tMs });
+          onToken({ index: e.index, tokenId: e.token, text: delta, tMs: e.tMs, ...(e.logprobs ? { logprobs: withBytes(e.logprobs) } : {}) });
         } else if (e.type === 'done') resolve(e);
         else if (e.type === 'error') reject(new WorkerError('DECODE_FAILED', e.message));
       };
       try {
-        id = this.ctx.serveSubmit(prompt, { maxTokens: params.maxTokens, ...params.sampling });
+        id = this.ctx.serveSubmit(prompt, {
+          maxTokens: params.maxTokens,
+          ...params.sampling,
+          ...(params.logprobs !== undefined ? { logprobs: params.logprobs } : {}),
+          ...(params.promptLogprobs ? { promptLogprobs: true } : {}),
+        });
       } catch (e) {
         reject(new WorkerError(codeOf(e, 'BAD_ARGUMENT'), (e as Error).message));
         return;
@@ -55,7 +61,8 @@ export class BatchServing {
     try {
       const r = await done;
       text += decoder.decode();
-      return { promptTokens: prompt, tokens: r.tokens, text, stopReason: r.stopReason, reusedTokens: 0, timings: timingsOf(r, prompt.length) };
+      const promptLogprobs = r.promptLogprobs ? { promptLogprobs: promptLogprobsOf(prompt, r.promptLogprobs, withBytes) } : {};
+      return { promptTokens: prompt, tokens: r.tokens, text, stopReason: r.stopReason, reusedTokens: 0, timings: timingsOf(r, prompt.length), ...promptLogprobs };
     } finally {
       this.requests.delete(id);
       if (requestId !== undefined) this.requestIds.delete(requestId);

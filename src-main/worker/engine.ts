@@ -17,6 +17,7 @@ import { attachDraft, createTargetContext, deviceMemoryOf, expertsUsedOverride, 
 import { promptTokensOf } from './prompt-tokens.js';
 import { generateSolo } from './solo-generation.js';
 import { BatchServing, type ServeStepEvent } from './batch-serving.js';
+import { logprobsWithBytes } from './token-logprobs.js';
 
 export class Engine {
   private model: NativeModel | null = null;
@@ -163,13 +164,14 @@ export class Engine {
   async generate(params: GenerateParams, onToken: (t: TokenEvent) => void, requestId?: number): Promise<GenerationResult> {
     const prompt = await this.promptTokens(params);
     if (prompt.length === 0) throw new WorkerError('EMPTY_PROMPT', 'the prompt is empty');
-    const { ctx } = this.need();
+    const { ctx, model } = this.need();
+    const withBytes = logprobsWithBytes(model);
     let r: GenerationResult;
     if (this.parallel <= 1) {
-      r = await generateSolo(ctx, this.residency, prompt, params, onToken);
+      r = await generateSolo(ctx, this.residency, prompt, params, onToken, withBytes);
     } else {
       this.serving ??= new BatchServing(ctx, this.residency, (e) => this.onStep?.(e));
-      r = await this.serving.submit(prompt, params, onToken, requestId);
+      r = await this.serving.submit(prompt, params, onToken, withBytes, requestId);
     }
     if (this.routing) r.routing = this.routing.absorb(ctx.routingTake());
     return r;

@@ -6,6 +6,7 @@ import type { NativeModel } from '../native/addon.js';
 import { WorkerError } from './worker-error.js';
 import { ChatTemplateError, needsToolRendering } from './tool-template.js';
 import { renderToolChatBounded } from './template-render.js';
+import { infillTokens } from './infill-tokens.js';
 
 /**
  * The template chats on a model without one are rendered with: llama-server's default, one of
@@ -26,6 +27,7 @@ export async function promptTokensOf(model: NativeModel, params: GenerateParams)
     // The rendered template carries its own special tokens as text.
     return Array.from(model.tokenize(text, true, true));
   }
+  if (params.infill) return infillTokens(model.info(), (t) => Array.from(model.tokenize(t, false, false)), params.infill, params.prompt ?? '');
   // Ids outside the vocabulary are refused by the native side (BAD_ARGUMENT, a 400).
   if (params.promptTokens && params.promptTokens.length > 0) return params.promptTokens;
   return Array.from(model.tokenize(params.prompt ?? '', true, false));

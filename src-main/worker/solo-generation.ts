@@ -6,8 +6,9 @@ import type { NativeContext } from '../native/addon.js';
 import type { ResidencyRuntime } from './residency-runtime.js';
 import { WorkerError, codeOf } from './worker-error.js';
 import { timingsOf } from './generation-timings.js';
+import { promptLogprobsOf, type LogprobsWithBytes } from './token-logprobs.js';
 
-export async function generateSolo(ctx: NativeContext, residency: ResidencyRuntime | null, prompt: number[], params: GenerateParams, onToken: (t: TokenEvent) => void): Promise<GenerationResult> {
+export async function generateSolo(ctx: NativeContext, residency: ResidencyRuntime | null, prompt: number[], params: GenerateParams, onToken: (t: TokenEvent) => void, withBytes: LogprobsWithBytes): Promise<GenerationResult> {
   const decoder = new TextDecoder('utf-8');
   let text = '';
   let delivered = 0;
@@ -32,14 +33,19 @@ export async function generateSolo(ctx: NativeContext, residency: ResidencyRunti
         repeatPenalty: s.repeatPenalty,
         repeatLastN: s.repeatLastN,
         ...(s.grammar !== undefined ? { grammar: s.grammar } : {}),
+        ...(params.logprobs !== undefined ? { logprobs: params.logprobs } : {}),
+        ...(params.promptLogprobs ? { promptLogprobs: true } : {}),
       },
-      (index, id, piece, tMs, pass) => {
+      (index, id, piece, tMs, pass, logprobs) => {
         // Bytes of a UTF-8 character split across tokens are held until it is complete.
         const delta = decoder.decode(piece, { stream: true });
         text += delta;
         delivered++;
         residency?.onToken(index + 1, tMs, index <= 1);
-        onToken(pass ? { index, tokenId: id, text: delta, tMs, pass: { drafted: pass.drafted, accepted: pass.accepted } } : { index, tokenId: id, text: delta, tMs });
+        const t: TokenEvent = { index, tokenId: id, text: delta, tMs };
+        if (pass) t.pass = { drafted: pass.drafted, accepted: pass.accepted };
+        if (logprobs) t.logprobs = withBytes(logprobs);
+        onToken(t);
         if (delivered >= expected) allDelivered();
       },
     );
@@ -59,6 +65,7 @@ export async function generateSolo(ctx: NativeContext, residency: ResidencyRunti
     stopReason: r.stopReason,
     reusedTokens: r.reusedTokens,
     timings: timingsOf(r, prompt.length - r.reusedTokens),
+    ...(r.promptLogprobs ? { promptLogprobs: promptLogprobsOf(prompt, r.promptLogprobs, withBytes) } : {}),
     ...(r.draft ? { draft: r.draft } : {}),
   };
 }
