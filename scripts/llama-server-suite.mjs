@@ -88,7 +88,7 @@ async function main() {
   const started = Date.now();
   // The suite runs where the pinned source has it (its templates are read by relative paths);
   // no cache and no bytecode are written there.
-  spawnSync(o.python, ['-m', 'pytest', '-p', 'ramforge_start', '-p', 'no:cacheprovider', '-m', 'not slow', '-q', '-rN', '--continue-on-collection-errors', `--junitxml=${junit}`, ...files], {
+  spawnSync(o.python, ['-m', 'pytest', '-p', 'ramforge_start', '-p', 'no:cacheprovider', '-m', 'not slow', '-q', '-rN', '--tb=line', '--show-capture=no', '--continue-on-collection-errors', `--junitxml=${junit}`, ...files], {
     cwd: testsDir,
     stdio: ['ignore', 'inherit', 'inherit'],
     env: { ...process.env, PYTHONPATH: paths.join(':'), PYTHONDONTWRITEBYTECODE: '1', RAMFORGE_ROOT: root, RAMFORGE_SUITE_MODELS: models, RAMFORGE_NODE: process.execPath, PORT: String(await freePort()) },

@@ -49,7 +49,7 @@ def model_for(server) -> str:
     if server.model_file:
         return server.model_file
     if name is None:
-        raise StartRefused(f"ramforge-suite: no synthetic model for preset {key} (vision projector or router: not served)")
+        raise StartRefused(f"ramforge-suite: no synthetic model for preset {key} (a vision model, a router with none, or a file only its own setup downloads)")
     base = os.path.join(MODELS, name + ".gguf")
     if not server.chat_template_file:
         return base
