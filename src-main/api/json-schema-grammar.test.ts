@@ -47,6 +47,8 @@ describe('JSON schema to GBNF', () => {
   it('arrays with item counts, tuples, unions, nullable types, local $refs (recursive too)', () => {
     expect(rules(jsonSchemaToGbnf({ type: 'array', items: { type: 'integer' }, minItems: 1, maxItems: 3 })).root).toBe('"[" space integer ("," space integer){0,2} "]" space');
     expect(rules(jsonSchemaToGbnf({ type: 'array', prefixItems: [{ type: 'string' }, { type: 'boolean' }] })).root).toBe('"[" space string "," space boolean "]" space');
+    // items as an array: the older tuple form, as llama.cpp's own suite sends it
+    expect(rules(jsonSchemaToGbnf({ items: [{ type: 'integer' }] })).root).toBe('"[" space integer "]" space');
     expect(rules(jsonSchemaToGbnf({ type: ['string', 'null'] })).root).toBe('string | null');
     expect(rules(jsonSchemaToGbnf({ anyOf: [{ const: 1 }, { const: 'x' }] })).root).toBe('root-0 | root-1');
     const tree = rules(jsonSchemaToGbnf({ $defs: { node: { type: 'object', properties: { kids: { type: 'array', items: { $ref: '#/$defs/node' } } }, required: ['kids'] } }, $ref: '#/$defs/node' }));

@@ -249,11 +249,13 @@ class Converter {
     const min = this.count(s, 'minItems', at) ?? 0;
     const max = this.count(s, 'maxItems', at);
     if (max !== null && max < min) throw new SchemaGrammarError("'maxItems' is less than 'minItems'", at);
-    if (s.prefixItems !== undefined) {
-      const pre = s.prefixItems;
-      if (!Array.isArray(pre) || pre.length === 0) throw new SchemaGrammarError("'prefixItems' must be a non-empty array", at);
-      if (s.items !== undefined && s.items !== false) throw new SchemaGrammarError("'prefixItems' with 'items' other than false is not supported", at);
-      const parts = pre.map((p, i) => this.visit(p, `${name}-${i}`, `${at}/prefixItems/${i}`));
+    // `items` as an array is the tuple form of drafts before 2020-12 (llama.cpp reads it so too).
+    const tuple = Array.isArray(s.items) ? 'items' : s.prefixItems !== undefined ? 'prefixItems' : null;
+    if (tuple !== null) {
+      const pre = s[tuple];
+      if (!Array.isArray(pre) || pre.length === 0) throw new SchemaGrammarError(`'${tuple}' must be a non-empty array`, at);
+      if (tuple === 'prefixItems' && s.items !== undefined && s.items !== false) throw new SchemaGrammarError("'prefixItems' with 'items' other than false is not supported", at);
+      const parts = pre.map((p, i) => this.visit(p, `${name}-${i}`, `${at}/${tuple}/${i}`));
       return this.add(name, `"[" space ${parts.join(' "," space ')} "]" space`);
     }
     const item = s.items === undefined ? this.primitive('value') : this.visit(s.items, `${name}-item`, `${at}/items`);

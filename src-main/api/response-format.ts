@@ -32,6 +32,11 @@ function grammarOf(schema: unknown, param: string): string {
   }
 }
 
+/** llama-server's own `json_schema` field: a JSON schema the output must follow. */
+export function checkJsonSchema(v: unknown): string | null {
+  return given(v) ? grammarOf(v, 'json_schema') : null;
+}
+
 const isObject = (v: unknown): v is Body => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** OpenAI's response_format: null for plain text, else the grammar of the JSON asked for. */

@@ -107,6 +107,8 @@ describe('validateChatRequest', () => {
     [chat({ response_format: { type: 'json_schema', json_schema: { schema: { type: 'string', format: 'email' } } } }), 'response_format.json_schema.schema', 'unsupported_schema'],
     [chat({ grammar: 5 }), 'grammar', 'invalid_type'],
     [chat({ grammar: 'root ::= "a"', response_format: { type: 'json_object' } }), 'grammar', 'invalid_value'],
+    [chat({ json_schema: { const: 1 }, response_format: { type: 'json_object' } }), 'json_schema', 'invalid_value'],
+    [chat({ json_schema: { type: 'string', format: 'email' } }), 'json_schema', 'unsupported_schema'],
     [chat({ frequency_penalty: 5 }), 'frequency_penalty', 'invalid_value'],
   ])('refuses %j: 400 on %s (%s)', (body, param, code) => {
     const e = refusal(() => validateChatRequest(body));
@@ -122,6 +124,9 @@ describe('validateChatRequest', () => {
     expect(validateChatRequest(chat({ response_format: { type: 'json_schema', json_schema: { name: 'r', schema, strict: true } } })).sampling.grammar).toBe(jsonSchemaToGbnf(schema));
     expect(validateCompletionRequest(text({ response_format: { type: 'json_object' } })).sampling.grammar).toBe(JSON_OBJECT_GBNF);
     expect(validateCompletionRequest(text({ grammar: 'root ::= "yes" | "no"' })).sampling.grammar).toBe('root ::= "yes" | "no"');
+    // llama-server's json_schema field, on both endpoints (llama.cpp's own suite sends it on chat)
+    expect(validateChatRequest(chat({ json_schema: { const: '42' } })).sampling.grammar).toBe(jsonSchemaToGbnf({ const: '42' }));
+    expect(validateCompletionRequest(text({ json_schema: schema })).sampling.grammar).toBe(jsonSchemaToGbnf(schema));
     expect(validateChatRequest(chat({ response_format: { type: 'text' }, grammar: '' })).sampling).not.toHaveProperty('grammar');
   });
 

@@ -12,7 +12,7 @@ import { LIMITS } from '../shared/settings/run-settings.js';
 import { badRequest } from './errors.js';
 import { given, onlyNeutral, optBool, optInt, optNumber, optObject, optString, tokenIds, unknownNames, type Body } from './check-value.js';
 import type { ApiGeneration, ApiKind } from './request-types.js';
-import { checkGrammarText, checkResponseFormat } from './response-format.js';
+import { checkGrammarText, checkJsonSchema, checkResponseFormat } from './response-format.js';
 import { checkToolRequest } from './tool-request.js';
 
 /** Stop strings a request may give (OpenAI allows 4; llama-server more). */
@@ -28,7 +28,7 @@ export const RANDOM_SEED = 0xffffffff;
 const MAX_SUFFIX_CHARS = 16 * 1024 * 1024;
 
 /** llama.cpp sampling extensions that llama-server accepts beside OpenAI's own. */
-const EXTENSIONS = ['top_k', 'min_p', 'repeat_penalty', 'grammar'];
+const EXTENSIONS = ['top_k', 'min_p', 'repeat_penalty', 'grammar', 'json_schema'];
 
 const COMMON = ['model', 'max_tokens', 'temperature', 'top_p', 'seed', 'stop', 'n', 'stream', 'stream_options', 'frequency_penalty', 'presence_penalty', 'logit_bias', 'logprobs', 'user', 'response_format', ...EXTENSIONS];
 
@@ -89,12 +89,13 @@ function checkSeed(b: Body): number {
   return v;
 }
 
-/** The grammar the output must follow: llama-server's `grammar`, or one made from `response_format`. */
+/** The grammar the output must follow: llama-server's `grammar` or `json_schema`, or one made from `response_format`. */
 function checkGrammar(b: Body): string | null {
   const gbnf = checkGrammarText(b.grammar, 'grammar');
+  const schema = checkJsonSchema(b.json_schema);
   const format = checkResponseFormat(b.response_format);
-  if (gbnf !== null && format !== null) throw badRequest("give 'grammar' or a JSON 'response_format', not both", 'grammar', 'invalid_value');
-  return gbnf ?? format;
+  if ([gbnf, schema, format].filter((g) => g !== null).length > 1) throw badRequest("give one of 'grammar', 'json_schema' and a JSON 'response_format'", gbnf !== null ? 'grammar' : 'json_schema', 'invalid_value');
+  return gbnf ?? schema ?? format;
 }
 
 function checkSampling(b: Body): SamplingParams {
