@@ -16,6 +16,7 @@ import { ClientGone, DEFAULT_BODY_LIMITS, readJsonBody, type BodyLimits } from '
 import { corsHeaders, preflightHeaders } from './cors.js';
 import { answerTokens } from './tokenize-routes.js';
 import { handleLlamaCompletion } from './llama-completion.js';
+import { handleResponses } from './responses-handler.js';
 import { drainRequest, sendError, sendJson, type ErrorShape } from './http-reply.js';
 import { namesModel } from './model-id.js';
 import { modelList, modelObject, propsObject } from './models-list.js';
@@ -64,6 +65,7 @@ const ROUTES: Record<string, string[]> = {
   '/tokenize': ['POST'],
   '/completion': ['POST'],
   '/detokenize': ['POST'],
+  '/responses': ['POST'],
   // Ollama's heartbeat (its CLI sends HEAD /) and the first thing a user opens.
   '/': ['GET', 'HEAD'],
   // Ollama's API on the same port (ollama-routes.ts).
@@ -181,6 +183,7 @@ function answerGet(route: string, backend: ApiBackend): object | ApiError {
 async function handlePost(route: string, body: unknown, shape: ErrorShape | undefined, x: OllamaPostContext): Promise<void> {
   if (shape) return ollamaPost(route, body, x);
   if (route === '/completion') return handleLlamaCompletion(body, x);
+  if (route === '/responses') return handleResponses(body, x);
   if (route === '/tokenize' || route === '/detokenize') return sendJson(x.res, 200, await answerTokens(route, body, x.backend, x.noteIgnored));
   if (route === '/embeddings') {
     const req = validateEmbeddingsRequest(body);
