@@ -17,6 +17,8 @@ import { corsHeaders, preflightHeaders } from './cors.js';
 import { answerTokens } from './tokenize-routes.js';
 import { handleLlamaCompletion } from './llama-completion.js';
 import { handleResponses } from './responses-handler.js';
+import { handleMessages } from './messages-handler.js';
+import { anthropicErrorBody } from './messages-shape.js';
 import { drainRequest, sendError, sendJson, type ErrorShape } from './http-reply.js';
 import { namesModel } from './model-id.js';
 import { modelList, modelObject, propsObject } from './models-list.js';
@@ -66,6 +68,7 @@ const ROUTES: Record<string, string[]> = {
   '/completion': ['POST'],
   '/detokenize': ['POST'],
   '/responses': ['POST'],
+  '/messages': ['POST'],
   // Ollama's heartbeat (its CLI sends HEAD /) and the first thing a user opens.
   '/': ['GET', 'HEAD'],
   // Ollama's API on the same port (ollama-routes.ts).
@@ -107,8 +110,8 @@ function refuseShaped(req: IncomingMessage, res: ServerResponse, e: ApiError, he
 async function handleRequest(req: IncomingMessage, res: ServerResponse, cx: ServerContext): Promise<void> {
   const { opts, limits } = cx;
   const route = routeOf(req.url);
-  // Ollama's clients read `{"error": "message"}`; everything else gets OpenAI's shape.
-  const shape: ErrorShape | undefined = route !== null && isOllamaRoute(route) ? ollamaErrorBody : undefined;
+  // Ollama's clients read `{"error": "message"}`, Anthropic's `{"type": "error", …}`; everything else gets OpenAI's shape.
+  const shape: ErrorShape | undefined = route !== null && isOllamaRoute(route) ? ollamaErrorBody : route === '/messages' ? anthropicErrorBody : undefined;
   const refuse = (req2: IncomingMessage, res2: ServerResponse, e: ApiError, headers: Record<string, string> = {}): void => refuseShaped(req2, res2, e, headers, shape);
   const problem = accessProblem(req, cx.port(), cx.loopback, cx.cors);
   if (problem) return refuse(req, res, problem);
@@ -131,7 +134,7 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, cx: Serv
   const denied = cx.auth(req);
   if (denied) return refuse(req, res, denied);
   if (req.method === 'GET') {
-    const answer = shape ? ollamaGet(route, opts.backend) : answerGet(route, opts.backend);
+    const answer = route.startsWith('/api/') ? ollamaGet(route, opts.backend) : answerGet(route, opts.backend);
     return answer instanceof ApiError ? refuse(req, res, answer) : sendJson(res, 200, answer);
   }
   let body: unknown;
@@ -156,7 +159,7 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, cx: Serv
     cx.log(`ramforge API: ${route}: ignored ${value}`);
   };
   try {
-    await handlePost(route, body, shape, { backend: opts.backend, res, clientGone: gone.signal, noteIgnored });
+    await handlePost(route, body, { backend: opts.backend, res, clientGone: gone.signal, noteIgnored });
   } catch (e) {
     if (!gone.signal.aborted) sendError(res, asApiError(e), {}, shape);
   }
@@ -179,11 +182,12 @@ function answerGet(route: string, backend: ApiBackend): object | ApiError {
   return modelObject(m);
 }
 
-/** A POST with its body read: Ollama's routes, embeddings, or a (chat) completion. */
-async function handlePost(route: string, body: unknown, shape: ErrorShape | undefined, x: OllamaPostContext): Promise<void> {
-  if (shape) return ollamaPost(route, body, x);
+/** A POST with its body read: Ollama's routes, Anthropic's messages, OpenAI's responses, embeddings, or a (chat) completion. */
+async function handlePost(route: string, body: unknown, x: OllamaPostContext): Promise<void> {
+  if (isOllamaRoute(route)) return ollamaPost(route, body, x);
   if (route === '/completion') return handleLlamaCompletion(body, x);
   if (route === '/responses') return handleResponses(body, x);
+  if (route === '/messages') return handleMessages(body, x);
   if (route === '/tokenize' || route === '/detokenize') return sendJson(x.res, 200, await answerTokens(route, body, x.backend, x.noteIgnored));
   if (route === '/embeddings') {
     const req = validateEmbeddingsRequest(body);
