@@ -18,6 +18,7 @@ import { answerTokens } from './tokenize-routes.js';
 import { handleLlamaCompletion } from './llama-completion.js';
 import { handleResponses } from './responses-handler.js';
 import { handleMessages } from './messages-handler.js';
+import type { ServerMetrics } from './metrics.js';
 import { anthropicErrorBody } from './messages-shape.js';
 import { drainRequest, sendError, sendJson, type ErrorShape } from './http-reply.js';
 import { namesModel } from './model-id.js';
@@ -41,6 +42,8 @@ export interface ApiServerOptions {
   log?: (line: string) => void;
   /** Origins whose pages may call the API (`--cors`; `*`: any); none by default. */
   cors?: string[];
+  /** GET /metrics answers these (`--metrics`); absent: a 404 saying how to turn it on (llama-server: 501). */
+  metrics?: ServerMetrics;
 }
 
 export interface RunningApiServer {
@@ -68,6 +71,7 @@ const ROUTES: Record<string, string[]> = {
   '/completion': ['POST'],
   '/detokenize': ['POST'],
   '/responses': ['POST'],
+  '/metrics': ['GET'],
   '/messages': ['POST'],
   // Ollama's heartbeat (its CLI sends HEAD /) and the first thing a user opens.
   '/': ['GET', 'HEAD'],
@@ -95,6 +99,7 @@ interface ServerContext {
   log: (line: string) => void;
   /** Origins let in (`--cors`). */
   cors: readonly string[];
+  metrics: ServerMetrics | null;
 }
 
 /** Refused before the body was read: the answer, then the rest of the body read and dropped (bounded). */
@@ -133,6 +138,10 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, cx: Serv
   if (OLLAMA_OPEN_ROUTES.has(route)) return sendJson(res, 200, ollamaGet(route, opts.backend));
   const denied = cx.auth(req);
   if (denied) return refuse(req, res, denied);
+  if (route === '/metrics') {
+    if (!cx.metrics) return refuse(req, res, notFound('/metrics is off: start the server with --metrics', 'metrics_disabled'));
+    return void res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(cx.metrics.text());
+  }
   if (req.method === 'GET') {
     const answer = route.startsWith('/api/') ? ollamaGet(route, opts.backend) : answerGet(route, opts.backend);
     return answer instanceof ApiError ? refuse(req, res, answer) : sendJson(res, 200, answer);
@@ -216,7 +225,9 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   const limits: BodyLimits = { ...DEFAULT_BODY_LIMITS, ...opts.body };
   const log = opts.log ?? ((l: string) => void process.stderr.write(l + '\n'));
   let port = 0;
-  const cx: ServerContext = { opts, limits, auth: bearerCheck(opts.apiKey ?? null), loopback: isLoopbackHost(host), port: () => port, log, cors: opts.cors ?? [] };
+  const metrics = opts.metrics ?? null;
+  const backend = metrics ? metrics.counting(opts.backend) : opts.backend;
+  const cx: ServerContext = { opts: { ...opts, backend }, limits, auth: bearerCheck(opts.apiKey ?? null), loopback: isLoopbackHost(host), port: () => port, log, cors: opts.cors ?? [], metrics };
   const handle = (req: IncomingMessage, res: ServerResponse) => handleRequest(req, res, cx);
 
   // Node's own limits come after ours (a body gets our 408 first); headers have only Node's.
