@@ -9,6 +9,7 @@ import { validateOllamaEmbed, validateOllamaLegacyEmbeddings } from './embedding
 import { ApiError } from './errors.js';
 import { sendJson } from './http-reply.js';
 import { handleOllama, ollamaModelFor } from './ollama-handler.js';
+import { handleOllamaPull } from './ollama-pull.js';
 import { showObject, tagsList } from './ollama-shape.js';
 import { validateOllamaChat, validateOllamaGenerate, validateOllamaShow } from './ollama-validate.js';
 
@@ -21,6 +22,7 @@ export const OLLAMA_ROUTES: Record<string, string[]> = {
   '/api/generate': ['POST'],
   '/api/embed': ['POST'],
   '/api/embeddings': ['POST'],
+  '/api/pull': ['POST'],
 };
 
 export const isOllamaRoute = (route: string): boolean => route.startsWith('/api/');
@@ -50,6 +52,7 @@ export async function ollamaPost(route: string, body: unknown, ctx: OllamaPostCo
     ctx.noteIgnored(show.ignored);
     return sendJson(ctx.res, 200, showObject(await ollamaModelFor(ctx.backend, show.model)));
   }
+  if (route === '/api/pull') return handleOllamaPull(body, ctx);
   if (route === '/api/embed' || route === '/api/embeddings') {
     const req = route === '/api/embed' ? validateOllamaEmbed(body) : validateOllamaLegacyEmbeddings(body);
     ctx.noteIgnored(req.ignored);

@@ -1,0 +1,73 @@
+// Ollama's /api/pull on a real `ramforge serve --api` (the built CLI, a real worker), through
+// the ollama client, from a loopback file server this test starts (as pull.test.ts does): the
+// model at a URL lands, byte for byte and checked against the sha256 published beside it, in
+// RAMforge's models folder, with progress streamed as Ollama streams it; a wrong checksum is an
+// error line and leaves nothing; a name that is not a URL is a 400 saying what to send.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Ollama } from 'ollama';
+import { RangeServer } from '../../node/remote/range-server.test-util.js';
+import { serveApi, stopServed, synthModel, type Served } from './serve-api.test-util.js';
+
+let dir = '';
+let server: Served;
+const files = new RangeServer();
+let model: Buffer;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ramforge-serve-pull-'));
+  const path = synthModel(dir, 'tiny.gguf', ['--seed', '6']);
+  model = await readFile(path);
+  const sha = createHash('sha256').update(model).digest('hex');
+  files.files.set('/m/pulled.gguf', { bytes: model, etag: 'e1' });
+  files.files.set('/m/pulled.gguf.sha256', { bytes: Buffer.from(`${sha}  pulled.gguf\n`) });
+  files.files.set('/m/bad.gguf', { bytes: model, etag: 'e2' });
+  files.files.set('/m/bad.gguf.sha256', { bytes: Buffer.from(`${'0'.repeat(64)}  bad.gguf\n`) });
+  await files.start();
+  server = await serveApi(dir, ['--parallel', '1', path]);
+}, 180_000);
+
+afterAll(async () => {
+  await stopServed(server);
+  await files.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe("Ollama's POST /api/pull", () => {
+  it('downloads the model at a URL into the models folder, verified, with progress as Ollama streams it', async () => {
+    const ollama = new Ollama({ host: `http://127.0.0.1:${server.port}` });
+    const lines = [];
+    for await (const p of await ollama.pull({ model: files.url('/m/pulled.gguf'), stream: true })) lines.push(p);
+    expect(lines[0]?.status).toBe('pulling manifest');
+    expect(lines.at(-1)?.status).toBe('success');
+    const progress = lines.filter((l) => l.status === 'downloading pulled.gguf');
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress.at(-1)).toMatchObject({ total: model.length, completed: model.length });
+    // Bounded: about one line per percent, not one per chunk.
+    expect(progress.length).toBeLessThanOrEqual(102);
+    const saved = join(dir, 'data', 'models', 'pulled.gguf');
+    expect((await readFile(saved)).equals(model)).toBe(true);
+
+    // Pulled again: already there, nothing fetched.
+    files.reset();
+    const again = await ollama.pull({ model: files.url('/m/pulled.gguf'), stream: false });
+    expect(again.status).toBe('success');
+    expect(files.bytesSent('/m/pulled.gguf')).toBeLessThan(1000);
+  });
+
+  it('a checksum that does not match is an error line and leaves no file; a name that is not a URL is a 400', async () => {
+    const r = await fetch(`http://127.0.0.1:${server.port}/api/pull`, { method: 'POST', body: JSON.stringify({ model: files.url('/m/bad.gguf') }) });
+    const lines = (await r.text()).trim().split('\n').map((l) => JSON.parse(l) as { status?: string; error?: string });
+    expect(lines[0]?.status).toBe('pulling manifest');
+    expect(lines.at(-1)?.error).toMatch(/sha256/);
+    expect(existsSync(join(dir, 'data', 'models', 'bad.gguf'))).toBe(false);
+
+    const name = await fetch(`http://127.0.0.1:${server.port}/api/pull`, { method: 'POST', body: JSON.stringify({ model: 'llama3.2' }) });
+    expect(name.status).toBe(400);
+    expect(((await name.json()) as { error: string }).error).toMatch(/http\(s\) URL of a \.gguf file/);
+  });
+});
