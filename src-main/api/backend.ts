@@ -93,4 +93,8 @@ export interface ApiBackend {
    * sha256). Failures are ApiErrors (400 not a URL, 404 nothing there, 500 interrupted).
    */
   pull?(url: string, onProgress: (p: PullProgress) => void): Promise<PulledFile[]>;
+  /** Ollama's /api/delete: removes a model file of RAMforge's models folder (never the loaded one). */
+  deleteModel?(name: string): Promise<void>;
+  /** Ollama's /api/copy: the model `source` (in the models folder, or the loaded one) copied there as `destination`. */
+  copyModel?(source: string, destination: string): Promise<void>;
 }

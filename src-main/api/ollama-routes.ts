@@ -10,6 +10,7 @@ import { ApiError } from './errors.js';
 import { sendJson } from './http-reply.js';
 import { handleOllama, ollamaModelFor } from './ollama-handler.js';
 import { handleOllamaPull } from './ollama-pull.js';
+import { handleModelFiles } from './ollama-model-files.js';
 import { showObject, tagsList } from './ollama-shape.js';
 import { validateOllamaChat, validateOllamaGenerate, validateOllamaShow } from './ollama-validate.js';
 
@@ -23,6 +24,8 @@ export const OLLAMA_ROUTES: Record<string, string[]> = {
   '/api/embed': ['POST'],
   '/api/embeddings': ['POST'],
   '/api/pull': ['POST'],
+  '/api/delete': ['DELETE'],
+  '/api/copy': ['POST'],
 };
 
 export const isOllamaRoute = (route: string): boolean => route.startsWith('/api/');
@@ -53,6 +56,7 @@ export async function ollamaPost(route: string, body: unknown, ctx: OllamaPostCo
     return sendJson(ctx.res, 200, showObject(await ollamaModelFor(ctx.backend, show.model)));
   }
   if (route === '/api/pull') return handleOllamaPull(body, ctx);
+  if (route === '/api/delete' || route === '/api/copy') return handleModelFiles(route, body, ctx);
   if (route === '/api/embed' || route === '/api/embeddings') {
     const req = route === '/api/embed' ? validateOllamaEmbed(body) : validateOllamaLegacyEmbeddings(body);
     ctx.noteIgnored(req.ignored);

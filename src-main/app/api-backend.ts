@@ -3,6 +3,7 @@
 // and the chat window share the worker's sequences without ever asking it for more.
 import type { ApiBackend, BackendRun, PullProgress, PulledFile, ServedModel } from '../api/backend.js';
 import { pullModel } from './api-pull.js';
+import { copyModelFile, deleteModelFile } from './api-models-folder.js';
 import { ApiError, unavailable } from '../api/errors.js';
 import { QueueAbortedError, type GenerationGate } from '../api/gate.js';
 import { modelIdOf, namesFile } from '../api/model-id.js';
@@ -124,6 +125,14 @@ export class AppApiBackend implements ApiBackend {
 
   pull(url: string, onProgress: (p: PullProgress) => void): Promise<PulledFile[]> {
     return pullModel(url, onProgress);
+  }
+
+  deleteModel(name: string): Promise<void> {
+    return deleteModelFile(name, this.access.loaded()?.path ?? null);
+  }
+
+  copyModel(source: string, destination: string): Promise<void> {
+    return copyModelFile(source, destination, this.access.loaded()?.path ?? null);
   }
 
   async modelOnDisk(name: string): Promise<string | null> {

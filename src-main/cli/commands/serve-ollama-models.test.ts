@@ -2,7 +2,8 @@
 // the ollama client, from a loopback file server this test starts (as pull.test.ts does): the
 // model at a URL lands, byte for byte and checked against the sha256 published beside it, in
 // RAMforge's models folder, with progress streamed as Ollama streams it; a wrong checksum is an
-// error line and leaves nothing; a name that is not a URL is a 400 saying what to send.
+// error line and leaves nothing; a name that is not a URL is a 400 saying what to send. Then
+// /api/copy and /api/delete in that folder, which a name cannot leave.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -69,5 +70,28 @@ describe("Ollama's POST /api/pull", () => {
     const name = await fetch(`http://127.0.0.1:${server.port}/api/pull`, { method: 'POST', body: JSON.stringify({ model: 'llama3.2' }) });
     expect(name.status).toBe(400);
     expect(((await name.json()) as { error: string }).error).toMatch(/http\(s\) URL of a \.gguf file/);
+  });
+
+  it('/api/copy copies a model of the folder, or the loaded one, under a new name; /api/delete removes one; neither leaves the folder', async () => {
+    const ollama = new Ollama({ host: `http://127.0.0.1:${server.port}` });
+    const folder = join(dir, 'data', 'models');
+    await ollama.pull({ model: files.url('/m/pulled.gguf'), stream: false });
+    await ollama.copy({ source: 'pulled:latest', destination: 'pulled-copy' });
+    expect((await readFile(join(folder, 'pulled-copy.gguf'))).equals(model)).toBe(true);
+    // The loaded model lives outside the folder (this test's tiny.gguf): named as the API serves it.
+    await ollama.copy({ source: 'tiny', destination: 'tiny-copy' });
+    expect((await readFile(join(folder, 'tiny-copy.gguf'))).equals(await readFile(join(dir, 'tiny.gguf')))).toBe(true);
+    const onto = await ollama.copy({ source: 'pulled', destination: 'tiny-copy' }).catch((e: unknown) => e);
+    expect((onto as Error).message).toMatch(/already exists/);
+
+    await ollama.delete({ model: 'pulled-copy:latest' });
+    expect(existsSync(join(folder, 'pulled-copy.gguf'))).toBe(false);
+    const missing = await fetch(`http://127.0.0.1:${server.port}/api/delete`, { method: 'DELETE', body: JSON.stringify({ model: 'pulled-copy' }) });
+    expect(missing.status).toBe(404);
+    const escape = await fetch(`http://127.0.0.1:${server.port}/api/delete`, { method: 'DELETE', body: JSON.stringify({ model: '../tiny' }) });
+    expect(escape.status).toBe(400);
+    expect(existsSync(join(dir, 'tiny.gguf'))).toBe(true);
+    const away = await fetch(`http://127.0.0.1:${server.port}/api/copy`, { method: 'POST', body: JSON.stringify({ source: 'pulled', destination: '/tmp/x' }) });
+    expect(away.status).toBe(400);
   });
 });
