@@ -26,6 +26,7 @@ export const OLLAMA_ROUTES: Record<string, string[]> = {
   '/api/pull': ['POST'],
   '/api/delete': ['DELETE'],
   '/api/copy': ['POST'],
+  '/api/create': ['POST'],
 };
 
 export const isOllamaRoute = (route: string): boolean => route.startsWith('/api/');
@@ -56,7 +57,7 @@ export async function ollamaPost(route: string, body: unknown, ctx: OllamaPostCo
     return sendJson(ctx.res, 200, showObject(await ollamaModelFor(ctx.backend, show.model)));
   }
   if (route === '/api/pull') return handleOllamaPull(body, ctx);
-  if (route === '/api/delete' || route === '/api/copy') return handleModelFiles(route, body, ctx);
+  if (route === '/api/delete' || route === '/api/copy' || route === '/api/create') return handleModelFiles(route, body, ctx);
   if (route === '/api/embed' || route === '/api/embeddings') {
     const req = route === '/api/embed' ? validateOllamaEmbed(body) : validateOllamaLegacyEmbeddings(body);
     ctx.noteIgnored(req.ignored);

@@ -3,7 +3,7 @@
 // model at a URL lands, byte for byte and checked against the sha256 published beside it, in
 // RAMforge's models folder, with progress streamed as Ollama streams it; a wrong checksum is an
 // error line and leaves nothing; a name that is not a URL is a 400 saying what to send. Then
-// /api/copy and /api/delete in that folder, which a name cannot leave.
+// /api/copy, /api/delete and /api/create in that folder, which a name cannot leave.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -93,5 +93,17 @@ describe("Ollama's POST /api/pull", () => {
     expect(existsSync(join(dir, 'tiny.gguf'))).toBe(true);
     const away = await fetch(`http://127.0.0.1:${server.port}/api/copy`, { method: 'POST', body: JSON.stringify({ source: 'pulled', destination: '/tmp/x' }) });
     expect(away.status).toBe(400);
+  });
+
+  it("/api/create makes a model from an existing one as it is; changes it cannot write into the file are 400s", async () => {
+    const ollama = new Ollama({ host: `http://127.0.0.1:${server.port}` });
+    const folder = join(dir, 'data', 'models');
+    const lines = [];
+    for await (const p of await ollama.create({ model: 'made', from: 'tiny', stream: true })) lines.push(p.status);
+    expect(lines.at(-1)).toBe('success');
+    expect((await readFile(join(folder, 'made.gguf'))).equals(await readFile(join(dir, 'tiny.gguf')))).toBe(true);
+    const withSystem = await ollama.create({ model: 'made2', from: 'tiny', system: 'You are terse.' }).catch((e: unknown) => e);
+    expect((withSystem as Error).message).toMatch(/'system' is not supported/);
+    expect(existsSync(join(folder, 'made2.gguf'))).toBe(false);
   });
 });
