@@ -37,6 +37,24 @@ export interface BackendRun {
   extras: RamforgeExtras;
 }
 
+/** A download's progress (Ollama's /api/pull streams it). */
+export interface PullProgress {
+  /** The file's name as saved. */
+  file: string;
+  completed: number;
+  total: number | null;
+}
+
+export interface PulledFile {
+  path: string;
+  bytes: number;
+  sha256: string;
+  /** The checksum was checked against one the server publishes. */
+  verified: boolean;
+  /** It was already there, complete. */
+  skipped: boolean;
+}
+
 export interface ApiBackend {
   /** The model being served, or the 503 that says why there is none. */
   model(): ServedModel | ApiError;
@@ -69,4 +87,14 @@ export interface ApiBackend {
    * another request's reload did). Absent or false: nothing to load.
    */
   loadAgain?(requested: string | null): Promise<boolean>;
+  /**
+   * Ollama's /api/pull: downloads the GGUF at an http(s) URL (every shard of a split set) into
+   * RAMforge's models folder as `ramforge pull` does (resumable, checked against a published
+   * sha256). Failures are ApiErrors (400 not a URL, 404 nothing there, 500 interrupted).
+   */
+  pull?(url: string, onProgress: (p: PullProgress) => void): Promise<PulledFile[]>;
+  /** Ollama's /api/delete: removes a model file of RAMforge's models folder (never the loaded one). */
+  deleteModel?(name: string): Promise<void>;
+  /** Ollama's /api/copy: the model `source` (in the models folder, or the loaded one) copied there as `destination`. */
+  copyModel?(source: string, destination: string): Promise<void>;
 }

@@ -5,22 +5,16 @@
 // With tools, the text is parsed for <tool_call> blocks (tool-calls.ts): after the generation
 // when answering at once, as it streams otherwise (content until a call begins, the calls at the end).
 import type { ServerResponse } from 'node:http';
-import type { GenerateParams } from '../shared/worker-protocol.js';
 import type { ApiBackend } from './backend.js';
-import { badRequest } from './errors.js';
 import { sendJson } from './http-reply.js';
-import { namesModel } from './model-id.js';
-import { servedFor } from './model-choice.js';
+import { callOut, prepareChat } from './chat-run.js';
 import { handleMultiChoice } from './multi-choice.js';
 import type { ApiGeneration } from './request-types.js';
-import { chunkObject, completionObject, finishReasonOf, usageChunk, usageOf, type FinishReason, type ResponseMeta, type ToolCallOut } from './response-shape.js';
+import { chunkObject, completionObject, finishReasonOf, usageChunk, usageOf, type FinishReason, type ResponseMeta } from './response-shape.js';
 import { SSE_DONE, SSE_HEADERS, sseData, sseError } from './sse.js';
 import { stoppedGeneration, writerOf } from './stopped-generation.js';
-import { ToolCallSplitter, parseToolCalls, type ParsedCall } from './tool-calls.js';
-import { NO_TOOL_TEMPLATE_MESSAGE, templateSupportsTools } from './tool-request.js';
-import { randomUUID } from 'node:crypto';
+import { ToolCallSplitter, parseToolCalls } from './tool-calls.js';
 import { ChoiceLogprobs } from './logprobs-shape.js';
-
 
 export interface CompletionContext {
   backend: ApiBackend;
@@ -32,24 +26,11 @@ export interface CompletionContext {
 
 /** Resolves when the answer is complete (or the client gone); an ApiError thrown before the stream began is the caller's to send. */
 export async function handleCompletion(req: ApiGeneration, ctx: CompletionContext): Promise<void> {
-  const served = await servedFor(ctx.backend, req.model, namesModel, 'GET /v1/models');
-  // A model without a chat template chats through ChatML, as llama-server falls back (the worker's FALLBACK_CHAT_TEMPLATE).
-
-  const tools = req.kind === 'chat' ? (req.tools ?? null) : null;
-  const calling = tools !== null && tools.choice !== 'none';
-  const toolTurns = (req.messages ?? []).some((m) => m.role === 'tool' || (m.toolCalls?.length ?? 0) > 0);
-  // The check is on the template's text; it is rendered (interpreted) only in the worker.
-  if ((calling || toolTurns) && !templateSupportsTools(served.facts?.chatTemplate)) throw badRequest(NO_TOOL_TEMPLATE_MESSAGE, calling ? 'tools' : 'messages', 'tools_unsupported');
-  // tool_choice none: the tools are not rendered (the model is not told of them) and nothing is parsed.
-  const renderTools = calling ? tools.tools : toolTurns ? [] : undefined;
-  const names = new Set(calling ? tools.tools.map((t) => t.name) : []);
-  const maxCalls = tools?.parallel === false ? 1 : Infinity;
+  const { served, params, calling, names, maxCalls } = await prepareChat(req, ctx.backend);
   const splitter = calling && req.stream ? new ToolCallSplitter() : null;
-
   const meta: ResponseMeta = { ...ctx.meta, model: served.id };
   if (req.n > 1 || (req.prompts?.length ?? 1) > 1) return handleMultiChoice(req, ctx, served, meta);
   const { res } = ctx;
-  const params = generateParamsOf(req, served.ctxPerSequence, renderTools);
   const logprobs = req.logprobs === null ? null : new ChoiceLogprobs(req.kind, req.echo ? 0 : (req.prompt ?? '').length);
   const pieces: string[] = req.echo ? [req.prompt ?? ''] : [];
   let started = false;
@@ -107,28 +88,4 @@ export async function handleCompletion(req: ApiGeneration, ctx: CompletionContex
   if (req.includeUsage) write(sseData(usageChunk(req.kind, meta, usage, run.extras)));
   write(SSE_DONE);
   res.end();
-}
-
-/** The worker's request: the turns or the prompt (with a suffix: filled in the middle), the limit, the log-probabilities asked for. */
-function generateParamsOf(req: ApiGeneration, ctxPerSequence: number, renderTools: GenerateParams['tools']): GenerateParams {
-  const input: Omit<GenerateParams, 'maxTokens' | 'sampling'> =
-    req.kind === 'chat'
-      ? { messages: req.messages ?? [], ...(renderTools ? { tools: renderTools } : {}) }
-      : req.promptTokens
-        ? { promptTokens: req.promptTokens }
-        : req.suffix !== null
-          ? { prompt: '', infill: { prefix: req.prompt ?? '', suffix: req.suffix, extra: [] } }
-          : { prompt: req.prompt ?? '' };
-  return {
-    ...input,
-    // Without a limit, the answer may fill what the sequence's context leaves.
-    maxTokens: req.maxTokens ?? ctxPerSequence,
-    sampling: req.sampling,
-    ...(req.logprobs !== null ? { logprobs: req.logprobs, ...(req.echo ? { promptLogprobs: true } : {}) } : {}),
-  };
-}
-
-/** A parsed call with the id the client sends back with its result. */
-function callOut(c: ParsedCall): ToolCallOut {
-  return { id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`, type: 'function', function: { name: c.name, arguments: c.arguments } };
 }

@@ -40,7 +40,7 @@ export function accessProblem(req: IncomingMessage, port: number, loopback: bool
 
 const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
 
-/** A checker for `Authorization: Bearer KEY`; a 401 ApiError when the key is missing or wrong, else null. */
+/** A checker for `Authorization: Bearer KEY` (or Anthropic's `x-api-key: KEY`); a 401 ApiError when the key is missing or wrong, else null. */
 export function bearerCheck(apiKey: string | null): (req: IncomingMessage) => ApiError | null {
   if (apiKey === null) return () => null;
   // Equal-length digests: the comparison takes the same time whatever the client sent.
@@ -48,8 +48,11 @@ export function bearerCheck(apiKey: string | null): (req: IncomingMessage) => Ap
   return (req) => {
     const h = req.headers.authorization;
     const m = typeof h === 'string' ? /^Bearer[ ]+(\S{1,1024})\s*$/i.exec(h) : null;
-    if (!m) return new ApiError(401, 'authentication_error', 'this server needs an API key: send the header Authorization: Bearer <key>', 'invalid_api_key');
-    if (!timingSafeEqual(digest(m[1] as string), want)) return new ApiError(401, 'authentication_error', 'incorrect API key provided', 'invalid_api_key');
+    // Anthropic's clients send the key as x-api-key.
+    const x = req.headers['x-api-key'];
+    const key = m ? (m[1] as string) : typeof x === 'string' && x.length > 0 && x.length <= 1024 ? x : null;
+    if (key === null) return new ApiError(401, 'authentication_error', 'this server needs an API key: send the header Authorization: Bearer <key> (or x-api-key: <key>)', 'invalid_api_key');
+    if (!timingSafeEqual(digest(key), want)) return new ApiError(401, 'authentication_error', 'incorrect API key provided', 'invalid_api_key');
     return null;
   };
 }

@@ -16,6 +16,10 @@ import { ClientGone, DEFAULT_BODY_LIMITS, readJsonBody, type BodyLimits } from '
 import { corsHeaders, preflightHeaders } from './cors.js';
 import { answerTokens } from './tokenize-routes.js';
 import { handleLlamaCompletion } from './llama-completion.js';
+import { handleResponses } from './responses-handler.js';
+import { handleMessages } from './messages-handler.js';
+import type { ServerMetrics } from './metrics.js';
+import { anthropicErrorBody } from './messages-shape.js';
 import { drainRequest, sendError, sendJson, type ErrorShape } from './http-reply.js';
 import { namesModel } from './model-id.js';
 import { modelList, modelObject, propsObject } from './models-list.js';
@@ -38,6 +42,8 @@ export interface ApiServerOptions {
   log?: (line: string) => void;
   /** Origins whose pages may call the API (`--cors`; `*`: any); none by default. */
   cors?: string[];
+  /** GET /metrics answers these (`--metrics`); absent: a 404 saying how to turn it on (llama-server: 501). */
+  metrics?: ServerMetrics;
 }
 
 export interface RunningApiServer {
@@ -65,6 +71,9 @@ const ROUTES: Record<string, string[]> = {
   '/completion': ['POST'],
   '/infill': ['POST'],
   '/detokenize': ['POST'],
+  '/responses': ['POST'],
+  '/metrics': ['GET'],
+  '/messages': ['POST'],
   // Ollama's heartbeat (its CLI sends HEAD /) and the first thing a user opens.
   '/': ['GET', 'HEAD'],
   // Ollama's API on the same port (ollama-routes.ts).
@@ -91,6 +100,7 @@ interface ServerContext {
   log: (line: string) => void;
   /** Origins let in (`--cors`). */
   cors: readonly string[];
+  metrics: ServerMetrics | null;
 }
 
 /** Refused before the body was read: the answer, then the rest of the body read and dropped (bounded). */
@@ -106,8 +116,8 @@ function refuseShaped(req: IncomingMessage, res: ServerResponse, e: ApiError, he
 async function handleRequest(req: IncomingMessage, res: ServerResponse, cx: ServerContext): Promise<void> {
   const { opts, limits } = cx;
   const route = routeOf(req.url);
-  // Ollama's clients read `{"error": "message"}`; everything else gets OpenAI's shape.
-  const shape: ErrorShape | undefined = route !== null && isOllamaRoute(route) ? ollamaErrorBody : undefined;
+  // Ollama's clients read `{"error": "message"}`, Anthropic's `{"type": "error", …}`; everything else gets OpenAI's shape.
+  const shape: ErrorShape | undefined = route !== null && isOllamaRoute(route) ? ollamaErrorBody : route === '/messages' ? anthropicErrorBody : undefined;
   const refuse = (req2: IncomingMessage, res2: ServerResponse, e: ApiError, headers: Record<string, string> = {}): void => refuseShaped(req2, res2, e, headers, shape);
   const problem = accessProblem(req, cx.port(), cx.loopback, cx.cors);
   if (problem) return refuse(req, res, problem);
@@ -129,8 +139,12 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, cx: Serv
   if (OLLAMA_OPEN_ROUTES.has(route)) return sendJson(res, 200, ollamaGet(route, opts.backend));
   const denied = cx.auth(req);
   if (denied) return refuse(req, res, denied);
+  if (route === '/metrics') {
+    if (!cx.metrics) return refuse(req, res, notFound('/metrics is off: start the server with --metrics', 'metrics_disabled'));
+    return void res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(cx.metrics.text());
+  }
   if (req.method === 'GET') {
-    const answer = shape ? ollamaGet(route, opts.backend) : answerGet(route, opts.backend);
+    const answer = route.startsWith('/api/') ? ollamaGet(route, opts.backend) : answerGet(route, opts.backend);
     return answer instanceof ApiError ? refuse(req, res, answer) : sendJson(res, 200, answer);
   }
   let body: unknown;
@@ -155,7 +169,7 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, cx: Serv
     cx.log(`ramforge API: ${route}: ignored ${value}`);
   };
   try {
-    await handlePost(route, body, shape, { backend: opts.backend, res, clientGone: gone.signal, noteIgnored });
+    await handlePost(route, body, { backend: opts.backend, res, clientGone: gone.signal, noteIgnored });
   } catch (e) {
     if (!gone.signal.aborted) sendError(res, asApiError(e), {}, shape);
   }
@@ -178,10 +192,12 @@ function answerGet(route: string, backend: ApiBackend): object | ApiError {
   return modelObject(m);
 }
 
-/** A POST with its body read: Ollama's routes, embeddings, or a (chat) completion. */
-async function handlePost(route: string, body: unknown, shape: ErrorShape | undefined, x: OllamaPostContext): Promise<void> {
-  if (shape) return ollamaPost(route, body, x);
+/** A POST with its body read: Ollama's routes, Anthropic's messages, OpenAI's responses, embeddings, or a (chat) completion. */
+async function handlePost(route: string, body: unknown, x: OllamaPostContext): Promise<void> {
+  if (isOllamaRoute(route)) return ollamaPost(route, body, x);
   if (route === '/completion' || route === '/infill') return handleLlamaCompletion(body, x, route === '/infill');
+  if (route === '/responses') return handleResponses(body, x);
+  if (route === '/messages') return handleMessages(body, x);
   if (route === '/tokenize' || route === '/detokenize') return sendJson(x.res, 200, await answerTokens(route, body, x.backend, x.noteIgnored));
   if (route === '/embeddings') {
     const req = validateEmbeddingsRequest(body);
@@ -210,7 +226,9 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   const limits: BodyLimits = { ...DEFAULT_BODY_LIMITS, ...opts.body };
   const log = opts.log ?? ((l: string) => void process.stderr.write(l + '\n'));
   let port = 0;
-  const cx: ServerContext = { opts, limits, auth: bearerCheck(opts.apiKey ?? null), loopback: isLoopbackHost(host), port: () => port, log, cors: opts.cors ?? [] };
+  const metrics = opts.metrics ?? null;
+  const backend = metrics ? metrics.counting(opts.backend) : opts.backend;
+  const cx: ServerContext = { opts: { ...opts, backend }, limits, auth: bearerCheck(opts.apiKey ?? null), loopback: isLoopbackHost(host), port: () => port, log, cors: opts.cors ?? [], metrics };
   const handle = (req: IncomingMessage, res: ServerResponse) => handleRequest(req, res, cx);
 
   // Node's own limits come after ours (a body gets our 408 first); headers have only Node's.

@@ -84,7 +84,7 @@ describe('Ollama API: models', () => {
   });
 
   it('unknown Ollama routes are 404 and wrong methods 405, as {"error"}', async () => {
-    const r = await post('/api/pull', { model: 'x' });
+    const r = await post('/api/push', { model: 'x' });
     expect(r.status).toBe(404);
     expect(typeof ((await r.json()) as { error: unknown }).error).toBe('string');
     expect((await fetch(url('/api/chat'))).status).toBe(405);

@@ -9,6 +9,8 @@ import { validateOllamaEmbed, validateOllamaLegacyEmbeddings } from './embedding
 import { ApiError } from './errors.js';
 import { sendJson } from './http-reply.js';
 import { handleOllama, ollamaModelFor } from './ollama-handler.js';
+import { handleOllamaPull } from './ollama-pull.js';
+import { handleModelFiles } from './ollama-model-files.js';
 import { showObject, tagsList } from './ollama-shape.js';
 import { validateOllamaChat, validateOllamaGenerate, validateOllamaShow } from './ollama-validate.js';
 
@@ -21,6 +23,10 @@ export const OLLAMA_ROUTES: Record<string, string[]> = {
   '/api/generate': ['POST'],
   '/api/embed': ['POST'],
   '/api/embeddings': ['POST'],
+  '/api/pull': ['POST'],
+  '/api/delete': ['DELETE'],
+  '/api/copy': ['POST'],
+  '/api/create': ['POST'],
 };
 
 export const isOllamaRoute = (route: string): boolean => route.startsWith('/api/');
@@ -50,6 +56,8 @@ export async function ollamaPost(route: string, body: unknown, ctx: OllamaPostCo
     ctx.noteIgnored(show.ignored);
     return sendJson(ctx.res, 200, showObject(await ollamaModelFor(ctx.backend, show.model)));
   }
+  if (route === '/api/pull') return handleOllamaPull(body, ctx);
+  if (route === '/api/delete' || route === '/api/copy' || route === '/api/create') return handleModelFiles(route, body, ctx);
   if (route === '/api/embed' || route === '/api/embeddings') {
     const req = route === '/api/embed' ? validateOllamaEmbed(body) : validateOllamaLegacyEmbeddings(body);
     ctx.noteIgnored(req.ignored);

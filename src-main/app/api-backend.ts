@@ -1,7 +1,9 @@
 // The HTTP API's view of the app's worker: the model the app has loaded, served under its file
 // name, and generations that go through the same gate as the app's own chat, so API clients
 // and the chat window share the worker's sequences without ever asking it for more.
-import type { ApiBackend, BackendRun, ServedModel } from '../api/backend.js';
+import type { ApiBackend, BackendRun, PullProgress, PulledFile, ServedModel } from '../api/backend.js';
+import { pullModel } from './api-pull.js';
+import { copyModelFile, deleteModelFile } from './api-models-folder.js';
 import { ApiError, unavailable } from '../api/errors.js';
 import { QueueAbortedError, type GenerationGate } from '../api/gate.js';
 import { modelIdOf, namesFile } from '../api/model-id.js';
@@ -119,6 +121,18 @@ export class AppApiBackend implements ApiBackend {
     })();
     await this.reloading;
     return true;
+  }
+
+  pull(url: string, onProgress: (p: PullProgress) => void): Promise<PulledFile[]> {
+    return pullModel(url, onProgress);
+  }
+
+  deleteModel(name: string): Promise<void> {
+    return deleteModelFile(name, this.access.loaded()?.path ?? null);
+  }
+
+  copyModel(source: string, destination: string): Promise<void> {
+    return copyModelFile(source, destination, this.access.loaded()?.path ?? null);
   }
 
   async modelOnDisk(name: string): Promise<string | null> {

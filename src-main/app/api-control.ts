@@ -3,6 +3,7 @@
 // that is taken becomes the state's `error`, never an exception in the app.
 import type { ApiBackend } from '../api/backend.js';
 import { startApiServer, type RunningApiServer } from '../api/http-server.js';
+import { ServerMetrics } from '../api/metrics.js';
 import type { ServerStatsFeed } from '../api/stats-feed.js';
 import type { ApiServerState } from '../shared/api-server-state.js';
 import { validateApiServerOptions } from '../shared/api-server-state.js';
@@ -14,6 +15,8 @@ export interface ListenOptions {
   apiKey: string | null;
   /** Origins whose pages may call the API (`serve --cors`); none when absent. */
   cors?: string[];
+  /** GET /metrics answers (`serve --metrics`). */
+  metrics?: boolean;
 }
 
 export class ApiServerControl {
@@ -103,7 +106,12 @@ export class ApiServerControl {
     this.error = null;
     if (!enabled) return;
     try {
-      this.server = await startApiServer({ backend: this.backend, host: l.host, port: l.port, apiKey: l.apiKey, ...(l.cors ? { cors: l.cors } : {}) });
+      const load = () => {
+        const now = this.feed.snapshot();
+        return { active: now.activeRequests, queued: now.queued };
+      };
+      const metrics = l.metrics ? new ServerMetrics(load) : null;
+      this.server = await startApiServer({ backend: this.backend, host: l.host, port: l.port, apiKey: l.apiKey, ...(l.cors ? { cors: l.cors } : {}), ...(metrics ? { metrics } : {}) });
       this.feed.start(this.server.url);
     } catch (e) {
       const err = e as NodeJS.ErrnoException;

@@ -26,7 +26,7 @@ describe('serve --api flags', () => {
 
   it("defaults: loopback, llama-server's port, the UI as well, a queue of 16, no key", () => {
     delete process.env.RAMFORGE_API_KEY;
-    expect(serveApiFlags(flags(['--api']), 0)).toEqual({ host: '127.0.0.1', port: 8080, loopback: true, apiKey: null, queue: 16, ui: true, cors: [] });
+    expect(serveApiFlags(flags(['--api']), 0)).toEqual({ host: '127.0.0.1', port: 8080, loopback: true, apiKey: null, queue: 16, ui: true, cors: [], metrics: false });
   });
 
   it('--cors: * or origins (scheme, host, port), checked at parse time; it needs --api', () => {
@@ -34,6 +34,11 @@ describe('serve --api flags', () => {
     expect(serveApiFlags(flags(['--api', '--cors', '*']), 0)?.cors).toEqual(['*']);
     for (const bad of ['app.example', 'https://app.example/path', 'ftp://x', ',']) expect(() => serveApiFlags(flags(['--api', '--cors', bad]), 0), bad).toThrow(UsageError);
     expect(() => serveApiFlags(flags(['--cors', '*']), 0)).toThrow(/--cors needs --api/);
+  });
+
+  it("--metrics (GET /metrics) is off by default, as llama-server's, and needs --api", () => {
+    expect(serveApiFlags(flags(['--api', '--metrics']), 0)?.metrics).toBe(true);
+    expect(() => serveApiFlags(flags(['--metrics']), 0)).toThrow(/--metrics needs --api/);
   });
 
   it('the key from --api-key, else RAMFORGE_API_KEY (empty means none); other hosts are not loopback', () => {

@@ -32,6 +32,7 @@ const API_FLAGS = [
   { name: 'api-key', type: 'string', valueName: 'KEY', description: 'require Authorization: Bearer KEY on every API request (default: $RAMFORGE_API_KEY, else none)' },
   { name: 'api-queue', type: 'int', default: DEFAULT_MAX_QUEUE, range: { min: 0, max: 10_000 }, description: 'API requests that may wait for a free sequence; more are refused with 429' },
   { name: 'cors', type: 'string', valueName: 'ORIGIN,...', description: "let pages of these origins call the API from a browser (* = any, never with credentials); none by default" },
+  { name: 'metrics', type: 'boolean', description: "answer GET /metrics (Prometheus text, llama-server's names); off by default, as in llama-server" },
   { name: 'ui', type: 'boolean', default: true, description: '--no-ui: serve the API only, not the browser UI (needs --api)' },
 ] as const satisfies readonly FlagSpec[];
 
@@ -59,6 +60,8 @@ export interface ServeApiFlags {
   ui: boolean;
   /** Origins whose pages may call the API; empty: none. */
   cors: string[];
+  /** GET /metrics answers. */
+  metrics: boolean;
 }
 
 /** The API's flags, or null without --api (then none of them may be given). */
@@ -68,6 +71,7 @@ export function serveApiFlags(f: Record<string, FlagValue | undefined>, uiPort: 
     if (f.ui === false) throw new UsageError('--no-ui serves nothing without --api');
     if (f['api-key'] !== undefined) throw new UsageError('--api-key needs --api');
     if (f.cors !== undefined) throw new UsageError('--cors needs --api');
+    if (f.metrics !== undefined) throw new UsageError('--metrics needs --api');
     return null;
   }
   const api = typedFlags(f, API_FLAGS);
@@ -85,7 +89,7 @@ export function serveApiFlags(f: Record<string, FlagValue | undefined>, uiPort: 
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
-  return { host, port, loopback: isLoopbackHost(host), apiKey: key, queue, ui: f.ui !== false, cors };
+  return { host, port, loopback: isLoopbackHost(host), apiKey: key, queue, ui: f.ui !== false, cors, metrics: f.metrics === true };
 }
 
 /**

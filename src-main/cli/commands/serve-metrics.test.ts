@@ -1,0 +1,75 @@
+// GET /metrics on a real `ramforge serve --api` (the built CLI, a real worker, a synthetic
+// model): off unless --metrics (a 404 saying so), and with it Prometheus text under
+// llama-server's names whose counters add up the tokens the requests were answered with, and
+// whose gauges see a request while it runs.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serveApi, stopServed, synthModel, type Served } from './serve-api.test-util.js';
+
+let dir = '';
+let withMetrics: Served;
+let without: Served;
+
+const at = (s: Served, path: string) => `http://127.0.0.1:${s.port}${path}`;
+
+/** The metrics as name → value, each checked to come with its HELP and TYPE lines. */
+async function metrics(): Promise<Record<string, number>> {
+  const r = await fetch(at(withMetrics, '/metrics'));
+  expect(r.status).toBe(200);
+  expect(r.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  const text = await r.text();
+  const out: Record<string, number> = {};
+  for (const m of text.matchAll(/^(llamacpp:\w+) (\S+)$/gm)) {
+    const name = m[1] as string;
+    expect(text).toMatch(new RegExp(`^# HELP ${name} .+\\n# TYPE ${name} (counter|gauge)\\n${name} `, 'm'));
+    out[name] = Number(m[2]);
+  }
+  return out;
+}
+
+const complete = async (prompt: string, maxTokens: number) => {
+  const r = await fetch(at(withMetrics, '/v1/completions'), { method: 'POST', body: JSON.stringify({ prompt, max_tokens: maxTokens, temperature: 0 }) });
+  return ((await r.json()) as { usage: { prompt_tokens: number; completion_tokens: number } }).usage;
+};
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ramforge-serve-metrics-'));
+  const model = synthModel(dir, 'tiny.gguf', ['--seed', '4']);
+  [withMetrics, without] = await Promise.all([serveApi(dir, ['--parallel', '1', '--metrics', model]), serveApi(dir, ['--parallel', '1', model])]);
+}, 180_000);
+
+afterAll(async () => {
+  await Promise.all([stopServed(withMetrics), stopServed(without)]);
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('GET /metrics', () => {
+  it('is off without --metrics: a 404 that says how to turn it on', async () => {
+    const r = await fetch(at(without, '/metrics'));
+    expect(r.status).toBe(404);
+    expect(((await r.json()) as { error: { message: string } }).error.message).toMatch(/--metrics/);
+  });
+
+  it("counts the prompt and generated tokens of the requests under llama-server's names, and sees a running request", async () => {
+    const before = await metrics();
+    expect(before).toMatchObject({ 'llamacpp:prompt_tokens_total': 0, 'llamacpp:tokens_predicted_total': 0, 'llamacpp:requests_processing': 0, 'llamacpp:requests_deferred': 0 });
+    const a = await complete('Once upon a time', 3);
+    const b = await complete('The capital of France is', 5);
+    const after = await metrics();
+    expect(after['llamacpp:tokens_predicted_total']).toBe(a.completion_tokens + b.completion_tokens);
+    expect(after['llamacpp:prompt_tokens_total']).toBeGreaterThan(0);
+    expect(after['llamacpp:prompt_tokens_total']).toBeLessThanOrEqual(a.prompt_tokens + b.prompt_tokens);
+    expect(after['llamacpp:tokens_predicted_seconds_total']).toBeGreaterThan(0);
+    expect(after['llamacpp:predicted_tokens_seconds']).toBeGreaterThan(0);
+
+    // A stream that has begun is a request processing until it ends.
+    const gone = new AbortController();
+    const stream = await fetch(at(withMetrics, '/v1/completions'), { method: 'POST', body: JSON.stringify({ prompt: 'Once', max_tokens: 1000, stream: true }), signal: gone.signal });
+    const reader = stream.body?.getReader();
+    await reader?.read();
+    expect((await metrics())['llamacpp:requests_processing']).toBe(1);
+    gone.abort();
+  });
+});
