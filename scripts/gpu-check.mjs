@@ -12,8 +12,10 @@
 //      fit logic (llama-fit-params with the margin that leaves the same budget free) which -ngl
 //      it picks, and runs llama-bench with it.
 // Exit 0 with the JSON line whenever both sides ran; 1 when something failed (the JSON says what).
+//   --prebuilt    skip step 1's builds (the GPU bundle's run script has built everything)
+//   --out FILE    write the JSON line to FILE too
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,10 +29,15 @@ const CTX = 512;
 const UBATCH = 64;
 const log = (m) => process.stderr.write(`[gpu-check ${((Date.now() - t0) / 1000).toFixed(0)}s] ${m}\n`);
 const out = { schema: 'ramforge-gpu-check/1', ok: false, error: null };
+const argv = process.argv.slice(2);
+const prebuilt = argv.includes('--prebuilt');
+const outFile = argv.includes('--out') ? argv[argv.indexOf('--out') + 1] : null;
 
 function finish(code) {
   out.seconds = Math.round((Date.now() - t0) / 100) / 10;
-  process.stdout.write(JSON.stringify(out) + '\n');
+  const line = JSON.stringify(out) + '\n';
+  if (outFile) writeFileSync(outFile, line);
+  process.stdout.write(line);
   process.exit(code);
 }
 
@@ -50,17 +57,21 @@ function cli(args, env = {}) {
 // 1. Build.
 let bdir;
 try {
-  const { buildDir, vulkanToolchain } = await import('./llama-cpp.mjs');
+  const { buildDir, cudaWanted, vulkanToolchain } = await import('./llama-cpp.mjs');
   const vk = vulkanToolchain();
-  out.build = { vulkan: vk.available, vulkan_missing: vk.missing, cuda: { nvcc: hasCommand('nvcc'), built: false, note: 'the pinned build enables Vulkan only; CUDA (GGML_CUDA) is not built by this check yet' } };
-  if (!vk.available) throw new Error(`the Vulkan toolchain is missing (${vk.missing.join(', ')}): apt-get install glslc libvulkan-dev spirv-headers`);
-  log('building llama.cpp with the GPU backend, the addon and the CLI (cached)');
-  // In child processes whose output goes to stderr: stdout carries the one JSON object.
-  const step = (args) => execFileSync(process.execPath, args, { cwd: root, stdio: ['ignore', 2, 2] });
-  step([join(root, 'scripts', 'build-native.mjs')]);
-  step([join(root, 'scripts', 'llama-cpp.mjs'), 'build', 'llama-bench', 'llama-fit-params']);
-  step([join(root, 'scripts', 'build-cli.mjs')]);
   bdir = buildDir();
+  const cudaBuilt = () => existsSync(join(bdir, 'ggml', 'src', 'ggml-cuda', 'libggml-cuda.a'));
+  out.build = { vulkan: vk.available, vulkan_missing: vk.missing, cuda: { nvcc: hasCommand('nvcc'), wanted: cudaWanted(), built: cudaBuilt() }, prebuilt };
+  if (!vk.available && !cudaWanted()) throw new Error(`no GPU backend can be built: the Vulkan toolchain is missing (${vk.missing.join(', ')}; apt-get install glslc libvulkan-dev spirv-headers) and there is no nvcc with an NVIDIA device`);
+  if (!prebuilt) {
+    log('building llama.cpp with the GPU backend, the addon and the CLI (cached)');
+    // In child processes whose output goes to stderr: stdout carries the one JSON object.
+    const step = (args) => execFileSync(process.execPath, args, { cwd: root, stdio: ['ignore', 2, 2] });
+    step([join(root, 'scripts', 'build-native.mjs')]);
+    step([join(root, 'scripts', 'llama-cpp.mjs'), 'build', 'llama-bench', 'llama-fit-params']);
+    step([join(root, 'scripts', 'build-cli.mjs')]);
+  }
+  out.build.cuda.built = cudaBuilt();
 } catch (e) {
   fail('build', e);
 }
@@ -109,6 +120,7 @@ try {
   const g = report.gpu ?? null;
   out.ramforge = {
     status: row.status,
+    device: g?.device ?? null,
     decode_tok_s: row.decode_tok_s,
     gpu_layers: g?.gpu_layers ?? 0,
     cpu_tensors: g?.cpu_tensors ?? [],
