@@ -64,7 +64,9 @@ function nodeArchive() {
 
 // What the check builds (scripts/gpu-check.mjs, llama-cpp.mjs): the libraries, llama-bench and
 // llama-fit-params, rpc-server and llama-simple; the rest of llama.cpp's tools and examples stay out.
-const KEEP_TOP = ['CMakeLists.txt', 'LICENSE', 'cmake', 'common', 'ggml', 'include', 'src', 'vendor', 'tools', 'examples', 'pocs', 'licenses'];
+// `synth` reads its tokenizers from models/: only the check's shapes' (llama tiny and 8b, qwen3moe).
+const KEEP_TOP = ['CMakeLists.txt', 'LICENSE', 'cmake', 'common', 'ggml', 'include', 'src', 'vendor', 'tools', 'examples', 'pocs', 'licenses', 'models'];
+const KEEP_VOCABS = ['ggml-vocab-llama-spm.gguf', 'ggml-vocab-llama-bpe.gguf', 'ggml-vocab-qwen2.gguf'];
 const KEEP_SUB = { tools: ['llama-bench', 'fit-params', 'rpc'], examples: ['simple'], pocs: [] };
 // ggml adds a backend's folder only when its option is on, so those never built here can go.
 const KEEP_BACKENDS = ['ggml-cpu', 'ggml-cuda', 'ggml-vulkan', 'ggml-rpc', 'ggml-blas'];
@@ -80,6 +82,7 @@ function prune(dir) {
     const text = readFileSync(cm, 'utf8').replace(/^(\s*)add_subdirectory\(([\w-]+)\)/gm, (line, ws, name) => (keep.includes(name) ? line : `${ws}# pruned by the GPU bundle: add_subdirectory(${name})`));
     writeFileSync(cm, text);
   }
+  for (const f of readdirSync(join(dir, 'models'))) if (!KEEP_VOCABS.includes(f)) rmSync(join(dir, 'models', f), { recursive: true, force: true });
   const backends = join(dir, 'ggml', 'src');
   for (const f of readdirSync(backends)) {
     if (f.startsWith('ggml-') && statSync(join(backends, f)).isDirectory() && !KEEP_BACKENDS.includes(f)) rmSync(join(backends, f), { recursive: true, force: true });
@@ -95,7 +98,7 @@ export function sourceTarball() {
       const tree = join(work, 'llama.cpp');
       cpSync(ensureSource(), tree, { recursive: true });
       prune(tree);
-      writeFileSync(join(tree, SOURCE_ID_FILE), JSON.stringify({ ...id, pruned: { top: KEEP_TOP, ...KEEP_SUB, backends: KEEP_BACKENDS } }) + '\n');
+      writeFileSync(join(tree, SOURCE_ID_FILE), JSON.stringify({ ...id, pruned: { top: KEEP_TOP, ...KEEP_SUB, backends: KEEP_BACKENDS, models: KEEP_VOCABS } }) + '\n');
       log('compressing the llama.cpp source (xz, once per tag and patch set)');
       execFileSync('tar', ['-cJf', dest, '-C', work, 'llama.cpp'], { env: xzEnv });
     } finally {

@@ -90,35 +90,26 @@ try {
 // What the worker gets for this device (shared/gpu/gpu-choice.ts gpuWorkerEnv): llama.cpp's tools get the same.
 const gpuEnv = { GGML_VK_VISIBLE_DEVICES: String(device.index), ...(device.software ? { GGML_VK_DISABLE_F16: '1', GGML_VK_DISABLE_COOPMAT: '1' } : {}) };
 
-// 3. The model and the budget.
+// 3–5. A shape written with `synth`, ours under the budgets, llama.cpp's fit under the same VRAM.
 const dir = mkdtempSync(join(tmpdir(), 'ramforge-gpu-check-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-const model = join(dir, 'model.gguf');
-let budget;
-try {
-  const shape = device.software ? ['--preset', 'tiny', '--layers', '24', '--embd', '512', '--ff', '1536'] : ['--preset', '1b'];
-  log(`writing a synthetic model (${shape.join(' ')})`);
-  cli(['synth', '--arch', 'llama', ...shape, '--type', 'Q4_0', '-o', model, '-q']);
-  const bytes = statSync(model).size;
-  // 60 % of the model: the head, the compute buffer and some layers fit, the rest stays in RAM.
-  budget = Math.floor(Math.min(bytes * 0.6, device.defaultVramBytes ?? bytes) / MiB) * MiB;
-  out.model = { bytes, shape: shape.join(' ') };
-  out.vram_budget_bytes = budget;
-} catch (e) {
-  fail('synth', e);
+
+function synth(name, args) {
+  const model = join(dir, `${name}.gguf`);
+  log(`writing a synthetic model (${args.join(' ')})`);
+  cli(['synth', ...args, '--type', 'Q4_0', '-o', model, '-q']);
+  return { model, bytes: statSync(model).size };
 }
 
-// 4a. Ours: the plan's placement under the budget.
-try {
-  log(`ramforge bench under --vram ${budget / MiB} MiB`);
-  const reports = join(dir, 'reports');
-  const ram = Math.floor(totalmem() / 2);
-  const j = JSON.parse(cli(['bench', model, '--ram', String(ram), '--vram', String(budget), '--gpu', String(device.index), '--policies', 'off', '--tokens', String(TOKENS), '--ctx', String(CTX), '--batch', String(UBATCH), '--report-dir', reports, '--json']));
+// Ours: the plan's placement under the budgets, from `ramforge bench` and its report.
+function ours(model, ram, vram, tokens) {
+  log(`ramforge bench under --ram ${Math.round(ram / MiB)} MiB --vram ${Math.round(vram / MiB)} MiB`);
+  const reports = join(dir, `reports-${Date.now()}`);
+  const j = JSON.parse(cli(['bench', model, '--ram', String(ram), '--vram', String(vram), '--gpu', String(device.index), '--policies', 'off', '--tokens', String(tokens), '--ctx', String(CTX), '--batch', String(UBATCH), '--report-dir', reports, '--json']));
   const row = j.results[0];
   const file = readdirSync(reports).find((f) => f.endsWith('.json'));
-  const report = JSON.parse(readFileSync(join(reports, file), 'utf8'));
-  const g = report.gpu ?? null;
-  out.ramforge = {
+  const g = JSON.parse(readFileSync(join(reports, file), 'utf8')).gpu ?? null;
+  const r = {
     status: row.status,
     device: g?.device ?? null,
     decode_tok_s: row.decode_tok_s,
@@ -129,31 +120,71 @@ try {
     within_budget: g?.within_budget ?? null,
   };
   if (row.status !== 'ok') throw new Error(`bench ended ${row.status}`);
-} catch (e) {
-  fail('ramforge bench', e);
+  return r;
 }
 
-// 4b. llama.cpp: the -ngl its fit logic picks when the device keeps (free − budget) free, then llama-bench.
-try {
+const tail = (r) => (r.stderr ?? '').trim().split('\n').slice(-3).join(' ');
+
+// llama.cpp: what its fit logic picks when the device keeps (free − budget) free (-ngl, and for a
+// mixture the experts it keeps on the CPU, as -ot), then llama-bench with that placement (mmap on).
+function theirs(model, vram, tokens) {
   const free = device.memoryFree ?? device.memory_free;
-  const margin = Math.max(0, Math.floor(free / MiB) - Math.floor(budget / MiB));
+  const margin = Math.max(0, Math.floor(free / MiB) - Math.floor(vram / MiB));
   const env = { ...process.env, ...gpuEnv };
   log(`llama-fit-params with a margin of ${margin} MiB`);
   const fit = spawnSync(join(bdir, 'bin', 'llama-fit-params'), ['-m', model, '-fitt', String(margin), '-c', String(CTX), '-b', String(UBATCH), '-ub', String(UBATCH)], { env, encoding: 'utf8' });
   const m = /-ngl (-?\d+)/.exec(fit.stdout ?? '');
-  if (!m) throw new Error(`llama-fit-params printed no -ngl (exit ${fit.status}): ${(fit.stderr ?? '').trim().split('\n').slice(-3).join(' ')}`);
+  if (!m) throw new Error(`llama-fit-params printed no -ngl (exit ${fit.status}): ${tail(fit)}`);
   const ngl = Number(m[1]);
-  log(`llama-bench -ngl ${ngl}`);
+  // fit-params joins its overrides with ',', which llama-bench reads as separate runs: ';' is one run's list.
+  const ot = /-ot "([^"]*)"/.exec(fit.stdout ?? '')?.[1] ?? '';
+  // One pattern per layer (blk\.12\.ffn_…exps=CPU), or one for every layer (blk\.\d+\.…).
+  const cpuMoe = /blk\\\.\\d\+/.test(ot) ? 'all' : new Set([...ot.matchAll(/blk\\?\.(\d+)\\?\.[^=]*exps[^=]*=CPU/g)].map((x) => x[1])).size;
+  log(`llama-bench -ngl ${ngl}${ot ? ` -ot (${cpuMoe} layers' experts on the CPU)` : ''}`);
   const threads = String(Math.max(1, cpus().length));
-  const b = spawnSync(join(bdir, 'bin', 'llama-bench'), ['-m', model, '-ngl', String(ngl), '-p', '0', '-n', String(TOKENS), '-b', String(UBATCH), '-ub', String(UBATCH), '-r', '1', '-t', threads, '-o', 'json'], { env, encoding: 'utf8', maxBuffer: 64 * MiB });
+  const args = ['-m', model, '-ngl', String(ngl), ...(ot ? ['-ot', ot.split(',').join(';')] : []), '-p', '0', '-n', String(tokens), '-b', String(UBATCH), '-ub', String(UBATCH), '-r', '1', '-t', threads, '-o', 'json'];
+  const b = spawnSync(join(bdir, 'bin', 'llama-bench'), args, { env, encoding: 'utf8', maxBuffer: 64 * MiB });
   const rows = JSON.parse(b.stdout || 'null');
-  if (!Array.isArray(rows) || rows.length === 0) throw new Error(`llama-bench printed no result (exit ${b.status}): ${(b.stderr ?? '').trim().split('\n').slice(-3).join(' ')}`);
-  out.llama_cpp = { fit_margin_mib: margin, fit_ngl: ngl, decode_tok_s: rows[0].avg_ts ?? null, backend: rows[0].backends ?? null };
-} catch (e) {
-  fail('llama.cpp', e);
+  if (!Array.isArray(rows) || rows.length === 0) throw new Error(`llama-bench printed no result (exit ${b.status}): ${tail(b)}`);
+  return { fit_margin_mib: margin, fit_ngl: ngl, fit_overrides: ot || null, fit_n_cpu_moe: cpuMoe, decode_tok_s: rows[0].avg_ts ?? null, backend: rows[0].backends ?? null };
 }
 
-out.ratio = out.ramforge.decode_tok_s && out.llama_cpp.decode_tok_s ? out.ramforge.decode_tok_s / out.llama_cpp.decode_tok_s : null;
+const ratio = (a, b) => (a.decode_tok_s && b.decode_tok_s ? a.decode_tok_s / b.decode_tok_s : null);
+const soft = device.software;
+
+// 3. Dense: an 8B shape (a small one on a software device) under a VRAM budget of half its size.
+try {
+  const { model, bytes } = synth('dense', soft ? ['--arch', 'llama', '--preset', 'tiny', '--layers', '24', '--embd', '512', '--ff', '1536'] : ['--arch', 'llama', '--preset', '8b']);
+  const vram = Math.floor(Math.min(bytes / 2, device.defaultVramBytes ?? bytes) / MiB) * MiB;
+  out.model = { bytes, shape: soft ? 'llama tiny, 24 layers, embd 512, ff 1536' : 'llama 8b' };
+  out.vram_budget_bytes = vram;
+  out.ramforge = ours(model, Math.floor(totalmem() / 2), vram, TOKENS);
+  out.llama_cpp = theirs(model, vram, TOKENS);
+  out.ratio = ratio(out.ramforge, out.llama_cpp);
+  rmSync(model, { force: true });
+} catch (e) {
+  fail('dense', e);
+}
+
+// 4. A mixture: the Qwen3-30B-A3B shape under --vram 4G --ram 8G; on a software device a
+// 4-layer cut of the small shape, its budgets in the same proportion to its size.
+try {
+  const { model, bytes } = synth('moe', soft ? ['--arch', 'qwen3moe', '--preset', 'small', '--layers', '4'] : ['--arch', 'qwen3moe', '--preset', '30b-a3b']);
+  const GiB = 1024 * MiB;
+  const full = 16 * GiB;
+  const vram = soft ? Math.floor((bytes * 4 * GiB) / full / MiB) * MiB : 4 * GiB;
+  const ram = soft ? Math.floor((bytes * 8 * GiB) / full / MiB) * MiB : 8 * GiB;
+  out.moe = { model: { bytes, shape: soft ? 'qwen3moe small, 4 layers' : 'qwen3moe 30b-a3b' }, vram_budget_bytes: vram, ram_budget_bytes: ram };
+  const tokens = soft ? Math.min(TOKENS, 8) : TOKENS;
+  out.moe.ramforge = ours(model, ram, vram, tokens);
+  out.moe.llama_cpp = theirs(model, vram, tokens);
+  out.moe.ratio = ratio(out.moe.ramforge, out.moe.llama_cpp);
+} catch (e) {
+  fail('moe', e);
+}
+
 out.ok = true;
-if (device.software) out.note = 'software device: the speeds are the CPU through Vulkan and mean nothing; the path (build, placement, budget, measurement) is the one a GPU takes';
+// Not measured yet: greedy tokens against the CPU-only run (teacher-forced agreement); the lavapipe tests cover it.
+out.not_measured = ['token agreement with the CPU run'];
+if (soft) out.note = 'software device: the speeds are the CPU through Vulkan and mean nothing; the path (build, placement, budget, measurement) is the one a GPU takes';
 finish(0);
