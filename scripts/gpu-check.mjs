@@ -82,6 +82,8 @@ try {
   const list = JSON.parse(cli(['devices', '--json']));
   out.devices = list.devices.map((d) => ({ index: d.index, name: d.name, type: d.type, software: d.software, memory_free: d.memoryFree, memory_total: d.memoryTotal }));
   device = list.devices.find((d) => !d.software) ?? list.devices[0];
+  // A CUDA-only build (nvcc, no Vulkan toolchain) built and linked, but `devices` and --gpu know Vulkan devices only yet.
+  if (!device && out.build.cuda.built) throw new Error(`CUDA was built and the addon linked it, but ramforge lists and chooses Vulkan devices only (docs/gpu.md, "What the CUDA choice still needs"): ${list.error ?? 'no Vulkan device'}`);
   if (!device) throw new Error(list.error ?? 'no Vulkan device (install the GPU driver, or mesa-vulkan-drivers for lavapipe)');
   out.device = { index: device.index, name: device.name, type: device.type, software: device.software };
 } catch (e) {
@@ -167,13 +169,14 @@ try {
 }
 
 // 4. A mixture: the Qwen3-30B-A3B shape under --vram 4G --ram 8G; on a software device a
-// 4-layer cut of the small shape, its budgets in the same proportion to its size.
+// 4-layer cut of the small shape with a VRAM budget in the same proportion to its size. Its RAM
+// budget cannot scale down with it (the fixed costs of a run, ~300 MiB, exceed the whole cut),
+// so there it is half the machine's, as for the dense shape.
 try {
   const { model, bytes } = synth('moe', soft ? ['--arch', 'qwen3moe', '--preset', 'small', '--layers', '4'] : ['--arch', 'qwen3moe', '--preset', '30b-a3b']);
   const GiB = 1024 * MiB;
-  const full = 16 * GiB;
-  const vram = soft ? Math.floor((bytes * 4 * GiB) / full / MiB) * MiB : 4 * GiB;
-  const ram = soft ? Math.floor((bytes * 8 * GiB) / full / MiB) * MiB : 8 * GiB;
+  const vram = soft ? Math.floor((bytes * 4) / 16 / MiB) * MiB : 4 * GiB;
+  const ram = soft ? Math.floor(totalmem() / 2) : 8 * GiB;
   out.moe = { model: { bytes, shape: soft ? 'qwen3moe small, 4 layers' : 'qwen3moe 30b-a3b' }, vram_budget_bytes: vram, ram_budget_bytes: ram };
   const tokens = soft ? Math.min(TOKENS, 8) : TOKENS;
   out.moe.ramforge = ours(model, ram, vram, tokens);

@@ -50,7 +50,34 @@ function sizeOf(p: string): number {
   return s.isDirectory() ? readdirSync(p).reduce((n, f) => n + sizeOf(join(p, f)), 0) : s.size;
 }
 
+/** scripts/llama-cpp.mjs paths, as JSON, with `env` added. */
+function llamaPaths(env: Record<string, string>): { source: string; build: string } {
+  const r = spawnSync(process.execPath, [join(packageRoot(), 'scripts', 'llama-cpp.mjs'), 'paths'], { env: { ...process.env, ...env }, encoding: 'utf8' });
+  return JSON.parse(r.stdout) as { source: string; build: string };
+}
+
 describe.skipIf(vk.skip)('the GPU bundle', () => {
+  it("its llama.cpp source, extracted into an empty cache, is keyed as the project's own build", () => {
+    const dir = join(work, 'source-only');
+    const made = spawnSync(process.execPath, [join(packageRoot(), 'scripts', 'gpu-bundle.mjs'), dir], { cwd: packageRoot(), env: { ...process.env, RAMFORGE_CACHE: cache }, encoding: 'utf8', timeout: 600_000 });
+    expect(made.status, made.stderr).toBe(0);
+    const empty = join(work, 'empty-cache');
+    const env = { RAMFORGE_CACHE: empty, RAMFORGE_LLAMA_SOURCE: join(dir, 'llama.cpp.tar.xz') };
+    const r = spawnSync(process.execPath, [join(packageRoot(), 'scripts', 'llama-cpp.mjs'), 'source'], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 120_000 });
+    expect(r.status, r.stderr).toBe(0);
+    const theirs = llamaPaths(env);
+    expect(existsSync(join(theirs.source, 'tools', 'llama-bench', 'llama-bench.cpp'))).toBe(true);
+    expect(theirs.build.slice(empty.length)).toBe(llamaPaths({ RAMFORGE_CACHE: cache }).build.slice(cache.length));
+    // A tarball that does not say it is this tag with this patch set (here the Node.js archive) is refused.
+    const other = join(work, 'other-cache');
+    const bad = spawnSync(process.execPath, [join(packageRoot(), 'scripts', 'llama-cpp.mjs'), 'source'], {
+      env: { ...process.env, RAMFORGE_CACHE: other, RAMFORGE_LLAMA_SOURCE: join(dir, 'node.tar.xz') },
+      encoding: 'utf8',
+    });
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toMatch(/holds llama\.cpp \? with patches \?/);
+  }, 900_000);
+
   it('runs from a clean folder under env -i without Node.js on the PATH, to one JSON line with ok: true on a Vulkan device, from under 60 MiB', () => {
     expect(vk.why, vk.why).toBe('');
     const dir = join(work, 'bundle');
