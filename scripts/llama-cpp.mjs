@@ -6,8 +6,8 @@
 // with `npm pack` (installing the package would pull ~670 MB of prebuilt binaries we never use)
 // and checked against the integrity hash pinned in package.json. Where there is no registry (the
 // GPU bundle, scripts/gpu-bundle.mjs), RAMFORGE_LLAMA_SOURCE names a tarball of the same source
-// with our patches applied (sourceTarball() writes it); it carries the tag and the patch hash, so
-// a build from it is keyed as one from npm.
+// with our patches applied (gpu-bundle.mjs sourceTarball() writes it, pruned to the targets the
+// check builds); it carries the tag and the patch hash, so a build from it is keyed as one from npm.
 //
 //   node scripts/llama-cpp.mjs source             fetch + verify + clone (idempotent)
 //   node scripts/llama-cpp.mjs build [target...]  build targets (default: llama)
