@@ -31,7 +31,6 @@ sha256sum -c --quiet SHA256SUMS >&2 || fail "an archive does not match SHA256SUM
 if [ -z "${RAMFORGE_CACHE:-}" ]; then RAMFORGE_CACHE=$HERE/cache; fi
 export RAMFORGE_CACHE
 mkdir -p "$RAMFORGE_CACHE/gpu-bundle" || fail "cannot write $RAMFORGE_CACHE"
-[ -n "${HOME:-}" ] || export HOME="$RAMFORGE_CACHE"
 
 # Node.js, once per version and cache.
 NODE_VERSION=$(cat node-version)
