@@ -96,6 +96,8 @@ describe.skipIf(vk.skip)('the GPU bundle', () => {
     mkdirSync(clean);
     const r = spawnSync('env', ['-i', `PATH=${PATH}`, `RAMFORGE_CACHE=${cache}`, join(dir, 'run')], { cwd: clean, encoding: 'utf8', timeout: 600_000, maxBuffer: 64 * MiB });
     const lines = (r.stdout ?? '').trim().split('\n');
+    // What the check measured, in the CI log.
+    console.info(`gpu-bundle check: ${r.stdout}`);
     expect(lines, `stderr: ${(r.stderr ?? '').slice(-3000)}`).toHaveLength(1);
     const out = JSON.parse(lines[0]) as { ok: boolean; error: string | null; device: { name: string }; ramforge: { device: string | null }; llama_cpp: { backend: string | null } };
     expect(out.error, (r.stderr ?? '').slice(-3000)).toBeNull();
