@@ -12,8 +12,10 @@
 //      fit logic (llama-fit-params with the margin that leaves the same budget free) which -ngl
 //      it picks, and runs llama-bench with it.
 // Exit 0 with the JSON line whenever both sides ran; 1 when something failed (the JSON says what).
+//   --prebuilt    skip step 1's builds (the GPU bundle's run script has built everything)
+//   --out FILE    write the JSON line to FILE too
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,10 +29,15 @@ const CTX = 512;
 const UBATCH = 64;
 const log = (m) => process.stderr.write(`[gpu-check ${((Date.now() - t0) / 1000).toFixed(0)}s] ${m}\n`);
 const out = { schema: 'ramforge-gpu-check/1', ok: false, error: null };
+const argv = process.argv.slice(2);
+const prebuilt = argv.includes('--prebuilt');
+const outFile = argv.includes('--out') ? argv[argv.indexOf('--out') + 1] : null;
 
 function finish(code) {
   out.seconds = Math.round((Date.now() - t0) / 100) / 10;
-  process.stdout.write(JSON.stringify(out) + '\n');
+  const line = JSON.stringify(out) + '\n';
+  if (outFile) writeFileSync(outFile, line);
+  process.stdout.write(line);
   process.exit(code);
 }
 
@@ -50,17 +57,21 @@ function cli(args, env = {}) {
 // 1. Build.
 let bdir;
 try {
-  const { buildDir, vulkanToolchain } = await import('./llama-cpp.mjs');
+  const { buildDir, cudaWanted, vulkanToolchain } = await import('./llama-cpp.mjs');
   const vk = vulkanToolchain();
-  out.build = { vulkan: vk.available, vulkan_missing: vk.missing, cuda: { nvcc: hasCommand('nvcc'), built: false, note: 'the pinned build enables Vulkan only; CUDA (GGML_CUDA) is not built by this check yet' } };
-  if (!vk.available) throw new Error(`the Vulkan toolchain is missing (${vk.missing.join(', ')}): apt-get install glslc libvulkan-dev spirv-headers`);
-  log('building llama.cpp with the GPU backend, the addon and the CLI (cached)');
-  // In child processes whose output goes to stderr: stdout carries the one JSON object.
-  const step = (args) => execFileSync(process.execPath, args, { cwd: root, stdio: ['ignore', 2, 2] });
-  step([join(root, 'scripts', 'build-native.mjs')]);
-  step([join(root, 'scripts', 'llama-cpp.mjs'), 'build', 'llama-bench', 'llama-fit-params']);
-  step([join(root, 'scripts', 'build-cli.mjs')]);
   bdir = buildDir();
+  const cudaBuilt = () => existsSync(join(bdir, 'ggml', 'src', 'ggml-cuda', 'libggml-cuda.a'));
+  out.build = { vulkan: vk.available, vulkan_missing: vk.missing, cuda: { nvcc: hasCommand('nvcc'), wanted: cudaWanted(), built: cudaBuilt() }, prebuilt };
+  if (!vk.available && !cudaWanted()) throw new Error(`no GPU backend can be built: the Vulkan toolchain is missing (${vk.missing.join(', ')}; apt-get install glslc libvulkan-dev spirv-headers) and there is no nvcc with an NVIDIA device`);
+  if (!prebuilt) {
+    log('building llama.cpp with the GPU backend, the addon and the CLI (cached)');
+    // In child processes whose output goes to stderr: stdout carries the one JSON object.
+    const step = (args) => execFileSync(process.execPath, args, { cwd: root, stdio: ['ignore', 2, 2] });
+    step([join(root, 'scripts', 'build-native.mjs')]);
+    step([join(root, 'scripts', 'llama-cpp.mjs'), 'build', 'llama-bench', 'llama-fit-params']);
+    step([join(root, 'scripts', 'build-cli.mjs')]);
+  }
+  out.build.cuda.built = cudaBuilt();
 } catch (e) {
   fail('build', e);
 }
@@ -71,6 +82,8 @@ try {
   const list = JSON.parse(cli(['devices', '--json']));
   out.devices = list.devices.map((d) => ({ index: d.index, name: d.name, type: d.type, software: d.software, memory_free: d.memoryFree, memory_total: d.memoryTotal }));
   device = list.devices.find((d) => !d.software) ?? list.devices[0];
+  // A CUDA-only build (nvcc, no Vulkan toolchain) built and linked, but `devices` and --gpu know Vulkan devices only yet.
+  if (!device && out.build.cuda.built) throw new Error(`CUDA was built and the addon linked it, but ramforge lists and chooses Vulkan devices only (docs/gpu.md, "What the CUDA choice still needs"): ${list.error ?? 'no Vulkan device'}`);
   if (!device) throw new Error(list.error ?? 'no Vulkan device (install the GPU driver, or mesa-vulkan-drivers for lavapipe)');
   out.device = { index: device.index, name: device.name, type: device.type, software: device.software };
 } catch (e) {
@@ -79,36 +92,28 @@ try {
 // What the worker gets for this device (shared/gpu/gpu-choice.ts gpuWorkerEnv): llama.cpp's tools get the same.
 const gpuEnv = { GGML_VK_VISIBLE_DEVICES: String(device.index), ...(device.software ? { GGML_VK_DISABLE_F16: '1', GGML_VK_DISABLE_COOPMAT: '1' } : {}) };
 
-// 3. The model and the budget.
+// 3–5. A shape written with `synth`, ours under the budgets, llama.cpp's fit under the same VRAM.
 const dir = mkdtempSync(join(tmpdir(), 'ramforge-gpu-check-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-const model = join(dir, 'model.gguf');
-let budget;
-try {
-  const shape = device.software ? ['--preset', 'tiny', '--layers', '24', '--embd', '512', '--ff', '1536'] : ['--preset', '1b'];
-  log(`writing a synthetic model (${shape.join(' ')})`);
-  cli(['synth', '--arch', 'llama', ...shape, '--type', 'Q4_0', '-o', model, '-q']);
-  const bytes = statSync(model).size;
-  // 60 % of the model: the head, the compute buffer and some layers fit, the rest stays in RAM.
-  budget = Math.floor(Math.min(bytes * 0.6, device.defaultVramBytes ?? bytes) / MiB) * MiB;
-  out.model = { bytes, shape: shape.join(' ') };
-  out.vram_budget_bytes = budget;
-} catch (e) {
-  fail('synth', e);
+
+function synth(name, args) {
+  const model = join(dir, `${name}.gguf`);
+  log(`writing a synthetic model (${args.join(' ')})`);
+  cli(['synth', ...args, '--type', 'Q4_0', '-o', model, '-q']);
+  return { model, bytes: statSync(model).size };
 }
 
-// 4a. Ours: the plan's placement under the budget.
-try {
-  log(`ramforge bench under --vram ${budget / MiB} MiB`);
-  const reports = join(dir, 'reports');
-  const ram = Math.floor(totalmem() / 2);
-  const j = JSON.parse(cli(['bench', model, '--ram', String(ram), '--vram', String(budget), '--gpu', String(device.index), '--policies', 'off', '--tokens', String(TOKENS), '--ctx', String(CTX), '--batch', String(UBATCH), '--report-dir', reports, '--json']));
+// Ours: the plan's placement under the budgets, from `ramforge bench` and its report.
+function ours(model, ram, vram, tokens) {
+  log(`ramforge bench under --ram ${Math.round(ram / MiB)} MiB --vram ${Math.round(vram / MiB)} MiB`);
+  const reports = join(dir, `reports-${Date.now()}`);
+  const j = JSON.parse(cli(['bench', model, '--ram', String(ram), '--vram', String(vram), '--gpu', String(device.index), '--policies', 'off', '--tokens', String(tokens), '--ctx', String(CTX), '--batch', String(UBATCH), '--report-dir', reports, '--json']));
   const row = j.results[0];
   const file = readdirSync(reports).find((f) => f.endsWith('.json'));
-  const report = JSON.parse(readFileSync(join(reports, file), 'utf8'));
-  const g = report.gpu ?? null;
-  out.ramforge = {
+  const g = JSON.parse(readFileSync(join(reports, file), 'utf8')).gpu ?? null;
+  const r = {
     status: row.status,
+    device: g?.device ?? null,
     decode_tok_s: row.decode_tok_s,
     gpu_layers: g?.gpu_layers ?? 0,
     cpu_tensors: g?.cpu_tensors ?? [],
@@ -117,31 +122,75 @@ try {
     within_budget: g?.within_budget ?? null,
   };
   if (row.status !== 'ok') throw new Error(`bench ended ${row.status}`);
-} catch (e) {
-  fail('ramforge bench', e);
+  // Nothing on the device makes the comparison one of the CPU against llama.cpp's GPU placement.
+  if (r.device === null) throw new Error(`the plan put nothing on the device under --vram ${Math.round(vram / MiB)} MiB`);
+  return r;
 }
 
-// 4b. llama.cpp: the -ngl its fit logic picks when the device keeps (free − budget) free, then llama-bench.
-try {
+const tail = (r) => (r.stderr ?? '').trim().split('\n').slice(-3).join(' ');
+
+// llama.cpp: what its fit logic picks when the device keeps (free − budget) free (-ngl, and for a
+// mixture the experts it keeps on the CPU, as -ot), then llama-bench with that placement (mmap on).
+function theirs(model, vram, tokens) {
   const free = device.memoryFree ?? device.memory_free;
-  const margin = Math.max(0, Math.floor(free / MiB) - Math.floor(budget / MiB));
+  const margin = Math.max(0, Math.floor(free / MiB) - Math.floor(vram / MiB));
   const env = { ...process.env, ...gpuEnv };
   log(`llama-fit-params with a margin of ${margin} MiB`);
   const fit = spawnSync(join(bdir, 'bin', 'llama-fit-params'), ['-m', model, '-fitt', String(margin), '-c', String(CTX), '-b', String(UBATCH), '-ub', String(UBATCH)], { env, encoding: 'utf8' });
   const m = /-ngl (-?\d+)/.exec(fit.stdout ?? '');
-  if (!m) throw new Error(`llama-fit-params printed no -ngl (exit ${fit.status}): ${(fit.stderr ?? '').trim().split('\n').slice(-3).join(' ')}`);
+  if (!m) throw new Error(`llama-fit-params printed no -ngl (exit ${fit.status}): ${tail(fit)}`);
   const ngl = Number(m[1]);
-  log(`llama-bench -ngl ${ngl}`);
+  // fit-params joins its overrides with ',', which llama-bench reads as separate runs: ';' is one run's list.
+  const ot = /-ot "([^"]*)"/.exec(fit.stdout ?? '')?.[1] ?? '';
+  // One pattern per layer (blk\.12\.ffn_…exps=CPU), or one for every layer (blk\.\d+\.…).
+  const cpuMoe = /blk\\\.\\d\+/.test(ot) ? 'all' : new Set([...ot.matchAll(/blk\\?\.(\d+)\\?\.[^=]*exps[^=]*=CPU/g)].map((x) => x[1])).size;
+  log(`llama-bench -ngl ${ngl}${ot ? ` -ot (${cpuMoe} layers' experts on the CPU)` : ''}`);
   const threads = String(Math.max(1, cpus().length));
-  const b = spawnSync(join(bdir, 'bin', 'llama-bench'), ['-m', model, '-ngl', String(ngl), '-p', '0', '-n', String(TOKENS), '-b', String(UBATCH), '-ub', String(UBATCH), '-r', '1', '-t', threads, '-o', 'json'], { env, encoding: 'utf8', maxBuffer: 64 * MiB });
+  const args = ['-m', model, '-ngl', String(ngl), ...(ot ? ['-ot', ot.split(',').join(';')] : []), '-p', '0', '-n', String(tokens), '-b', String(UBATCH), '-ub', String(UBATCH), '-r', '1', '-t', threads, '-o', 'json'];
+  const b = spawnSync(join(bdir, 'bin', 'llama-bench'), args, { env, encoding: 'utf8', maxBuffer: 64 * MiB });
   const rows = JSON.parse(b.stdout || 'null');
-  if (!Array.isArray(rows) || rows.length === 0) throw new Error(`llama-bench printed no result (exit ${b.status}): ${(b.stderr ?? '').trim().split('\n').slice(-3).join(' ')}`);
-  out.llama_cpp = { fit_margin_mib: margin, fit_ngl: ngl, decode_tok_s: rows[0].avg_ts ?? null, backend: rows[0].backends ?? null };
-} catch (e) {
-  fail('llama.cpp', e);
+  if (!Array.isArray(rows) || rows.length === 0) throw new Error(`llama-bench printed no result (exit ${b.status}): ${tail(b)}`);
+  return { fit_margin_mib: margin, fit_ngl: ngl, fit_overrides: ot || null, fit_n_cpu_moe: cpuMoe, decode_tok_s: rows[0].avg_ts ?? null, backend: rows[0].backends ?? null };
 }
 
-out.ratio = out.ramforge.decode_tok_s && out.llama_cpp.decode_tok_s ? out.ramforge.decode_tok_s / out.llama_cpp.decode_tok_s : null;
+const ratio = (a, b) => (a.decode_tok_s && b.decode_tok_s ? a.decode_tok_s / b.decode_tok_s : null);
+const soft = device.software;
+
+// 3. Dense: an 8B shape (a small one on a software device) under a VRAM budget of half its size.
+try {
+  const { model, bytes } = synth('dense', soft ? ['--arch', 'llama', '--preset', 'tiny', '--layers', '24', '--embd', '512', '--ff', '1536'] : ['--arch', 'llama', '--preset', '8b']);
+  const vram = Math.floor(Math.min(bytes / 2, device.defaultVramBytes ?? bytes) / MiB) * MiB;
+  out.model = { bytes, shape: soft ? 'llama tiny, 24 layers, embd 512, ff 1536' : 'llama 8b' };
+  out.vram_budget_bytes = vram;
+  out.ramforge = ours(model, Math.floor(totalmem() / 2), vram, TOKENS);
+  out.llama_cpp = theirs(model, vram, TOKENS);
+  out.ratio = ratio(out.ramforge, out.llama_cpp);
+  rmSync(model, { force: true });
+} catch (e) {
+  fail('dense', e);
+}
+
+// 4. A mixture: the Qwen3-30B-A3B shape under --vram 4G --ram 8G; on a software device a
+// 4-layer cut of the small shape under half its size in VRAM (a quarter, the 30B's proportion,
+// is less than its 150k-token output head alone, and the plan then offloads nothing). Its RAM
+// budget cannot scale down with it (the fixed costs of a run, ~300 MiB, exceed the whole cut),
+// so there it is half the machine's, as for the dense shape.
+try {
+  const { model, bytes } = synth('moe', soft ? ['--arch', 'qwen3moe', '--preset', 'small', '--layers', '4'] : ['--arch', 'qwen3moe', '--preset', '30b-a3b']);
+  const GiB = 1024 * MiB;
+  const vram = soft ? Math.floor(bytes / 2 / MiB) * MiB : 4 * GiB;
+  const ram = soft ? Math.floor(totalmem() / 2) : 8 * GiB;
+  out.moe = { model: { bytes, shape: soft ? 'qwen3moe small, 4 layers' : 'qwen3moe 30b-a3b' }, vram_budget_bytes: vram, ram_budget_bytes: ram };
+  const tokens = soft ? Math.min(TOKENS, 8) : TOKENS;
+  out.moe.ramforge = ours(model, ram, vram, tokens);
+  out.moe.llama_cpp = theirs(model, vram, tokens);
+  out.moe.ratio = ratio(out.moe.ramforge, out.moe.llama_cpp);
+} catch (e) {
+  fail('moe', e);
+}
+
 out.ok = true;
-if (device.software) out.note = 'software device: the speeds are the CPU through Vulkan and mean nothing; the path (build, placement, budget, measurement) is the one a GPU takes';
+// Not measured yet: greedy tokens against the CPU-only run (teacher-forced agreement); the lavapipe tests cover it.
+out.not_measured = ['token agreement with the CPU run'];
+if (soft) out.note = 'software device: the speeds are the CPU through Vulkan and mean nothing; the path (build, placement, budget, measurement) is the one a GPU takes';
 finish(0);

@@ -1,10 +1,13 @@
 #!/usr/bin/env node
 // Fetches the pinned llama.cpp source and builds only what we link (ggml + llama, static, PIC,
-// with the RPC backend and, where its toolchain is installed, the Vulkan backend),
+// with the RPC backend and, where their toolchains are installed, the Vulkan and CUDA backends),
 // in a cache outside the repo keyed by the pinned tag and the build flags, so clean clones and
 // CI reuse it. The source is the git bundle inside the `node-llama-cpp` npm tarball, fetched
 // with `npm pack` (installing the package would pull ~670 MB of prebuilt binaries we never use)
-// and checked against the integrity hash pinned in package.json.
+// and checked against the integrity hash pinned in package.json. Where there is no registry (the
+// GPU bundle, scripts/gpu-bundle.mjs), RAMFORGE_LLAMA_SOURCE names a tarball of the same source
+// with our patches applied (gpu-bundle.mjs sourceTarball() writes it, pruned to the targets the
+// check builds); it carries the tag and the patch hash, so a build from it is keyed as one from npm.
 //
 //   node scripts/llama-cpp.mjs source             fetch + verify + clone (idempotent)
 //   node scripts/llama-cpp.mjs build [target...]  build targets (default: llama)
@@ -68,6 +71,7 @@ const CMAKE_FLAGS = [
   // other machines; it is small and needs nothing outside the source.
   '-DGGML_RPC=ON',
   ...vulkanFlags(),
+  ...cudaFlags(),
 ];
 
 /**
@@ -90,6 +94,36 @@ export function vulkanToolchain() {
 
 function vulkanFlags() {
   return vulkanToolchain().available ? ['-DGGML_VULKAN=ON'] : ['-DGGML_VULKAN=OFF'];
+}
+
+/**
+ * ggml's CUDA backend is built where nvcc is on the PATH and an NVIDIA device is present
+ * (RAMFORGE_CUDA=1 forces it, =0 turns it off), for that device's architecture only: a build
+ * for every architecture takes far longer than the few minutes a borrowed GPU machine gives, and
+ * CMake's `native` architecture fails where no device answers (a CI runner may carry the CUDA
+ * toolkit without a GPU). Without CUDA the flags are unchanged, so machines without it keep the
+ * cache key they had.
+ */
+export function cudaWanted() {
+  if (process.env.RAMFORGE_CUDA === '0') return false;
+  if (process.env.RAMFORGE_CUDA === '1') return true;
+  let device = false;
+  try {
+    device = readdirSync('/dev').some((f) => /^nvidia\d+$/.test(f));
+  } catch {
+    /* no /dev: no device */
+  }
+  if (!device) return false;
+  try {
+    execFileSync('nvcc', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function cudaFlags() {
+  return cudaWanted() ? ['-DGGML_CUDA=ON', '-DCMAKE_CUDA_ARCHITECTURES=native'] : [];
 }
 
 function cpuKey() {
@@ -115,15 +149,12 @@ function log(msg) {
   process.stderr.write(`[llama.cpp ${pin.tag}] ${msg}\n`);
 }
 
-export function ensureSource() {
-  const src = sourceDir();
-  const stamp = join(src, '.ramforge-patches');
-  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === patchHash()) return src;
-  if (existsSync(src)) {
-    log('patch set changed: re-extracting the source');
-    rmSync(src, { recursive: true, force: true });
-  }
-  mkdirSync(tagDir(), { recursive: true });
+/** What a source folder from sourceTarball() says about itself: the pin it was made from. */
+export const SOURCE_ID_FILE = 'ramforge-source.json';
+export const sourceId = () => ({ tag: pin.tag, patches: patchHash() });
+
+// npm pack → integrity check → clone the git bundle → apply our patches, into `staging`.
+function sourceFromNpm(staging) {
   const work = mkdtempSync(join(tmpdir(), 'ramforge-llama-'));
   try {
     log(`fetching ${pin.package}@${pin.version} with npm pack (source bundle only)`);
@@ -137,8 +168,6 @@ export function ensureSource() {
     execFileSync('tar', ['-xzf', tgz, '-C', work, 'package/llama/gitRelease.bundle', 'package/llama/llama.cpp.info.json']);
     const info = JSON.parse(readFileSync(join(work, 'package/llama/llama.cpp.info.json'), 'utf8'));
     if (info.tag !== pin.tag) throw new Error(`bundle holds llama.cpp ${info.tag}, package.json pins ${pin.tag}`);
-    const staging = `${src}.tmp-${process.pid}`;
-    rmSync(staging, { recursive: true, force: true });
     execFileSync('git', ['clone', '--quiet', join(work, 'package/llama/gitRelease.bundle'), staging], {
       stdio: ['ignore', 'ignore', 'inherit'],
       env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
@@ -148,13 +177,45 @@ export function ensureSource() {
       log(`applying ${f}`);
       execFileSync('git', ['apply', join(patchDir, f)], { cwd: staging, stdio: ['ignore', 'inherit', 'inherit'] });
     }
-    writeFileSync(join(staging, '.ramforge-patches'), patchHash());
-    renameSync(staging, src);
-    log(`source ready in ${src}`);
-    return src;
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+// A tarball from sourceTarball() (patches already applied), accepted only for this pin and patch set.
+function sourceFromTarball(tarball, staging) {
+  log(`extracting the source from ${tarball}`);
+  mkdirSync(staging, { recursive: true });
+  execFileSync('tar', ['-xf', tarball, '-C', staging, '--strip-components=1'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const idFile = join(staging, SOURCE_ID_FILE);
+  const id = existsSync(idFile) ? JSON.parse(readFileSync(idFile, 'utf8')) : {};
+  const want = sourceId();
+  if (id.tag !== want.tag || id.patches !== want.patches) {
+    throw new Error(`${tarball} holds llama.cpp ${id.tag ?? '?'} with patches ${id.patches ?? '?'}; this checkout pins ${want.tag} with patches ${want.patches}`);
+  }
+}
+
+export function ensureSource() {
+  const src = sourceDir();
+  const stamp = join(src, '.ramforge-patches');
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === patchHash()) return src;
+  if (existsSync(src)) {
+    log('patch set changed: re-extracting the source');
+    rmSync(src, { recursive: true, force: true });
+  }
+  mkdirSync(tagDir(), { recursive: true });
+  const staging = `${src}.tmp-${process.pid}`;
+  rmSync(staging, { recursive: true, force: true });
+  try {
+    if (process.env.RAMFORGE_LLAMA_SOURCE) sourceFromTarball(process.env.RAMFORGE_LLAMA_SOURCE, staging);
+    else sourceFromNpm(staging);
+    writeFileSync(join(staging, '.ramforge-patches'), patchHash());
+    renameSync(staging, src);
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+  log(`source ready in ${src}`);
+  return src;
 }
 
 export function ensureBuild(targets = ['llama']) {
@@ -176,7 +237,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const [cmd = 'build', ...rest] = process.argv.slice(2);
   if (cmd === 'source') ensureSource();
   else if (cmd === 'build') ensureBuild(rest.length ? rest : ['llama']);
-  else if (cmd === 'paths') process.stdout.write(JSON.stringify({ tag: pin.tag, source: sourceDir(), build: buildDir(), vulkan: vulkanToolchain() }) + '\n');
+  else if (cmd === 'paths') process.stdout.write(JSON.stringify({ tag: pin.tag, source: sourceDir(), build: buildDir(), vulkan: vulkanToolchain(), cuda: cudaWanted() }) + '\n');
   else {
     process.stderr.write(`usage: node scripts/llama-cpp.mjs source|build [targets...]|paths\n`);
     process.exit(2);
