@@ -60,6 +60,10 @@ struct ExpertConfig {
   // below this (its share of the token's selected experts' weight) is not read; the expert ops
   // compute it from a slot of zeros, so it adds nothing to the layer's output.
   float skip_below = 0.0f;
+  // Per MoE layer (by its block index), experts to read into its slots at setup, most used
+  // first: what earlier runs of the model routed to most, so decode does not start from an
+  // empty cache. Setup returns once they are read.
+  std::vector<std::pair<int, std::vector<int>>> warm;
   int io_threads = 4;
 };
 
@@ -81,6 +85,7 @@ struct ExpertCounters {
   double predictions_issued = 0;    // predictions whose experts were read ahead (others only measured)
   double predictions = 0;           // predictions made (issued or measured)
   double slot_bytes = 0;    // the cache's slots and the staging buffer, as allocated
+  double warmed = 0;        // experts read into slots at setup (ExpertConfig::warm)
   double skipped = 0;       // routed experts not read (skip_below): misses weighted below it
   double skipped_weight = 0;  // their router weights, summed
   int slots_per_layer = 0;
@@ -127,6 +132,7 @@ class ExpertCache {
   std::string AddTensors(const std::unordered_map<std::string, ggml_tensor*>& tensors);
   std::string MapSlots(int slots);
   std::string MapStaging();
+  void WarmSlots();
   void SetUpRepack();
   void RestoreTensors();
   struct Proj {

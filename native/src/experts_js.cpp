@@ -39,6 +39,22 @@ bool ParseExperts(const Napi::Value& v, size_t n_files, Args* args, ExpertConfig
     if (!(v >= 0 && v < 1)) return args->Fail("stream.experts.skipBelow must be a number in [0, 1)");
     out->skip_below = static_cast<float>(v);
   }
+  if (eo.Has("warm") && !eo.Get("warm").IsUndefined()) {
+    const char* shape = "stream.experts.warm must be an array of { layer, experts: [expert ids] }";
+    if (!eo.Get("warm").IsArray()) return args->Fail(shape);
+    Napi::Array wa = eo.Get("warm").As<Napi::Array>();
+    for (uint32_t i = 0; i < wa.Length(); i++) {
+      Napi::Value wv = wa.Get(i);
+      if (!wv.IsObject() || !IsSafeInt(wv.As<Napi::Object>().Get("layer"), 0, INT_MAX) || !wv.As<Napi::Object>().Get("experts").IsArray()) return args->Fail(shape);
+      Napi::Array ex = wv.As<Napi::Object>().Get("experts").As<Napi::Array>();
+      std::vector<int> ids;
+      for (uint32_t k = 0; k < ex.Length(); k++) {
+        if (!IsSafeInt(ex.Get(k), 0, 1 << 20)) return args->Fail(shape);
+        ids.push_back(ex.Get(k).As<Napi::Number>().Int32Value());
+      }
+      out->warm.emplace_back(wv.As<Napi::Object>().Get("layer").As<Napi::Number>().Int32Value(), std::move(ids));
+    }
+  }
   if (!eo.Get("tensors").IsArray()) return args->Fail("stream.experts.tensors must be an array of {name, layer, file, offset}");
   Napi::Array ta = eo.Get("tensors").As<Napi::Array>();
   for (uint32_t i = 0; i < ta.Length(); i++) {
@@ -101,6 +117,7 @@ Napi::Object ExpertCountersObject(Napi::Env env, ExpertCache& ec) {
   eo.Set("directIo", x.direct_io);
   eo.Set("repackedProjections", x.repacked_projections);
   eo.Set("skipped", x.skipped);
+  eo.Set("warmed", x.warmed);
   eo.Set("skippedWeight", x.skipped_weight);
   auto res = ec.Residents();
   Napi::Array ra = Napi::Array::New(env, res.size());

@@ -106,7 +106,8 @@ std::string ExpertCache::Configure(ExpertConfig cfg, const std::vector<std::stri
   counters_.experts = experts_;
   counters_.direct_io = direct_;
   for (int i = 0; i < std::max(1, cfg_.io_threads); i++) io_.emplace_back([this] { IoLoop(); });
-  return "";
+  if (!cfg_.warm.empty()) WarmSlots();
+  return error();
 }
 
 std::string ExpertCache::OpenFiles(const std::vector<std::string>& files) {
@@ -223,6 +224,48 @@ ExpertCounters ExpertCache::counters() {
 std::string ExpertCache::error() {
   std::lock_guard<std::mutex> l(mu_);
   return counters_.error;
+}
+
+// Reads each layer's warm experts into its empty slots on the I/O threads, all layers' reads
+// queued together (the disk sees one deep queue), and waits for them.
+void ExpertCache::WarmSlots() {
+  std::unique_lock<std::mutex> lock(mu_);
+  size_t jobs = 0;
+  for (const auto& [layer, experts] : cfg_.warm) {
+    auto it = by_index_.find(layer);
+    if (it == by_index_.end()) continue;
+    const int li = it->second;
+    Layer& L = layers_[li];
+    std::vector<int> took;
+    size_t next = 0;
+    for (int e : experts) {
+      while (next < L.slots.size() && L.slots[next].expert >= 0) next++;
+      if (next >= L.slots.size()) break;
+      if (e < 0 || e >= experts_ || L.slot_of[e] >= 0) continue;
+      Slot& sl = L.slots[next];
+      sl.expert = e;
+      sl.pending = static_cast<int>(L.projs.size());
+      L.slot_of[e] = static_cast<int>(next);
+      took.push_back(e);
+    }
+    counters_.warmed += static_cast<double>(took.size());
+    for (size_t p = 0; p < L.projs.size(); p++)
+      for (int e : took) demand_.push_back({li, L.slot_of[e], e, static_cast<int>(p)});
+    jobs += took.size() * L.projs.size();
+  }
+  lock.unlock();
+  WakeIo(jobs);
+  lock.lock();
+  auto done = [&] {
+    if (stop_ || !counters_.error.empty()) return true;
+    for (const auto& L : layers_)
+      for (const auto& s : L.slots)
+        if (s.pending > 0) return false;
+    return true;
+  };
+  waiting_++;
+  ready_cv_.wait(lock, done);
+  waiting_--;
 }
 
 void ExpertCache::Empty() {

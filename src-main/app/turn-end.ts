@@ -34,7 +34,8 @@ export interface TurnEnd {
 export async function keepTurnEnd(x: TurnEnd): Promise<unknown | null> {
   const report = await buildReport(x);
   if (report !== null) await x.reports.keepLast(report).catch((e: unknown) => x.problem(`the run report could not be saved: ${(e as Error).message}`));
-  if (x.loaded) await recordRunRouting(x.loaded.path, x.samples, x.loaded.info.schedule?.expertCache);
+  // Routing under --experts-used is not the model's own: it would replace the record (another shape).
+  if (x.loaded && x.loaded.params.expertsUsed === undefined) await recordRunRouting(x.loaded.path, x.samples, x.loaded.info.schedule?.expertCache);
   return report;
 }
 

@@ -116,7 +116,8 @@ export async function benchAtCap(o: BenchOptions): Promise<BenchResult> {
       const why = runFailureMessage(result);
       if (why && o.onFailed) o.onFailed(v.label, [why, ...(await lostNodeLines(load))]);
       const report = buildRunReport({ modelPath: o.modelPath, opened: o.opened, plan: v.run.plan, load, generate, result });
-      await recordRunRouting(o.opened.shards[0]!.path, result.samples, result.model?.schedule?.expertCache);
+      // A lossy row's routing is not the model's own (--experts-used changes its shape).
+      if (!v.lossyOf) await recordRunRouting(o.opened.shards[0]!.path, result.samples, result.model?.schedule?.expertCache);
       if (o.reportDir) await writeJsonAtomic(`${o.reportDir}/bench-${o.capBytes}-${v.label}${o.reps > 1 ? `-${rep + 1}` : ''}.json`, report);
       runs.get(v.label)?.push(report);
     }

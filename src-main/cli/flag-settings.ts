@@ -29,6 +29,7 @@ export function settingsFromFlags(flags: ParsedArgs['flags']): RunSettings {
     policy: f.policy,
     prefetchDepth: f['prefetch-depth'],
     expertReadAhead: f['expert-read-ahead'],
+    expertWarmStart: f['expert-warm-start'],
     mmap: f.mmap,
     repack: given(f.repack),
     prefault: given(f.prefetch),
@@ -54,5 +55,5 @@ export function settingsFromFlags(flags: ParsedArgs['flags']): RunSettings {
 
 /** The flag a settings field is set by. */
 export function flagOf(field: string): string {
-  return { enforceRam: 'enforce-ram', ramBytes: 'ram', vramBytes: 'vram', prefetchDepth: 'prefetch-depth', expertReadAhead: 'expert-read-ahead', prefault: 'prefetch', draftMax: 'draft-max', draftMin: 'draft-min', routingTrace: 'routing-trace', routingTraceOut: 'routing-trace-out', expertsUsed: 'experts-used', skipColdExperts: 'skip-cold-experts' }[field] ?? field;
+  return { enforceRam: 'enforce-ram', ramBytes: 'ram', vramBytes: 'vram', prefetchDepth: 'prefetch-depth', expertReadAhead: 'expert-read-ahead', expertWarmStart: 'expert-warm-start', prefault: 'prefetch', draftMax: 'draft-max', draftMin: 'draft-min', routingTrace: 'routing-trace', routingTraceOut: 'routing-trace-out', expertsUsed: 'experts-used', skipColdExperts: 'skip-cold-experts' }[field] ?? field;
 }

@@ -57,6 +57,7 @@ export const FLAGS = named({
   'memory-report': { type: 'boolean', description: 'print the cgroup figures (limit, peak, limit hits, OOM kills) on stderr' },
   policy: { type: 'string', valueName: 'NAME', description: `residency policy: ${POLICIES.join('|')} (default: stream when the plan says the model does not fit, else off)` },
   'prefetch-depth': { type: 'int', default: DEFAULT_PREFETCH_DEPTH, range: L.prefetchDepth, description: 'stream: units read ahead of the one in use, at most (fewer where one layer streams fewer)' },
+  'expert-warm-start': { type: 'boolean', default: D.expertWarmStart, description: 'a mixture of experts under the expert cache: read into it at load the experts earlier runs of the same file were routed to most, so decode starts warm (off by default: measured within the noise so far)' },
   'expert-read-ahead': { type: 'boolean', default: D.expertReadAhead, description: "a mixture of experts under the expert cache: read the next layer's predicted experts ahead while the predictions are measured to pay (--no-expert-read-ahead: never)" },
   'kv-bytes': { type: 'number', default: DEFAULT_KV_ELEMENT_BYTES, range: L.kvElementBytes, description: 'bytes per KV-cache element the plan assumes (f16 = 2, q8_0 ≈ 1.0625)' },
   force: { type: 'boolean', description: 'with --enforce-ram: run even below the smallest cap the plan says runs (an OOM kill, exit 137, is then the likely outcome)' },
@@ -87,7 +88,7 @@ export const SAMPLING_FLAGS: FlagSpec[] = flagsNamed('max-tokens', 'temperature'
 export const LOAD_FLAGS: FlagSpec[] = flagsNamed('ctx', 'threads', 'parallel', 'batch', 'mmap', 'repack', 'prefetch', 'gpu-layers', 'draft', 'draft-max', 'draft-min', 'routing-trace', 'routing-trace-out', 'experts-used', 'skip-cold-experts');
 
 export const MEMORY_FLAGS: FlagSpec[] = flagsNamed(
-  'ram', 'vram', 'gpu', 'enforce-ram', 'rpc', 'enforce-timeout', 'memory-report', 'policy', 'prefetch-depth', 'expert-read-ahead', 'force', 'residency-target', 'residency-reserve',
+  'ram', 'vram', 'gpu', 'enforce-ram', 'rpc', 'enforce-timeout', 'memory-report', 'policy', 'prefetch-depth', 'expert-read-ahead', 'expert-warm-start', 'force', 'residency-target', 'residency-reserve',
   'release-layer', 'release-mapping-pages', 'inspect-layer', 'graph-trace', 'graph-trace-events', 'graph-trace-detail', 'disk-bw',
 );
 

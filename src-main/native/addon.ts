@@ -178,6 +178,8 @@ export interface NativeExpertConfig {
   ioThreads?: number;
   /** Lossy: a decoded token's missed expert weighted below this share is computed from zeros instead of read. */
   skipBelow?: number;
+  /** Per MoE layer, experts read into its slots at setup (earlier runs' most used: shared/moe/warm-start.ts). */
+  warm?: { layer: number; experts: number[] }[];
 }
 
 /** The expert cache's counters since setup (a sample's, and how it was set up). */

@@ -88,6 +88,8 @@ export interface ExpertSample {
   /** Lossy (--skip-cold-experts): routed experts not read because they missed and weighed less than the threshold, and their weights summed. */
   skipped: number;
   skippedWeight: number;
+  /** Experts read into the slots at setup: what earlier runs of the model were routed to most (a warm start). */
+  warmed: number;
   /** Expert tensors whose slots hold the CPU kernels' repacked layout (as llama.cpp repacks weights held in RAM). */
   repackedProjections: number;
   /** Per MoE layer, the expert each slot holds (-1: empty or being read), and the micro-batches routed to each expert so far. */

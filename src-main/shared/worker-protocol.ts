@@ -29,6 +29,8 @@ export interface LoadParams {
   prefetchDepth?: number;
   /** false: the expert cache never reads predicted experts ahead (default: while it pays). */
   expertReadAhead?: boolean;
+  /** true: the expert cache starts with the experts earlier runs of the file used most (RunSettings.expertWarmStart). */
+  expertWarmStart?: boolean;
   /**
    * A mixture of experts under the expert cache: its slots hold the CPU kernels' repacked layout
    * (experts_repack.cpp). Only where the user asked for repacking (`--repack`) and the load itself

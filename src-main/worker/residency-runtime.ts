@@ -5,6 +5,8 @@ import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { directIoWorks } from '../node/direct-io.js';
 import { loadAddon, type NativeContext, type NativeExpertConfig, type NativeModel, type NativeResidencyCounters, type NativeStreamConfig } from '../native/addon.js';
 import { expertCountsOf } from '../shared/moe/expert-counts.js';
+import { warmExperts } from '../shared/moe/warm-start.js';
+import { cachedRouting } from '../node/routing-cache.js';
 import { budgetExperts, isExpertTensor } from '../shared/residency/expert-budget.js';
 import { buildInventory, parseMaps, type Inventory } from '../shared/residency/inventory.js';
 import { buildStreamLayout, type StreamLayout } from '../shared/residency/stream-units.js';
@@ -231,6 +233,7 @@ export class ResidencyRuntime {
           evict: EXPERT_EVICTION,
           ioThreads: EXPERT_IO_THREADS,
           ...(this.params.skipColdExperts !== undefined ? { skipBelow: this.params.skipColdExperts } : {}),
+          warm: moe && this.params.expertWarmStart === true ? warmExperts(cachedRouting(this.files[0] as string), moe, expertCache.slotsPerLayer) : [],
         }
       : null;
     const largest = layout.units.reduce((m, u) => Math.max(m, u.bytes), 0);
@@ -390,7 +393,7 @@ export class ResidencyRuntime {
       this.counters = s.counters;
       if (s.experts) {
         const x = s.experts;
-        experts = { routed: x.routed, hits: x.hits, prefetchHits: x.prefetchHits, loads: x.loads, prefetches: x.prefetches, readBytes: x.readBytes, stalls: x.stalls, stallMs: x.stallMs, predicted: x.predicted, predictedRight: x.predictedRight, staged: x.staged, prefetchDropped: x.prefetchDropped, prefetchWastedBytes: x.prefetchWastedBytes, predictions: x.predictions, predictionsIssued: x.predictionsIssued, repackedProjections: x.repackedProjections, promoted: x.promoted, skipped: x.skipped, skippedWeight: x.skippedWeight, resident: x.resident };
+        experts = { routed: x.routed, hits: x.hits, prefetchHits: x.prefetchHits, loads: x.loads, prefetches: x.prefetches, readBytes: x.readBytes, stalls: x.stalls, stallMs: x.stallMs, predicted: x.predicted, predictedRight: x.predictedRight, staged: x.staged, prefetchDropped: x.prefetchDropped, prefetchWastedBytes: x.prefetchWastedBytes, predictions: x.predictions, predictionsIssued: x.predictionsIssued, repackedProjections: x.repackedProjections, promoted: x.promoted, skipped: x.skipped, skippedWeight: x.skippedWeight, warmed: x.warmed, resident: x.resident };
       }
       layerResident = s.layerResident;
       events = s.events.map((e) => ({ tMs: e.tMs, kind: e.kind, layer: e.layer, bytes: e.bytes, durMs: e.durMs }));

@@ -97,6 +97,7 @@ export function normalizeExpertSample(raw: unknown): ExpertSample | undefined {
     promoted: n('promoted'),
     skipped: n('skipped'),
     skippedWeight: n('skippedWeight'),
+    warmed: n('warmed'),
     predictions: n('predictions'),
     predictionsIssued: n('predictionsIssued'),
     resident,

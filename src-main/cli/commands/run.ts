@@ -106,7 +106,8 @@ export const command: CommandSpec = {
     else if (result.generation?.draft) process.stderr.write(`ramforge: draft: ${draftSummary(result.generation.draft, result.generation.tokens.length)}\n`);
     const report = buildRunReport({ modelPath, opened, plan, load, generate, result });
     // A later plan of this file predicts its expert cache from the routing this run saw.
-    await recordRunRouting(opened.shards[0]!.path, result.samples, result.model?.schedule?.expertCache);
+    // Routing under --experts-used is not the model's own: it would replace the record (another shape).
+    if (load.expertsUsed === undefined) await recordRunRouting(opened.shards[0]!.path, result.samples, result.model?.schedule?.expertCache);
     if (own['residency-report']) process.stderr.write(formatResidencyReport(report));
     const inspect = shared['inspect-layer'];
     if (inspect !== undefined) process.stderr.write(inspectLayerText(result, inspect));

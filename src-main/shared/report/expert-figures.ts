@@ -31,6 +31,8 @@ export interface ExpertFigures {
   /** Lossy (--skip-cold-experts): routed experts skipped instead of read, and the mean router weight they carried. */
   skipped: number;
   skipped_mean_weight: number | null;
+  /** Experts read into the slots at setup from what earlier runs of the model were routed to most (a warm start). */
+  warmed: number;
   /** Read-ahead: jobs dropped unread, bytes read for experts never used, and the share of predictions acted on. */
   prefetch_dropped: number;
   prefetch_wasted_bytes: number;
@@ -80,6 +82,7 @@ export function expertFigures(samples: readonly ResidencySample[], schedule: Str
     promoted: x.promoted,
     skipped: x.skipped,
     skipped_mean_weight: ratio(x.skippedWeight, x.skipped),
+    warmed: x.warmed,
     prefetch_dropped: x.prefetchDropped,
     prefetch_wasted_bytes: x.prefetchWastedBytes,
     prefetch_issued_share: ratio(x.predictionsIssued, x.predictions),

@@ -78,6 +78,7 @@ export function toLoadParams(i: LoadInput): LoadParams {
   };
   if (s.ramBytes !== null) p.ramBytes = s.ramBytes;
   if (!s.expertReadAhead) p.expertReadAhead = false;
+  if (s.expertWarmStart) p.expertWarmStart = true;
   if (policy === 'stream' && s.repack === true && !p.repack) p.repackExperts = true;
   // The routing tap: a trace replayed or written; under the stream policy of a model that does
   // not fit, the routing kept to set the expert cache's reads against Belady's optimum.

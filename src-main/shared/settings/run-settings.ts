@@ -28,6 +28,13 @@ export interface RunSettings {
    * while its predictions are measured to pay (true), or never (false, for an A/B).
    */
   expertReadAhead: boolean;
+  /**
+   * A mixture of experts under the expert cache: read into its slots at load the experts earlier
+   * runs of the same file were routed to most (true), or start empty (false). Off by default
+   * until it is measured to pay on more than one routing: its gain here was within the noise
+   * of a 32-token window (docs/moe.md), and it makes a run depend on the runs before it.
+   */
+  expertWarmStart: boolean;
   mmap: boolean;
   /** Repack weights for faster CPU kernels; null = on unless pages are released or streamed. */
   repack: boolean | null;
@@ -232,6 +239,7 @@ export const DEFAULT_RUN_SETTINGS: RunSettings = {
   policy: 'auto',
   prefetchDepth: DEFAULT_PREFETCH_DEPTH,
   expertReadAhead: true,
+  expertWarmStart: false,
   mmap: true,
   repack: null,
   prefault: null,
@@ -324,6 +332,7 @@ export function validateRunSettings(s: unknown): RunSettings {
     policy: checkPolicy(v.policy),
     prefetchDepth: int(v.prefetchDepth, 'prefetchDepth', LIMITS.prefetchDepth.min, LIMITS.prefetchDepth.max),
     expertReadAhead: bool(v.expertReadAhead, 'expertReadAhead'),
+    expertWarmStart: bool(v.expertWarmStart, 'expertWarmStart'),
     mmap: bool(v.mmap, 'mmap'),
     repack: boolOrNull(v.repack, 'repack'),
     prefault: boolOrNull(v.prefault, 'prefault'),
