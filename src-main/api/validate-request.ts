@@ -237,7 +237,7 @@ export function validateChatRequest(body: unknown): ApiGeneration {
   optBool(b, 'store');
   optObject(b, 'metadata');
   for (const p of ['service_tier', 'reasoning_effort', 'verbosity', 'prompt_cache_key', 'safety_identifier']) optString(b, p, 1024);
-  checkChoices(common.n, common.stream);
+  checkChoices(common.n);
   const sampling = tools?.grammar ? { ...common.sampling, grammar: tools.grammar } : common.sampling;
   return { ...common, sampling, messages, tools, echo: false, logprobs, suffix: null };
 }
@@ -270,17 +270,16 @@ function checkPrompts(b: Body): (string | number[])[] {
   throw badRequest("'prompt' must be a string, token ids, or an array of them", 'prompt', 'invalid_type');
 }
 
-/** Several choices (a batch, or n > 1) are answered at once: not streamed, and at most MAX_CHOICES. */
-function checkChoices(count: number, stream: boolean): void {
+/** Several choices (a batch, or n > 1): at most MAX_CHOICES. */
+function checkChoices(count: number): void {
   if (count > MAX_CHOICES) throw badRequest(`a request may ask for at most ${MAX_CHOICES} choices (prompts × n), got ${count}`, 'n', 'invalid_value');
-  if (count > 1 && stream) throw badRequest("several choices (n > 1 or a batch of prompts) are answered at once, not streamed: send 'stream': false, or one request per choice", 'n', 'unsupported_parameter');
 }
 
 export function validateCompletionRequest(body: unknown): ApiGeneration {
   const b = asBody(body);
   const common = checkCommon(b, 'completion', null, COMPLETION_PARAMS);
   const prompts = checkPrompts(b);
-  checkChoices(prompts.length * common.n, common.stream);
+  checkChoices(prompts.length * common.n);
   const first = prompts[0] as string | number[];
   const echo = optBool(b, 'echo') ?? false;
   if (echo && prompts.some((p) => typeof p !== 'string')) throw badRequest("'echo' repeats the prompt's text: send the prompt as text", 'echo', 'unsupported_parameter');

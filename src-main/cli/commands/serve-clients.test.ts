@@ -205,7 +205,7 @@ describe('ramforge serve --api with the requests clients already send', () => {
     expect((await new OpenAI({ baseURL: server.url, apiKey: 'none', maxRetries: 0 }).completions.create({ model: 'chat', prompt: 'x', max_tokens: 1 })).model).toBe('chat');
   });
 
-  it('n > 1 and a batch of prompts on /v1/completions answer every choice, prompt by prompt; streamed they are a 400', async () => {
+  it('n > 1 and a batch of prompts on /v1/completions answer every choice, prompt by prompt; streamed, each choice streams under its index', async () => {
     const openai = new OpenAI({ baseURL: server.url, apiKey: 'none', maxRetries: 0 });
     const prompts = ['Once upon a time', 'The sea'];
     const solo = await Promise.all(prompts.map((prompt) => openai.completions.create({ model: 'chat', prompt, max_tokens: 4, temperature: 0 })));
@@ -216,8 +216,28 @@ describe('ramforge serve --api with the requests clients already send', () => {
     expect(batch.usage?.prompt_tokens).toBe((solo[0]?.usage?.prompt_tokens ?? 0) + (solo[1]?.usage?.prompt_tokens ?? 0));
     const chat = await openai.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }], n: 3, max_tokens: 3, seed: 11 });
     expect(chat.choices.map((c) => [c.index, c.message.role, c.finish_reason])).toEqual([0, 1, 2].map((i) => [i, 'assistant', 'length']));
-    const streamed = await openai.completions.create({ model: 'chat', prompt: prompts, max_tokens: 2, stream: true }).catch((e: unknown) => e);
-    expect(streamed).toBeInstanceOf(OpenAI.BadRequestError);
+    // Streamed: chunks of the four choices interleave; each choice's text, put together by index,
+    // is the answer at once, each ends with its own finish chunk, and the usage comes last.
+    const texts = ['', '', '', ''];
+    const finishes: (string | null)[] = [null, null, null, null];
+    let usage: { completion_tokens: number; prompt_tokens: number } | null = null;
+    for await (const chunk of await openai.completions.create({ model: 'chat', prompt: prompts, n: 2, max_tokens: 4, temperature: 0, stream: true, stream_options: { include_usage: true } })) {
+      for (const c of chunk.choices) {
+        texts[c.index] += c.text;
+        if (c.finish_reason) finishes[c.index] = c.finish_reason;
+      }
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(texts).toEqual(batch.choices.map((c) => c.text));
+    expect(finishes).toEqual(['length', 'length', 'length', 'length']);
+    expect(usage).toMatchObject({ completion_tokens: 16, prompt_tokens: batch.usage?.prompt_tokens });
+    const roles = new Map<number, string>();
+    for await (const chunk of await openai.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }], n: 2, max_tokens: 3, temperature: 0, stream: true }))
+      for (const c of chunk.choices) if (c.delta.role) roles.set(c.index, c.delta.role);
+    expect([...roles.entries()].sort()).toEqual([
+      [0, 'assistant'],
+      [1, 'assistant'],
+    ]);
   });
 
   it("token ids as the prompt of /v1/completions and as the input of /v1/embeddings are the model's own tokens: the same answer as the text they spell", async () => {
