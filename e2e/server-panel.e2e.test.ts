@@ -98,4 +98,39 @@ describe.runIf(haveChromium || IS_CI)('the OpenAI-compatible API setting, in Chr
     expect(await byId('api-url').textContent()).toBe('off');
     await expect(fetch(`${url}/models`)).rejects.toThrow();
   });
+
+  it("CORS origins: a page of a listed origin gets its preflight answered and can read the answers; another origin cannot; a bad origin is refused with serve --cors's reason", async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/v1`;
+    const preflight = (origin: string) => fetch(`${url}/chat/completions`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+    await byId('api-port').fill(String(port));
+    await byId('api-cors').fill('https://chat.example, http://localhost:3000');
+    await byId('api-enabled').check();
+    await app.page.waitForFunction((u) => document.querySelector('[data-testid="api-url"]')?.textContent === u, url, { timeout: 30_000 });
+    const allowed = await preflight('http://localhost:3000');
+    expect(allowed.status).toBe(204);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('http://localhost:3000');
+    const models = await fetch(`${url}/models`, { headers: { origin: 'https://chat.example' } });
+    expect(models.headers.get('access-control-allow-origin')).toBe('https://chat.example');
+    expect((await preflight('https://other.example')).headers.get('access-control-allow-origin')).toBeNull();
+    // Kept: the field shows the origins the server runs with.
+    expect(await byId('api-cors').inputValue()).toBe('https://chat.example, http://localhost:3000');
+    await byId('api-cors').fill('chat.example');
+    await byId('api-apply').click();
+    await app.page.waitForSelector('[data-testid="api-error"]', { timeout: 30_000 });
+    expect(await byId('api-error').textContent()).toMatch(/^CORS origins: 'chat\.example' is not an origin/);
+    // Emptied: no origin is let in.
+    await byId('api-cors').fill('');
+    await byId('api-apply').click();
+    // The host restarts the server with the new list; until it has, the old one answers.
+    const t0 = Date.now();
+    let allowedNow: string | null = 'http://localhost:3000';
+    while (allowedNow !== null && Date.now() - t0 < 30_000) {
+      allowedNow = await preflight('http://localhost:3000').then((r) => r.headers.get('access-control-allow-origin'), () => 'restarting');
+      if (allowedNow !== null) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(allowedNow).toBeNull();
+    expect(await byId('api-error').count()).toBe(0);
+    await byId('api-enabled').uncheck();
+  });
 });

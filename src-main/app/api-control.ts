@@ -6,7 +6,8 @@ import { startApiServer, type RunningApiServer } from '../api/http-server.js';
 import { ServerMetrics } from '../api/metrics.js';
 import type { ServerStatsFeed } from '../api/stats-feed.js';
 import type { ApiServerState } from '../shared/api-server-state.js';
-import { validateApiServerOptions } from '../shared/api-server-state.js';
+import { ApiServerOptionsError, validateApiServerOptions } from '../shared/api-server-state.js';
+import { parseCorsOrigins } from '../api/cors.js';
 import { readApiSetting, writeApiSetting } from './api-setting.js';
 
 export interface ListenOptions {
@@ -17,6 +18,16 @@ export interface ListenOptions {
   cors?: string[];
   /** GET /metrics answers (`serve --metrics`). */
   metrics?: boolean;
+}
+
+/** The origins the app was given, as `serve --cors` takes them (ApiServerOptionsError when one is not an origin). */
+function corsOf(list: string[]): string[] {
+  if (list.length === 0) return [];
+  try {
+    return parseCorsOrigins(list.join(','));
+  } catch (e) {
+    throw new ApiServerOptionsError((e as Error).message.replace(/^--cors:? ?/, 'CORS origins: '));
+  }
 }
 
 export class ApiServerControl {
@@ -39,6 +50,7 @@ export class ApiServerControl {
       port: this.server?.port ?? this.listen?.port ?? 0,
       hasKey: (this.listen?.apiKey ?? null) !== null,
       error: this.error,
+      cors: this.listen?.cors ?? [],
     };
   }
 
@@ -47,7 +59,7 @@ export class ApiServerControl {
     await this.chain.catch(() => undefined);
     if (this.listen === null) {
       const s = await readApiSetting(this.settingFile);
-      return { enabled: s.enabled, url: null, port: s.port, hasKey: s.apiKey !== null, error: null };
+      return { enabled: s.enabled, url: null, port: s.port, hasKey: s.apiKey !== null, error: null, cors: s.cors };
     }
     return this.state();
   }
@@ -55,11 +67,13 @@ export class ApiServerControl {
   /** The app's switch: kept in the setting file, then applied (on 127.0.0.1). */
   set(opts: unknown): Promise<ApiServerState> {
     const o = validateApiServerOptions(opts);
+    const asked = o.cors === undefined ? undefined : corsOf(o.cors);
     return this.serial(async () => {
       const before = await readApiSetting(this.settingFile);
       const apiKey = o.apiKey === undefined ? before.apiKey : o.apiKey;
-      await writeApiSetting(this.settingFile, { enabled: o.enabled, port: o.port, apiKey });
-      await this.apply(o.enabled, { host: '127.0.0.1', port: o.port, apiKey });
+      const cors = asked ?? before.cors;
+      await writeApiSetting(this.settingFile, { enabled: o.enabled, port: o.port, apiKey, cors });
+      await this.apply(o.enabled, { host: '127.0.0.1', port: o.port, apiKey, cors });
       return this.state();
     });
   }
@@ -68,7 +82,7 @@ export class ApiServerControl {
   restore(): Promise<ApiServerState> {
     return this.serial(async () => {
       const s = await readApiSetting(this.settingFile);
-      await this.apply(s.enabled, { host: '127.0.0.1', port: s.port, apiKey: s.apiKey });
+      await this.apply(s.enabled, { host: '127.0.0.1', port: s.port, apiKey: s.apiKey, cors: s.cors });
       return this.state();
     });
   }
@@ -93,7 +107,8 @@ export class ApiServerControl {
   }
 
   private async apply(enabled: boolean, l: ListenOptions): Promise<void> {
-    const same = this.server !== null && this.listen !== null && this.listen.host === l.host && this.listen.port === l.port && this.listen.apiKey === l.apiKey;
+    const same =
+      this.server !== null && this.listen !== null && this.listen.host === l.host && this.listen.port === l.port && this.listen.apiKey === l.apiKey && (this.listen.cors ?? []).join(',') === (l.cors ?? []).join(',');
     this.enabled = enabled;
     this.listen = l;
     if (enabled && same) return;

@@ -71,10 +71,10 @@ afterEach(async () => {
 
 describe('AppService with the API server', () => {
   it('is off by default; on, it listens on 127.0.0.1, serves the loaded model, keeps the setting (owner-only), and goes off again', async () => {
-    expect(await svc.getApiServer()).toEqual({ enabled: false, url: null, port: 8080, hasKey: false, error: null });
+    expect(await svc.getApiServer()).toEqual({ enabled: false, url: null, port: 8080, hasKey: false, error: null, cors: [] });
     const port = await freePort();
     const on = await svc.setApiServer({ enabled: true, port, apiKey: null });
-    expect(on).toEqual({ enabled: true, url: `http://127.0.0.1:${port}/v1`, port, hasKey: false, error: null });
+    expect(on).toEqual({ enabled: true, url: `http://127.0.0.1:${port}/v1`, port, hasKey: false, error: null, cors: [] });
     expect((await stat(join(dir, 'api-server.json'))).mode & 0o777).toBe(0o600);
     const noModel = await complete(on.url as string, {});
     expect(noModel.status).toBe(503);

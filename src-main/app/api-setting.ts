@@ -8,14 +8,16 @@ export interface ApiSetting {
   enabled: boolean;
   port: number;
   apiKey: string | null;
+  /** Origins let in from a browser; [] = none. */
+  cors: string[];
 }
 
-export const DEFAULT_API_SETTING: ApiSetting = { enabled: false, port: DEFAULT_API_PORT, apiKey: null };
+export const DEFAULT_API_SETTING: ApiSetting = { enabled: false, port: DEFAULT_API_PORT, apiKey: null, cors: [] };
 
 export async function readApiSetting(file: string): Promise<ApiSetting> {
   try {
     const o = validateApiServerOptions(JSON.parse(await readFile(file, 'utf8')));
-    return { enabled: o.enabled, port: o.port, apiKey: o.apiKey ?? null };
+    return { enabled: o.enabled, port: o.port, apiKey: o.apiKey ?? null, cors: o.cors ?? [] };
   } catch {
     return { ...DEFAULT_API_SETTING };
   }

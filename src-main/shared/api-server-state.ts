@@ -15,6 +15,8 @@ export interface ApiServerState {
   hasKey: boolean;
   /** Why an enabled server is not listening (the port is taken, …); null otherwise. */
   error: string | null;
+  /** Origins whose pages may call the API from a browser (`serve --cors`); [] = none. */
+  cors: string[];
 }
 
 export interface ApiServerOptions {
@@ -22,6 +24,8 @@ export interface ApiServerOptions {
   port: number;
   /** null: no key (anyone on this machine may call the API). Omitted: keep the key set before. */
   apiKey?: string | null;
+  /** Origins let in from a browser (`*` = any, never with credentials); [] = none. Omitted: keep those set before. */
+  cors?: string[];
 }
 
 export class ApiServerOptionsError extends TypeError {
@@ -48,6 +52,12 @@ export function validateApiServerOptions(v: unknown): ApiServerOptions {
       throw new ApiServerOptionsError('apiKey must be null or 1..256 printable characters without spaces');
     }
     out.apiKey = o.apiKey;
+  }
+  if (o.cors !== undefined) {
+    if (!Array.isArray(o.cors) || o.cors.length > 32 || o.cors.some((c) => typeof c !== 'string' || c.length === 0 || c.length > 256)) {
+      throw new ApiServerOptionsError('cors must be a list of at most 32 origins (https://host[:port]) or *');
+    }
+    out.cors = o.cors as string[];
   }
   return out;
 }

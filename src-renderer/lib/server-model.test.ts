@@ -3,7 +3,7 @@ import type { ServerStats } from '../../src-main/shared/server-stats.js';
 import { apiServerRequest, appendServerPoint, MAX_SERVER_POINTS, serverUrl } from './server-model.js';
 
 const stats = (p: Partial<ServerStats> = {}): ServerStats => ({ url: 'http://127.0.0.1:8080/v1', activeRequests: 2, sequences: 4, queued: 1, refused: 0, aggregateTokS: 12, tokensPerPass: 2, completed: 5, ...p });
-const on = { enabled: true, url: 'http://127.0.0.1:9000/v1', port: 9000, hasKey: false, error: null };
+const on = { enabled: true, url: 'http://127.0.0.1:9000/v1', port: 9000, hasKey: false, error: null, cors: [] };
 
 describe('server model', () => {
   it('keeps a bounded series of throughput points', () => {

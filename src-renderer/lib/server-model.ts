@@ -36,6 +36,8 @@ export interface ApiServerForm {
   keyText: string;
   /** Remove the key (anyone on this machine may call the API). */
   clearKey: boolean;
+  /** Origins let in from a browser, separated by commas (empty: none); undefined keeps those set before. */
+  corsText?: string;
 }
 
 /** The setApiServer request for a form, or what is wrong with it (checked as the host checks it). */
@@ -44,6 +46,8 @@ export function apiServerRequest(f: ApiServerForm): { ok: ApiServerOptions } | {
   const port = /^\d+$/.test(t) ? Number(t) : NaN;
   if (!Number.isInteger(port) || port < 1 || port > 65535) return { error: 'port must be a whole number from 1 to 65535' };
   const out: ApiServerOptions = { enabled: f.enabled, port };
+  // The host checks each origin (as `serve --cors` does) and says which one is not.
+  if (f.corsText !== undefined) out.cors = f.corsText.split(',').map((s) => s.trim()).filter((s) => s !== '');
   if (f.clearKey) out.apiKey = null;
   else if (f.keyText !== '') {
     if (!/^[\x21-\x7e]{1,256}$/.test(f.keyText)) return { error: 'the key must be 1 to 256 printable characters without spaces' };

@@ -13,6 +13,7 @@ export function ApiServerSection() {
   const apply = useStore((s) => s.applyApiServer);
   const [portText, setPortText] = useState(String(DEFAULT_API_PORT));
   const [keyText, setKeyText] = useState('');
+  const [corsText, setCorsText] = useState('');
   const [formError, setFormError] = useState<string | null>(null);
   // What the user asked for while the host is still applying it (the box follows the click).
   const [asked, setAsked] = useState<boolean | null>(null);
@@ -20,8 +21,10 @@ export function ApiServerSection() {
   useEffect(() => {
     if (state) setPortText(String(state.port));
   }, [state?.port]);
+  const corsNow = (state?.cors ?? []).join(', ');
+  useEffect(() => setCorsText(corsNow), [corsNow]);
   const submit = (enabled: boolean, clearKey = false) => {
-    const r = apiServerRequest({ enabled, portText, keyText, clearKey });
+    const r = apiServerRequest({ enabled, portText, keyText, clearKey, corsText });
     if ('error' in r) return setFormError(r.error);
     setFormError(null);
     setKeyText('');
@@ -47,6 +50,10 @@ export function ApiServerSection() {
         <label className="field">
           <span>API key</span>
           <input type="password" autoComplete="off" data-testid="api-key" placeholder={state?.hasKey ? 'set (type to replace)' : 'none'} value={keyText} disabled={busy} onChange={(e) => setKeyText(e.currentTarget.value)} />
+        </label>
+        <label className="field" title="Let web pages of these origins call the API from a browser (a chat front-end on another port or site), as serve --cors does: https://host[:port], comma-separated, or * for any (never with credentials). Empty: no page of another origin.">
+          <span>CORS origins</span>
+          <input type="text" data-testid="api-cors" placeholder="none (e.g. http://localhost:3000)" value={corsText} disabled={busy} onChange={(e) => setCorsText(e.currentTarget.value)} />
         </label>
         <div className="row wrap api-actions">
           <button className="btn small" data-testid="api-apply" disabled={busy || state === null} onClick={() => submit(enabled)}>
