@@ -6,26 +6,16 @@
 import { describe, expect, it } from 'vitest';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CHROMIUM, DOWNLOADS, IS_CI, chromiumAvailable } from './support/env.js';
+import { DOWNLOADS } from './support/env.js';
 import { screenshot } from './support/browser.js';
 import { chatOnce, loadAndWait } from './support/ui.js';
-import { servedApp } from './support/app.js';
-import { startServe } from './support/serve.js';
+import { cappedAppRuns, cappedServedApp } from './support/app.js';
 import { synthTraceShapedMoeModel } from './support/models.js';
-import { detectCgroup } from '../src-main/supervisor/index.js';
 
-const haveChromium = chromiumAvailable();
-const cgroup = detectCgroup();
-const canRun = (haveChromium && cgroup.usable) || IS_CI;
-if (!canRun) {
-  process.stdout.write(`moe-lossy e2e: SKIPPED — ${!haveChromium ? `${CHROMIUM} is not installed` : `no memory cgroup can be made here (${cgroup.usable ? '' : cgroup.reason})`}; with CI=true this fails instead\n`);
-}
+const canRun = cappedAppRuns('moe-lossy');
 
 describe.runIf(canRun)('the lossy MoE knobs in the app', () => {
-  const app = servedApp(() => {
-    if (!cgroup.usable) throw new Error(`CI=true but no memory cgroup can be made: ${cgroup.reason}`);
-    return startServe();
-  });
+  const app = cappedServedApp();
   const byId = (id: string) => app.page.getByTestId(id);
   const type = async (id: string, text: string) => {
     await byId(id).fill(text);

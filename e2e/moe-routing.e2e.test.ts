@@ -7,30 +7,20 @@
 import { describe, expect, it } from 'vitest';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CHROMIUM, DOWNLOADS, IS_CI, ROOT, chromiumAvailable } from './support/env.js';
+import { DOWNLOADS, ROOT } from './support/env.js';
 import { screenshot } from './support/browser.js';
 import { chatOnce, loadAndWait } from './support/ui.js';
-import { servedApp } from './support/app.js';
-import { startServe } from './support/serve.js';
+import { cappedAppRuns, cappedServedApp } from './support/app.js';
 import { synthTraceShapedMoeModel } from './support/models.js';
-import { detectCgroup } from '../src-main/supervisor/index.js';
 
 const TRACES = join(ROOT, 'resources', 'traces');
 const GEMMA = join(TRACES, 'gemma-4-26b-a4b.route.csv');
 const OSS = join(TRACES, 'gpt-oss-120b-k2.route.csv');
 
-const haveChromium = chromiumAvailable();
-const cgroup = detectCgroup();
-const canRun = (haveChromium && cgroup.usable) || IS_CI;
-if (!canRun) {
-  process.stdout.write(`moe-routing e2e: SKIPPED — ${!haveChromium ? `${CHROMIUM} is not installed` : `no memory cgroup can be made here (${cgroup.usable ? '' : cgroup.reason})`}; with CI=true this fails instead\n`);
-}
+const canRun = cappedAppRuns('moe-routing');
 
 describe.runIf(canRun)('routing traces in the app', () => {
-  const app = servedApp(() => {
-    if (!cgroup.usable) throw new Error(`CI=true but no memory cgroup can be made: ${cgroup.reason}`);
-    return startServe();
-  });
+  const app = cappedServedApp();
   const byId = (id: string) => app.page.getByTestId(id);
   const setTrace = async (path: string) => {
     await byId('setting-routing-trace').fill(path);

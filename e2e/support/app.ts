@@ -3,8 +3,9 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { Page } from 'playwright-core';
 import { openApp, type Browser } from './browser.js';
-import { CHROMIUM, chromiumAvailable } from './env.js';
-import type { Served } from './serve.js';
+import { CHROMIUM, IS_CI, chromiumAvailable } from './env.js';
+import { startServe, type Served } from './serve.js';
+import { detectCgroup } from '../../src-main/supervisor/index.js';
 
 export interface ServedApp {
   served: Served;
@@ -26,4 +27,25 @@ export function servedApp(start: () => Promise<Served>): ServedApp {
     await app.served?.stop();
   });
   return app;
+}
+
+/**
+ * Whether a suite that needs Chromium and a memory cgroup (an enforced cap) runs here: always in
+ * CI, where a missing one then fails the suite; elsewhere it is skipped, saying why.
+ */
+export function cappedAppRuns(suite: string): boolean {
+  const haveChromium = chromiumAvailable();
+  const cgroup = detectCgroup();
+  const runs = (haveChromium && cgroup.usable) || IS_CI;
+  if (!runs) process.stdout.write(`${suite} e2e: SKIPPED — ${!haveChromium ? `${CHROMIUM} is not installed` : `no memory cgroup can be made here (${cgroup.usable ? '' : cgroup.reason})`}; with CI=true this fails instead\n`);
+  return runs;
+}
+
+/** servedApp for a suite under an enforced cap: in CI without a memory cgroup it fails, saying so. */
+export function cappedServedApp(start: () => Promise<Served> = () => startServe()): ServedApp {
+  return servedApp(() => {
+    const cgroup = detectCgroup();
+    if (!cgroup.usable) throw new Error(`CI=true but no memory cgroup can be made: ${cgroup.reason}`);
+    return start();
+  });
 }

@@ -1,7 +1,8 @@
 // The load settings' lossy knobs of a mixture of experts: experts per token in place of the
 // model's own number, and skipping a decoded token's uncached experts that its router weighted
 // below a share. Committed on Enter or leaving the field; a warning stays while either is set.
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
+import { CommitField } from './CommitField.js';
 import { LOSSY_LABEL, LOSSY_WARNING, isLossy, lossyPatch, type LossyField } from '../lib/lossy-settings.js';
 import { useStore } from '../store/index.js';
 
@@ -42,21 +43,5 @@ export function LossySettings() {
 }
 
 function LossyField({ field, value, commit }: { field: LossyField; value: number | null; commit(field: LossyField, text: string): void }) {
-  const [text, setText] = useState(value === null ? '' : String(value));
-  useEffect(() => setText(value === null ? '' : String(value)), [value]);
-  return (
-    <label className="field" title={TITLE[field]}>
-      <span>{LOSSY_LABEL[field]} (lossy)</span>
-      <input
-        type="text"
-        inputMode="decimal"
-        data-testid={TEST_ID[field]}
-        placeholder={PLACEHOLDER[field]}
-        value={text}
-        onChange={(e) => setText(e.currentTarget.value)}
-        onBlur={(e) => commit(field, e.currentTarget.value)}
-        onKeyDown={(e) => e.key === 'Enter' && commit(field, e.currentTarget.value)}
-      />
-    </label>
-  );
+  return <CommitField label={`${LOSSY_LABEL[field]} (lossy)`} title={TITLE[field]} testId={TEST_ID[field]} placeholder={PLACEHOLDER[field]} inputMode="decimal" value={value === null ? '' : String(value)} commit={(t) => commit(field, t)} />;
 }

@@ -1,7 +1,8 @@
 // The load settings' routing fields of a mixture of experts: a routing trace (`# route_trace v1`
 // CSV, e.g. a published one or one the app wrote) replayed in place of the routers' choices, and
 // a file the run's routing is written to. Typed paths, committed on Enter or leaving the field.
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
+import { CommitField } from './CommitField.js';
 import type { RunSettings } from '../../src-main/shared/api.js';
 import { ROUTING_LABEL, routingPathPatch, type RoutingField } from '../lib/routing-settings.js';
 import { useStore } from '../store/index.js';
@@ -47,20 +48,5 @@ export function RoutingFields({ settings, onChange }: Props) {
 }
 
 function PathField({ field, value, commit }: { field: RoutingField; value: string | null; commit(field: RoutingField, text: string): void }) {
-  const [text, setText] = useState(value ?? '');
-  useEffect(() => setText(value ?? ''), [value]);
-  return (
-    <label className="field wide" title={TITLE[field]}>
-      <span>{ROUTING_LABEL[field]}</span>
-      <input
-        type="text"
-        data-testid={TEST_ID[field]}
-        placeholder={PLACEHOLDER[field]}
-        value={text}
-        onChange={(e) => setText(e.currentTarget.value)}
-        onBlur={(e) => commit(field, e.currentTarget.value)}
-        onKeyDown={(e) => e.key === 'Enter' && commit(field, e.currentTarget.value)}
-      />
-    </label>
-  );
+  return <CommitField wide label={ROUTING_LABEL[field]} title={TITLE[field]} testId={TEST_ID[field]} placeholder={PLACEHOLDER[field]} value={value ?? ''} commit={(t) => commit(field, t)} />;
 }
