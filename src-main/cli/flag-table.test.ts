@@ -19,6 +19,7 @@ const OWN: Record<string, string> = {
   'rpc-server: enforce-timeout': 'a server runs until stopped: no default limit',
   'rpc-server: memory-report': 'printed when the server stops, not after a run',
   'synth: seed': "the random weights' seed, not sampling's",
+  'synth: experts-used': "the experts per token the written model declares, not a run's lossy override",
   'sweep-caps: seed': "the sweep's seed (which cases), not sampling's",
   'bench-binding: threads': 'both runs of the comparison use the same fixed count (default 2)',
 };
