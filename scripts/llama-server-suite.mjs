@@ -7,6 +7,8 @@
 // e2e/llama-server-suite/known.json does not list (2 when the suite cannot run at all).
 //
 //   node scripts/llama-server-suite.mjs [--out DIR] [--python PY] [FILE.py ...]
+//   node scripts/llama-server-suite.mjs --which-python      the Python it would run the suite with
+import { PY_MODULES, suitePython } from './llama-server-suite/python.mjs';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -18,7 +20,6 @@ import { parseJunit, classify, summarize, markdown } from './llama-server-suite/
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const suiteDir = join(root, 'e2e', 'llama-server-suite');
 /** What the suite imports (utils.py, conftest.py) and pytest itself; Debian package in brackets. */
-const PY_MODULES = { pytest: 'python3-pytest', requests: 'python3-requests', wget: 'python3-wget', filelock: 'python3-filelock' };
 /** The presets' synthetic models: llama's tiny shape with a chat template; the MoE preset with experts. */
 const BASE = ['--preset', 'tiny', '--chat-template', '--seed', '42'];
 const MODELS = {
@@ -30,10 +31,11 @@ const MODELS = {
 };
 
 function options(argv) {
-  const o = { out: join(tmpdir(), 'ramforge-llama-server-suite'), python: process.env.PYTHON ?? (existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3'), files: [] };
+  const o = { out: join(tmpdir(), 'ramforge-llama-server-suite'), python: suitePython(), files: [] };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--out') o.out = argv[++i];
     else if (argv[i] === '--python') o.python = argv[++i];
+    else if (argv[i] === '--which-python') o.which = true;
     else o.files.push(argv[i]);
   }
   return o;
@@ -75,6 +77,8 @@ function freePort() {
 
 async function main() {
   const o = options(process.argv.slice(2));
+  // The test asks which Python the suite would use (to skip where it lacks the modules).
+  if (o.which) return void process.stdout.write(o.python + '\n');
   const { sourceDir } = await import(pathToFileURL(join(root, 'scripts', 'llama-cpp.mjs')).href);
   const testsDir = join(sourceDir(), 'tools', 'server', 'tests');
   if (!existsSync(join(testsDir, 'utils.py'))) fail(`no llama.cpp server tests at ${testsDir} (run node scripts/ensure.mjs)`);

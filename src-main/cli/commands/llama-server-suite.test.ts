@@ -5,7 +5,7 @@
 // them): in CI their absence fails this test, elsewhere it skips and says why.
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../../node/paths.js';
@@ -19,7 +19,7 @@ interface Known {
 const known = JSON.parse(readFileSync(join(packageRoot(), 'e2e', 'llama-server-suite', 'known.json'), 'utf8')) as Known;
 /** The suite's files CI runs (the rest take minutes and fail for reasons the list gives). */
 const SUITE_FILES = known.ci_files;
-const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+const python = spawnSync(process.execPath, [join(packageRoot(), 'scripts', 'llama-server-suite.mjs'), '--which-python'], { encoding: 'utf8' }).stdout.trim() || 'python3';
 const hasPytest = spawnSync(python, ['-c', 'import pytest, requests, wget, filelock']).status === 0;
 if (!hasPytest && process.env.CI !== 'true') console.warn('skipping the llama.cpp server suite: apt-get install python3-pytest python3-requests python3-wget python3-filelock');
 const run = cliBuiltOrSkip("llama.cpp's server suite") && (hasPytest || process.env.CI === 'true');
