@@ -4,11 +4,9 @@
 // the expert cache run, the dashboard's routing panel counts the experts skipped, and the turn's
 // report carries the knobs (report.lossy), as `ramforge run` writes them.
 import { describe, expect, it } from 'vitest';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { DOWNLOADS } from './support/env.js';
+import { readFileSync } from 'node:fs';
 import { screenshot } from './support/browser.js';
-import { chatOnce, loadAndWait } from './support/ui.js';
+import { chatOnce, loadCappedStream, saveReport } from './support/ui.js';
 import { cappedAppRuns, cappedServedApp } from './support/app.js';
 import { synthTraceShapedMoeModel } from './support/models.js';
 
@@ -37,10 +35,7 @@ describe.runIf(canRun)('the lossy MoE knobs in the app', () => {
   it('loads with both knobs under a cap: the routing panel counts the skipped experts, and the report carries the knobs', async () => {
     await type('setting-experts-used', '4');
     // 159 MiB of weights, 200 MiB enforced: the experts are served by the expert cache.
-    await byId('setting-ram').fill('200M');
-    await byId('setting-enforce').check();
-    await byId('setting-policy').selectOption('stream');
-    await loadAndWait(app.page);
+    await loadCappedStream(app.page, '200M');
     await chatOnce(app.page, 12);
 
     await byId('nav-dashboard').click();
@@ -50,11 +45,7 @@ describe.runIf(canRun)('the lossy MoE knobs in the app', () => {
     await byId('routing-panel').scrollIntoViewIfNeeded();
     await screenshot(app.page, 'moe-lossy-dashboard');
 
-    await app.page.waitForSelector('[data-testid="export-report"]:not([disabled])', { timeout: 30_000 });
-    const [download] = await Promise.all([app.page.waitForEvent('download'), byId('export-report').click()]);
-    mkdirSync(DOWNLOADS, { recursive: true });
-    const saved = join(DOWNLOADS, 'moe-lossy-report.json');
-    await download.saveAs(saved);
+    const saved = await saveReport(app.page, 'moe-lossy-report.json');
     const report = JSON.parse(readFileSync(saved, 'utf8')) as { lossy?: { experts_used: number; skip_cold_experts: number }; residency: { experts: { skipped: number } } };
     expect(report.lossy).toMatchObject({ experts_used: 4, skip_cold_experts: 0.3 });
     expect(report.residency.experts.skipped).toBeGreaterThan(0);

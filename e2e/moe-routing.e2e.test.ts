@@ -5,11 +5,11 @@
 // optimum for that routing and cache size (the MoE's floor), the optimum's bytes, the trace, and
 // read-ahead's recall — live, and again from the turn's report saved and opened.
 import { describe, expect, it } from 'vitest';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DOWNLOADS, ROOT } from './support/env.js';
+import { ROOT } from './support/env.js';
 import { screenshot } from './support/browser.js';
-import { chatOnce, loadAndWait } from './support/ui.js';
+import { chatOnce, loadCappedStream, saveReport } from './support/ui.js';
 import { cappedAppRuns, cappedServedApp } from './support/app.js';
 import { synthTraceShapedMoeModel } from './support/models.js';
 
@@ -41,10 +41,7 @@ describe.runIf(canRun)('routing traces in the app', () => {
   it("replays the published trace under a cap: the dashboard shows read ÷ optimal, the optimum's bytes and the trace, live and from the saved report", async () => {
     await setTrace(GEMMA);
     // 159 MiB of weights, 200 MiB enforced: the experts are served by the expert cache.
-    await byId('setting-ram').fill('200M');
-    await byId('setting-enforce').check();
-    await byId('setting-policy').selectOption('stream');
-    await loadAndWait(app.page);
+    await loadCappedStream(app.page, '200M');
     await chatOnce(app.page, 12);
 
     await byId('nav-dashboard').click();
@@ -67,11 +64,7 @@ describe.runIf(canRun)('routing traces in the app', () => {
     await screenshot(app.page, 'moe-routing-dashboard');
 
     // The turn's report, saved and opened again: the same figures, from residency.routing.
-    await app.page.waitForSelector('[data-testid="export-report"]:not([disabled])', { timeout: 30_000 });
-    const [download] = await Promise.all([app.page.waitForEvent('download'), byId('export-report').click()]);
-    mkdirSync(DOWNLOADS, { recursive: true });
-    const saved = join(DOWNLOADS, 'moe-routing-report.json');
-    await download.saveAs(saved);
+    const saved = await saveReport(app.page, 'moe-routing-report.json');
     const routing = (JSON.parse(readFileSync(saved, 'utf8')) as { residency: { routing: { trace: string; read_over_optimal: number } } }).residency.routing;
     expect(routing.trace).toBe(GEMMA);
     expect(routing.read_over_optimal.toFixed(2)).toBe(ratio.toFixed(2));

@@ -3,6 +3,9 @@
 // wait for its reply to finish streaming.
 import { expect } from 'vitest';
 import type { Page } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { DOWNLOADS } from './env.js';
 
 const ENDED = '[data-testid="engine-status"][data-status="ready"], [data-testid="engine-status"][data-status="crashed"], [data-testid="load-error"]';
 
@@ -24,4 +27,22 @@ export async function chatOnce(page: Page, maxTokens: number, prompt = 'Once upo
   await byId('chat-input').fill(prompt);
   await byId('chat-send').click();
   await page.waitForSelector('[data-testid="assistant-message"][data-streaming="false"]', { timeout: 240_000 });
+}
+
+/** Loads the open model under an enforced cap with the stream policy (a mixture of experts then runs its expert cache). */
+export async function loadCappedStream(page: Page, ram: string): Promise<void> {
+  await page.getByTestId('setting-ram').fill(ram);
+  await page.getByTestId('setting-enforce').check();
+  await page.getByTestId('setting-policy').selectOption('stream');
+  await loadAndWait(page);
+}
+
+/** The last turn's report, exported from the dashboard and saved as DOWNLOADS/NAME; its path. */
+export async function saveReport(page: Page, name: string): Promise<string> {
+  await page.waitForSelector('[data-testid="export-report"]:not([disabled])', { timeout: 30_000 });
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-report').click()]);
+  mkdirSync(DOWNLOADS, { recursive: true });
+  const saved = join(DOWNLOADS, name);
+  await download.saveAs(saved);
+  return saved;
 }
