@@ -132,6 +132,10 @@ Context::Context(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Context>(inf
   if (callback) {
     p.cb_eval = Residency::EvalCallback;
     p.cb_eval_user_data = residency_.get();
+    // A large micro-batch's op on a host weight would otherwise run on a GPU from a copy of the
+    // whole tensor, made when its split starts: before the residency engine has put the bytes
+    // the op needs where the tensor points (an expert cache's slots hold a few experts only).
+    p.op_offload = false;
   }
   LogMark();
   ctx_.reset(llama_init_from_model(model_->get(), p));

@@ -10,6 +10,7 @@
 
 #include "clock.h"
 #include "ggml.h"
+#include "host_tensor.h"
 
 namespace rf {
 
@@ -62,15 +63,16 @@ bool ExpertCache::Ask(ggml_tensor* t) {
     Layer& L = layers_[li];
     // No routing seen for this micro-batch (a graph whose selection node has another name):
     // every expert of the layer, at its own index, is correct whatever the selection says.
-    if (!L.prepared) Stage(L, li, {});
-    const bool stop = PointSelection(L, t);
+    if (!L.prepared) StageAll(L, li);
     WaitReady(L, p);
-    return stop || !error().empty();
+    if (device_) Upload(L);
+    const bool stop = PointSelection(L, t);
+    return stop || L.isolate || !error().empty();
   }
   // A selection rewritten in place: between it and the layer's first expert op every node runs
   // on its own, so that it is rewritten only after everything that reads it as expert ids ran.
   for (const auto& L : layers_)
-    if (L.rewrite && L.direct != 1) return true;
+    if ((L.rewrite && L.direct != 1) || L.isolate) return true;
   return false;
 }
 
@@ -78,7 +80,8 @@ bool ExpertCache::Computed(ggml_tensor* t) {
   if (std::strncmp(t->name, kTopk, std::strlen(kTopk)) == 0) {
     int li = TopkLayer(t);
     if (li >= 0 && t->type == GGML_TYPE_I32) {
-      Route(layers_[li], li, t);
+      // On a GPU the selection is in device memory: the host routes from a copy.
+      Route(layers_[li], li, HostView(t, &layers_[li].topk_copy), t);
       if (cfg_.predict && li + 1 < static_cast<int>(layers_.size()) && t->ne[1] == 1) Predict(li);
     }
     return error().empty();
@@ -91,6 +94,8 @@ bool ExpertCache::Computed(ggml_tensor* t) {
     if (++L.ops_done >= static_cast<int>(L.projs.size())) {
       Restore(L);
       if (L.staged) PointAt(L, false);
+      if (L.dev_staged) PointDevice(L, false);
+      L.isolate = false;
       L.prepared = false;
       L.ops_done = 0;
     }
@@ -99,9 +104,26 @@ bool ExpertCache::Computed(ggml_tensor* t) {
   return true;
 }
 
+// With a device tier the tensors are the device's (PointDevice): RAM's staging only says where
+// the uploads come from.
 void ExpertCache::PointAt(Layer& L, bool staging) {
-  for (auto& p : L.projs) p.t->data = staging ? p.staging : p.cache;
+  if (!device_)
+    for (auto& p : L.projs) p.t->data = staging ? p.staging : p.cache;
   L.staged = staging;
+}
+
+// Every expert of the layer, at its own index: in the RAM staging buffer, and with a device
+// tier in the device's staging buffer too.
+void ExpertCache::StageAll(Layer& L, int li) {
+  Stage(L, li, {});
+  if (!device_ || !error().empty()) return;
+  std::vector<int> all(static_cast<size_t>(experts_));
+  for (int e = 0; e < experts_; e++) all[static_cast<size_t>(e)] = e;
+  std::vector<char> keep(static_cast<size_t>(experts_), 1);
+  std::lock_guard<std::mutex> l(mu_);
+  DeviceAssignLocked(L, all, keep);
+  PointDevice(L, static_cast<int>(all.size()) > static_cast<int>(L.dslots.size()));
+  L.isolate = true;
 }
 
 // A slot for a new expert: an empty one, else the least recently used that is neither being
@@ -121,7 +143,7 @@ int ExpertCache::VictimLocked(Layer& L, const std::vector<char>& keep) {
   return best;
 }
 
-void ExpertCache::Route(Layer& L, int li, const ggml_tensor* ids) {
+void ExpertCache::Route(Layer& L, int li, const ggml_tensor* ids, ggml_tensor* node) {
   {
     std::lock_guard<std::mutex> l(mu_);
     PromoteStagedLocked();
@@ -129,6 +151,7 @@ void ExpertCache::Route(Layer& L, int li, const ggml_tensor* ids) {
   if (L.staged) PointAt(L, false);
   L.ops_done = 0;
   L.topk = ids;
+  L.topk_node = node;
   std::vector<char> keep(experts_, 0);
   std::vector<int> need;
   for (int64_t j = 0; j < ids->ne[1]; j++)
@@ -140,27 +163,15 @@ void ExpertCache::Route(Layer& L, int li, const ggml_tensor* ids) {
       }
     }
   std::unique_lock<std::mutex> lock(mu_);
-  tick_++;
-  counters_.routed += static_cast<double>(need.size());
-  // Use counts decay so that the cache follows a shift in routing (half-life ~64 micro-batches).
-  for (float& f : L.freq) f *= 0.989f;
-  for (int e : need) {
-    L.freq[e] += 1.0f;
-    L.uses[e] += 1.0;
-  }
-  if (!L.predicted.empty()) {
-    counters_.predicted += static_cast<double>(need.size());
-    double right = 0;
-    for (int e : L.predicted)
-      if (keep[e]) right += 1;
-    counters_.predicted_right += right;
-    precision_ += kPrecisionAlpha * (right / static_cast<double>(L.predicted.size()) - precision_);
-    L.predicted.clear();
-  }
+  CountRoutedLocked(L, need, keep);
   DropAheadLocked(L, li, keep);
+  // The device tier first: what it holds is not fetched (a staged batch fetches every expert).
+  const bool dev_staged = device_ && need.size() > L.dslots.size();
+  if (device_) need = DeviceAssignLocked(L, need, keep);
   if (static_cast<int>(need.size()) > static_cast<int>(L.slots.size())) {
     lock.unlock();
     Stage(L, li, need);
+    if (device_) Routed(L, dev_staged);
     return;
   }
   const std::vector<float> weight = cfg_.skip_below > 0.0f && L.zero_slot >= 0 ? TokenWeights(ids) : std::vector<float>();
@@ -214,7 +225,37 @@ void ExpertCache::Route(Layer& L, int li, const ggml_tensor* ids) {
   L.prepared = true;
   L.rewrite = true;
   lock.unlock();
+  if (device_) Routed(L, dev_staged);
   WakeIo(jobs);
+}
+
+// The device tier's side of a routed micro-batch: its tensors point at the slots or the staging
+// buffer, and the selection is rewritten to slot indices only for the slots.
+void ExpertCache::Routed(Layer& L, bool dev_staged) {
+  PointDevice(L, dev_staged);
+  L.rewrite = !dev_staged;
+  L.prepared = true;
+  Isolate(L, L.topk ? L.topk->ne[1] : 0);
+}
+
+// A micro-batch's routing counted: use counts (decaying, so that the cache follows a shift in
+// routing: half-life ~64 micro-batches) and the last prediction's precision.
+void ExpertCache::CountRoutedLocked(Layer& L, const std::vector<int>& need, const std::vector<char>& keep) {
+  tick_++;
+  counters_.routed += static_cast<double>(need.size());
+  for (float& f : L.freq) f *= 0.989f;
+  for (int e : need) {
+    L.freq[e] += 1.0f;
+    L.uses[e] += 1.0;
+  }
+  if (L.predicted.empty()) return;
+  counters_.predicted += static_cast<double>(need.size());
+  double right = 0;
+  for (int e : L.predicted)
+    if (keep[e]) right += 1;
+  counters_.predicted_right += right;
+  precision_ += kPrecisionAlpha * (right / static_cast<double>(L.predicted.size()) - precision_);
+  L.predicted.clear();
 }
 
 // As many I/O threads as there are new reads: each wake is a context switch on a core the

@@ -24,6 +24,14 @@
 // costs a read the disk could have spent on a demand): below it, predictions are still made
 // and measured, but nothing is read on them. Read-ahead still queued when the layer's real
 // routing arrives is dropped where the routing did not choose it.
+//
+// With a GPU (ExpertConfig::device), a tier sits above the RAM slots: each layer's expert
+// tensors are pointed at a few slots in device memory (their expert count cut to the slots), so
+// the scheduler runs the expert ops on the device; after the router has chosen, the chosen
+// experts no device slot holds are fetched through the RAM slots as above (a RAM hit, or a read
+// from storage) and uploaded into the least used device slots before the first expert op. A
+// micro-batch routed to more experts than the device slots hold computes from a device staging
+// buffer of one layer's experts, uploaded from the RAM staging buffer.
 #pragma once
 #include <condition_variable>
 #include <cstdint>
@@ -35,10 +43,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "host_tensor.h"
 #include "stream.h"
 
 struct ggml_tensor;
 struct ggml_backend_buffer;
+struct ggml_backend_device;
 
 namespace rf {
 
@@ -65,6 +75,12 @@ struct ExpertConfig {
   // empty cache. Setup returns once they are read.
   std::vector<std::pair<int, std::vector<int>>> warm;
   int io_threads = 4;
+  // A GPU tier above the RAM slots (experts_device.cpp): with a ggml device named here, each
+  // layer's expert tensors live in `device_slots` slots in that device's memory and the expert
+  // ops run there; an expert no device slot holds is uploaded from the RAM slots (read from
+  // storage first when they miss too). Empty: the RAM cache alone, computed on the CPU.
+  std::string device;
+  int device_slots = 0;
 };
 
 struct ExpertCounters {
@@ -88,6 +104,12 @@ struct ExpertCounters {
   double warmed = 0;        // experts read into slots at setup (ExpertConfig::warm)
   double skipped = 0;       // routed experts not read (skip_below): misses weighted below it
   double skipped_weight = 0;  // their router weights, summed
+  double device_hits = 0;   // routed experts found in a device slot (counted neither in hits nor loads)
+  double uploads = 0;       // experts copied from RAM into device memory
+  double upload_bytes = 0;
+  double device_slot_bytes = 0;  // device memory the slots and the device staging buffer hold
+  int device_slots_per_layer = 0;
+  std::string device;
   int slots_per_layer = 0;
   int layers = 0;
   int experts = 0;
@@ -117,6 +139,7 @@ class ExpertCache {
     int layer;
     std::vector<int> slots;
     std::vector<double> uses;
+    std::vector<int> device_slots;  // the expert each device slot holds (empty: no device tier)
   };
   std::vector<LayerState> Residents();
   // Every slot emptied (none being read), as after setup: a later pass starts from a cold cache.
@@ -135,6 +158,15 @@ class ExpertCache {
   void WarmSlots();
   void SetUpRepack();
   void RestoreTensors();
+  // The device tier (experts_device.cpp).
+  std::string MapDevice();
+  void FreeDevice();
+  struct Layer;
+  std::vector<int> DeviceAssignLocked(Layer& L, const std::vector<int>& need, const std::vector<char>& keep);
+  void PointDevice(Layer& L, bool staging);
+  void Upload(Layer& L);
+  void DeviceSlotIds(Layer& L, ggml_tensor* c);
+  void Isolate(Layer& L, int64_t tokens);
   struct Proj {
     ggml_tensor* t = nullptr;
     void* original = nullptr;  // the tensor's data in the model's mapping
@@ -150,6 +182,14 @@ class ExpertCache {
     size_t group_bytes = 0;
     ggml_backend_buffer* original_buffer = nullptr;
     void* original_extra = nullptr;
+    // The device tier: the tensor's slots and the shared staging buffer in device memory, and
+    // its shape in the model (the device's copy holds fewer experts: ne[dim] is the slot count).
+    ggml_backend_buffer* dev_slots = nullptr;
+    ggml_backend_buffer* dev_staging = nullptr;
+    ggml_backend_buffer* home_buffer = nullptr;
+    int dim = 0;
+    int64_t home_ne[4] = {0, 0, 0, 0};
+    size_t home_nb[4] = {0, 0, 0, 0};
   };
   struct Slot {
     int expert = -1;
@@ -187,6 +227,24 @@ class ExpertCache {
     int stage_pending = 0;   // staging reads outstanding
     int ops_done = 0;        // expert ops (MUL_MAT_ID, ADD_ID) computed in this micro-batch
     std::vector<int> predicted;  // experts predicted for the next micro-batch
+    // The selection node itself (in device memory on a GPU); `topk` is what the host reads.
+    ggml_tensor* topk_node = nullptr;
+    HostCopy topk_copy;  // where `topk` is read from when the node is in device memory
+    // The device tier: what each device slot holds, expert -> device slot, the index the expert
+    // ops read each expert at (a device slot, or its id in the device staging buffer), the
+    // uploads the next expert op waits for (expert, index), whether the tensors point at the
+    // device staging buffer, the device copy of the selection's bytes, the router on the host.
+    std::vector<Slot> dslots;
+    std::vector<int> dslot_of;
+    std::vector<int> dindex_of;
+    std::vector<std::pair<int, int>> uploads;
+    bool dev_staged = false;
+    // The layer's nodes from its selection to its last expert op each computed on their own, the
+    // first time it sees a micro-batch of its size (experts_device.cpp, Isolate).
+    bool isolate = false;
+    std::vector<int64_t> seen_tokens;
+    ggml_backend_buffer* dev_ids = nullptr;
+    std::vector<char> router_host;
   };
   struct Job {
     int layer;      // index into layers_
@@ -198,7 +256,11 @@ class ExpertCache {
   void Repack(const Proj& p, char* slice, std::vector<char>& scratch) const;
   int LayerOfProj(const ggml_tensor* w, int* proj) const;
   int TopkLayer(const ggml_tensor* t) const;
-  void Route(Layer& L, int li, const ggml_tensor* ids);
+  // ids: the selection as the host reads it; node: the graph's selection node itself.
+  void Route(Layer& L, int li, const ggml_tensor* ids, ggml_tensor* node);
+  void Routed(Layer& L, bool dev_staged);
+  void CountRoutedLocked(Layer& L, const std::vector<int>& need, const std::vector<char>& keep);
+  void StageAll(Layer& L, int li);
   // skip_below: a decoded token's router weight per expert (its share of the selected experts'
   // weight), or empty where the selection is not one token's or its weights cannot be read
   // (experts_skip.cpp).
@@ -230,6 +292,8 @@ class ExpertCache {
   uint64_t tick_ = 0;
   std::vector<char*> maps_;
   ggml_backend_buffer* repack_buffer_ = nullptr;  // marks repacked expert tensors for ggml-cpu
+  struct ggml_backend_device* device_ = nullptr;  // the device tier's, or null
+  std::vector<ggml_backend_buffer*> dev_buffers_;
   std::vector<size_t> map_lens_;
 
   std::mutex mu_;

@@ -5,6 +5,7 @@
 
 #include "experts.h"
 #include "ggml.h"
+#include "host_tensor.h"
 
 namespace rf {
 
@@ -33,12 +34,16 @@ void ExpertCache::Predict(int li) {
   if (!x || !w || x->type != GGML_TYPE_F32 || x->ne[0] != w->ne[0] || x->ne[1] != 1) return;
   const int k = static_cast<int>(std::max<size_t>(1, cur.need.size()));
   const int64_t n = w->ne[0];
-  const float* xv = static_cast<const float*>(x->data);
+  // Dense layers on a GPU: the input is in device memory, the router copied at setup.
+  HostCopy xcopy;
+  const float* xv = static_cast<const float*>(HostView(x, &xcopy)->data);
+  const char* wdata = next.router_host.empty() ? static_cast<const char*>(w->data) : next.router_host.data();
+  if (next.router_host.empty() && !IsHostTensor(w)) return;
   std::vector<float> row(static_cast<size_t>(n));
   std::vector<std::pair<float, int>> logits;
   const auto* traits = ggml_get_type_traits(w->type);
   for (int e = 0; e < experts_; e++) {
-    const char* r = static_cast<const char*>(w->data) + static_cast<size_t>(e) * w->nb[1];
+    const char* r = wdata + static_cast<size_t>(e) * w->nb[1];
     const float* rv;
     if (w->type == GGML_TYPE_F32) {
       rv = reinterpret_cast<const float*>(r);
@@ -68,7 +73,7 @@ void ExpertCache::Predict(int li) {
   const size_t queued = ahead_.size();
   for (int e : predicted) {
     if (!issue) break;
-    if (next.slot_of[e] >= 0) continue;
+    if (next.slot_of[e] >= 0 || (device_ && next.dslot_of[e] >= 0)) continue;
     int v = VictimLocked(next, keep);
     if (v < 0) break;
     Slot& sl = next.slots[v];

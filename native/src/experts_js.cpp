@@ -55,6 +55,14 @@ bool ParseExperts(const Napi::Value& v, size_t n_files, Args* args, ExpertConfig
       out->warm.emplace_back(wv.As<Napi::Object>().Get("layer").As<Napi::Number>().Int32Value(), std::move(ids));
     }
   }
+  if (eo.Has("device") && !eo.Get("device").IsUndefined()) {
+    const char* shape = "stream.experts.device must be { name: a ggml device name, slotsPerLayer: a positive integer }";
+    Napi::Value dv = eo.Get("device");
+    if (!dv.IsObject() || !dv.As<Napi::Object>().Get("name").IsString() || !IsSafeInt(dv.As<Napi::Object>().Get("slotsPerLayer"), 1, 1 << 20)) return args->Fail(shape);
+    out->device = dv.As<Napi::Object>().Get("name").As<Napi::String>().Utf8Value();
+    out->device_slots = dv.As<Napi::Object>().Get("slotsPerLayer").As<Napi::Number>().Int32Value();
+    if (out->device.empty()) return args->Fail(shape);
+  }
   if (!eo.Get("tensors").IsArray()) return args->Fail("stream.experts.tensors must be an array of {name, layer, file, offset}");
   Napi::Array ta = eo.Get("tensors").As<Napi::Array>();
   for (uint32_t i = 0; i < ta.Length(); i++) {
@@ -119,6 +127,12 @@ Napi::Object ExpertCountersObject(Napi::Env env, ExpertCache& ec) {
   eo.Set("skipped", x.skipped);
   eo.Set("warmed", x.warmed);
   eo.Set("skippedWeight", x.skipped_weight);
+  eo.Set("deviceHits", x.device_hits);
+  eo.Set("uploads", x.uploads);
+  eo.Set("uploadBytes", x.upload_bytes);
+  eo.Set("deviceSlotBytes", x.device_slot_bytes);
+  eo.Set("deviceSlotsPerLayer", x.device_slots_per_layer);
+  if (!x.device.empty()) eo.Set("device", x.device);
   auto res = ec.Residents();
   Napi::Array ra = Napi::Array::New(env, res.size());
   for (size_t i = 0; i < res.size(); i++) {
@@ -130,6 +144,11 @@ Napi::Object ExpertCountersObject(Napi::Env env, ExpertCache& ec) {
     Napi::Array us = Napi::Array::New(env, res[i].uses.size());
     for (size_t j = 0; j < res[i].uses.size(); j++) us.Set(j, res[i].uses[j]);
     lo.Set("uses", us);
+    if (!res[i].device_slots.empty()) {
+      Napi::Array ds = Napi::Array::New(env, res[i].device_slots.size());
+      for (size_t j = 0; j < res[i].device_slots.size(); j++) ds.Set(j, res[i].device_slots[j]);
+      lo.Set("deviceSlots", ds);
+    }
     ra.Set(i, lo);
   }
   eo.Set("resident", ra);

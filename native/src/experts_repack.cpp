@@ -92,6 +92,7 @@ void ExpertCache::RestoreTensors() {
     }
   if (repack_buffer_) ggml_backend_buffer_free(repack_buffer_);
   repack_buffer_ = nullptr;
+  FreeDevice();
 }
 
 }  // namespace rf

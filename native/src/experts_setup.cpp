@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "experts_block.h"
+#include "ggml-backend.h"
 #include "ggml.h"
 
 namespace rf {
@@ -98,9 +99,14 @@ std::string ExpertCache::Configure(ExpertConfig cfg, const std::vector<std::stri
   // routes to more experts than the cache holds (each projection's share is the largest one's).
   if (err.empty() && slots < experts_ && cfg_.staging) err = MapStaging();
   if (!err.empty()) return err;
-  for (auto& L : layers_)
-    for (auto& p : L.projs) p.t->data = p.cache;
-  SetUpRepack();
+  if (!cfg_.device.empty()) {
+    err = MapDevice();
+    if (!err.empty()) return err;
+  } else {
+    for (auto& L : layers_)
+      for (auto& p : L.projs) p.t->data = p.cache;
+    SetUpRepack();
+  }
   counters_.slots_per_layer = slots;
   counters_.layers = static_cast<int>(layers_.size());
   counters_.experts = experts_;
@@ -191,6 +197,11 @@ std::string ExpertCache::MapSlots(int slots) {
       proj_of_[p.t] = {static_cast<int>(li), static_cast<int>(pi)};
     }
     if (L.router) router_of_[L.router] = static_cast<int>(li);
+    // Read-ahead applies the next router on the host: a router on a GPU is copied once.
+    if (L.router && !IsHostTensor(L.router)) {
+      L.router_host.resize(ggml_nbytes(L.router));
+      ggml_backend_tensor_get(L.router, L.router_host.data(), 0, L.router_host.size());
+    }
   }
   return "";
 }
@@ -285,6 +296,8 @@ void ExpertCache::Empty() {
     for (auto& s : L.slots) s = Slot();
     std::fill(L.slot_of.begin(), L.slot_of.end(), -1);
     std::fill(L.freq.begin(), L.freq.end(), 0.0f);
+    for (auto& s : L.dslots) s = Slot();
+    std::fill(L.dslot_of.begin(), L.dslot_of.end(), -1);
   }
 }
 
@@ -292,8 +305,9 @@ std::vector<ExpertCache::LayerState> ExpertCache::Residents() {
   std::lock_guard<std::mutex> l(mu_);
   std::vector<LayerState> out;
   for (const auto& L : layers_) {
-    LayerState st{L.index, {}, L.uses};
+    LayerState st{L.index, {}, L.uses, {}};
     for (const auto& s : L.slots) st.slots.push_back(s.pending > 0 ? -1 : s.expert);
+    for (const auto& s : L.dslots) st.device_slots.push_back(s.expert);
     out.push_back(std::move(st));
   }
   return out;

@@ -2,6 +2,8 @@
 // the router's, and what was chosen kept until JS takes it.
 #include "routing.h"
 
+#include "host_tensor.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -97,14 +99,21 @@ void RouteTap::Computed(ggml_tensor* t) {
   if (!active_.load()) return;
   int mi = MoeIndex(t, kTopk);
   if (mi >= 0) {
-    if (t->type == GGML_TYPE_I32 && t->ne[0] == cfg_.used) OnSelection(t, mi);
+    if (t->type == GGML_TYPE_I32 && t->ne[0] == cfg_.used) {
+      // On a GPU the selection is in device memory: read (and, replaying, written) through a copy.
+      HostCopy copy;
+      ggml_tensor* ids = const_cast<ggml_tensor*>(HostView(t, &copy));
+      OnSelection(ids, mi);
+      if (cfg_.replay) WriteBack(t, copy);
+    }
     return;
   }
   if (!cfg_.record_weights) return;
   for (const char* w : kWeights) {
     mi = MoeIndex(t, w);
     if (mi >= 0) {
-      OnWeights(t, mi);
+      HostCopy copy;
+      OnWeights(HostView(t, &copy), mi);
       return;
     }
   }

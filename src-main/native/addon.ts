@@ -180,6 +180,8 @@ export interface NativeExpertConfig {
   skipBelow?: number;
   /** Per MoE layer, experts read into its slots at setup (earlier runs' most used: shared/moe/warm-start.ts). */
   warm?: { layer: number; experts: number[] }[];
+  /** A GPU tier above the RAM slots: the expert tensors in slots of this ggml device's memory, computed there. */
+  device?: { name: string; slotsPerLayer: number };
 }
 
 /** The expert cache's counters since setup (a sample's, and how it was set up). */
@@ -192,6 +194,10 @@ export interface NativeExpertCounters extends ExpertSample {
   directIo: boolean;
   /** Expert tensors whose slots hold ggml-cpu's repacked layout (experts_repack.cpp). */
   repackedProjections: number;
+  /** The GPU tier: device memory its slots and staging buffer hold, its slots per layer, its device (absent without one). */
+  deviceSlotBytes: number;
+  deviceSlotsPerLayer: number;
+  device?: string;
 }
 
 export interface NativeResidencyConfig {

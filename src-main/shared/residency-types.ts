@@ -92,6 +92,14 @@ export interface ExpertSample {
   warmed: number;
   /** Expert tensors whose slots hold the CPU kernels' repacked layout (as llama.cpp repacks weights held in RAM). */
   repackedProjections: number;
+  /**
+   * The GPU tier (VRAM slots above the RAM slots), 0 without one: routed experts found in a VRAM
+   * slot (counted in neither `hits` nor `loads`: those are the RAM tier's, for the VRAM misses),
+   * experts uploaded from RAM into VRAM and their bytes.
+   */
+  deviceHits: number;
+  uploads: number;
+  uploadBytes: number;
   /** Per MoE layer, the expert each slot holds (-1: empty or being read), and the micro-batches routed to each expert so far. */
-  resident: { layer: number; slots: number[]; uses: number[] }[];
+  resident: { layer: number; slots: number[]; uses: number[]; deviceSlots?: number[] }[];
 }

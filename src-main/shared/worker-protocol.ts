@@ -85,6 +85,8 @@ export interface OffloadParams {
   /** A GPU's VRAM budget and what the plan puts there (weights + KV + compute), for the report. */
   budgetBytes?: number;
   plannedBytes?: number;
+  /** The expert cache's VRAM tier on the first device (plan.gpu.deviceExperts): slots per MoE layer. */
+  deviceExperts?: { slotsPerLayer: number };
 }
 
 export interface DraftParams {
@@ -148,7 +150,7 @@ export interface StreamSchedule {
   pinnedLockedBytes: number;
   lockError: string | null;
   /** A mixture of experts: the expert cache the schedule gave the experts (null: none). */
-  expertCache?: { slotsPerLayer: number; experts: number; used: number; cacheBytes: number; stagingBytes: number } | null;
+  expertCache?: { slotsPerLayer: number; experts: number; used: number; cacheBytes: number; stagingBytes: number; device?: { name: string; slotsPerLayer: number } | null } | null;
 }
 
 export interface ModelInfo {

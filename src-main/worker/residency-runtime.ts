@@ -223,6 +223,7 @@ export class ResidencyRuntime {
       headroom = b.headroom;
     }
     const layout = buildStreamLayout(inv, tensors, unitBytes, rowsOnly, [...apart]);
+    const device = expertCache ? deviceTier(this.params) : null;
     const experts: NativeExpertConfig | null = expertCache
       ? {
           tensors: inv.tensors.filter((t) => apart.has(t.name)).map((t) => ({ name: t.name, layer: t.layer, file: t.file as number, offset: t.fileOffset as number })),
@@ -234,6 +235,7 @@ export class ResidencyRuntime {
           ioThreads: EXPERT_IO_THREADS,
           ...(this.params.skipColdExperts !== undefined ? { skipBelow: this.params.skipColdExperts } : {}),
           warm: moe && this.params.expertWarmStart === true ? warmExperts(cachedRouting(this.files[0] as string), moe, expertCache.slotsPerLayer) : [],
+          ...(device ? { device } : {}),
         }
       : null;
     const largest = layout.units.reduce((m, u) => Math.max(m, u.bytes), 0);
@@ -259,7 +261,7 @@ export class ResidencyRuntime {
         pinnedBytes: 0,
         pinnedLockedBytes: 0,
         lockError: null,
-        expertCache: expertCache && moe ? { ...expertCache, experts: moe.experts, used: moe.used } : null,
+        expertCache: expertCache && moe ? { ...expertCache, experts: moe.experts, used: moe.used, device } : null,
       },
       experts,
     };
@@ -393,7 +395,7 @@ export class ResidencyRuntime {
       this.counters = s.counters;
       if (s.experts) {
         const x = s.experts;
-        experts = { routed: x.routed, hits: x.hits, prefetchHits: x.prefetchHits, loads: x.loads, prefetches: x.prefetches, readBytes: x.readBytes, stalls: x.stalls, stallMs: x.stallMs, predicted: x.predicted, predictedRight: x.predictedRight, staged: x.staged, prefetchDropped: x.prefetchDropped, prefetchWastedBytes: x.prefetchWastedBytes, predictions: x.predictions, predictionsIssued: x.predictionsIssued, repackedProjections: x.repackedProjections, promoted: x.promoted, skipped: x.skipped, skippedWeight: x.skippedWeight, warmed: x.warmed, resident: x.resident };
+        experts = { routed: x.routed, hits: x.hits, prefetchHits: x.prefetchHits, loads: x.loads, prefetches: x.prefetches, readBytes: x.readBytes, stalls: x.stalls, stallMs: x.stallMs, predicted: x.predicted, predictedRight: x.predictedRight, staged: x.staged, prefetchDropped: x.prefetchDropped, prefetchWastedBytes: x.prefetchWastedBytes, predictions: x.predictions, predictionsIssued: x.predictionsIssued, repackedProjections: x.repackedProjections, promoted: x.promoted, skipped: x.skipped, skippedWeight: x.skippedWeight, warmed: x.warmed, deviceHits: x.deviceHits, uploads: x.uploads, uploadBytes: x.uploadBytes, resident: x.resident };
       }
       layerResident = s.layerResident;
       events = s.events.map((e) => ({ tMs: e.tMs, kind: e.kind, layer: e.layer, bytes: e.bytes, durMs: e.durMs }));
@@ -433,4 +435,16 @@ export class ResidencyRuntime {
     const socks = loadAddon().socketStats();
     return { nodes: eps.map((endpoint, i) => ({ endpoint, ...connectionBytes(endpoint, socks), waitMs: waits[i] ?? 0 })) };
   }
+}
+
+/**
+ * The expert cache's VRAM tier where the plan gave it one: on the GPU the dense part is on (not
+ * an RPC node). Skipping cold experts reads the router's weights on the host, so it keeps the
+ * experts on the CPU.
+ */
+function deviceTier(params: LoadParams): { name: string; slotsPerLayer: number } | null {
+  const o = params.offload;
+  const name = o?.devices[0];
+  if (!o?.deviceExperts || !name || name.startsWith('rpc:') || params.skipColdExperts !== undefined) return null;
+  return { name, slotsPerLayer: o.deviceExperts.slotsPerLayer };
 }

@@ -76,7 +76,7 @@ export function normalizeExpertSample(raw: unknown): ExpertSample | undefined {
     ? (o['resident'] as unknown[]).flatMap((r) => {
         if (!r || typeof r !== 'object') return [];
         const l = r as Record<string, unknown>;
-        return typeof l['layer'] === 'number' ? [{ layer: l['layer'] as number, slots: ints(l['slots']), uses: ints(l['uses']) }] : [];
+        return typeof l['layer'] === 'number' ? [{ layer: l['layer'] as number, slots: ints(l['slots']), uses: ints(l['uses']), ...(Array.isArray(l['deviceSlots']) ? { deviceSlots: ints(l['deviceSlots']) } : {}) }] : [];
       })
     : [];
   return {
@@ -98,6 +98,9 @@ export function normalizeExpertSample(raw: unknown): ExpertSample | undefined {
     skipped: n('skipped'),
     skippedWeight: n('skippedWeight'),
     warmed: n('warmed'),
+    deviceHits: n('deviceHits'),
+    uploads: n('uploads'),
+    uploadBytes: n('uploadBytes'),
     predictions: n('predictions'),
     predictionsIssued: n('predictionsIssued'),
     resident,

@@ -29,6 +29,12 @@ export interface VramInput {
   readonly computeBytes: number;
   /** The device's name, for the plan's text (null when the caller did not say). */
   readonly device?: string | null;
+  /**
+   * The experts will be served by the expert cache (a RAM budget the model does not fit in): the
+   * room the dense part leaves holds a VRAM tier of that cache, slots for every layer's most used
+   * experts, instead of every expert of the last layers.
+   */
+  readonly expertCache?: boolean;
 }
 
 export interface VramPlacement {
@@ -83,8 +89,10 @@ export function placeVram(view: ModelView, input: VramInput): VramPlacement {
   const onHead = room >= 0;
   const gpuLayers = onHead ? blocks + 1 : 0;
   const offloaded = new Set(layers.slice(L - blocks).map((l) => l.index));
-  // With every dense part on the device, the experts of the last layers in the room left.
-  const expertRoom = denseFirst && dense.n === L ? lastThatFit(layers, (i) => expertBytes(layers[i] as LayerView), room - dense.bytes) : { n: 0, bytes: 0 };
+  // With every dense part on the device, the room left holds the expert cache's VRAM slots, or
+  // else the experts of the last layers whole.
+  const slots = denseFirst && dense.n === L && input.expertCache ? deviceSlots(view, room - dense.bytes) : null;
+  const expertRoom = denseFirst && dense.n === L && !slots ? lastThatFit(layers, (i) => expertBytes(layers[i] as LayerView), room - dense.bytes) : { n: 0, bytes: 0 };
   const expertsOn = new Set(layers.slice(L - expertRoom.n).filter((l) => expertBytes(l) > 0).map((l) => l.index));
   const cpuTensors = denseFirst ? [expertPattern(layers.filter((l) => !expertsOn.has(l.index) && expertBytes(l) > 0).map((l) => l.index), expertsOn.size > 0)] : [];
   const onDevice = (t: ViewTensor): boolean =>
@@ -95,12 +103,13 @@ export function placeVram(view: ModelView, input: VramInput): VramPlacement {
   const kvBytes = sum(layers.filter((l) => offloaded.has(l.index)).map((l) => kv(layers.indexOf(l))));
   const weightBytes = deviceLayerBytes + (onHead ? head.bytes : 0);
   const compute = gpuLayers > 0 ? input.computeBytes : 0;
-  const used = weightBytes + kvBytes + compute;
+  const slotBytes = slots ? slots.slotBytes + slots.stagingBytes : 0;
+  const used = weightBytes + kvBytes + compute + slotBytes;
   const where = input.device ? ` on ${input.device}` : '';
   const what = !onHead
     ? `nothing: the budget ${fb(input.vramBytes)} is below compute ${fb(input.computeBytes)} + output head ${fb(head.bytes)}`
     : denseFirst
-      ? `the output head and the dense part (attention, norms, router) of the last ${blocks} of ${L} layers${expertsOn.size > 0 ? `, and every expert of the last ${expertsOn.size}` : ''}; the other experts stay in RAM (${cpuTensors[0]} kept on the CPU)`
+      ? `the output head and the dense part (attention, norms, router) of the last ${blocks} of ${L} layers${expertsOn.size > 0 ? `, and every expert of the last ${expertsOn.size}` : ''}${slots ? `, and ${slots.slotsPerLayer} expert slots in each layer (the expert cache's VRAM tier)` : ''}; the other experts stay in RAM (${cpuTensors[0]} kept on the CPU)`
       : `the output head and the last ${blocks} of ${L} layers, whole`;
   const gpu: GpuPlan = {
     device: input.device ?? null,
@@ -110,16 +119,44 @@ export function placeVram(view: ModelView, input: VramInput): VramPlacement {
     mode: gpuLayers === 0 ? 'none' : denseFirst ? 'dense-first' : 'layers',
     cpuTensors,
     expertLayers: [...expertsOn].sort((a, b) => a - b),
+    deviceExperts: slots
+      ? {
+          slotsPerLayer: slots.slotsPerLayer,
+          slotBytes: q(slots.slotBytes, `${slots.slotsPerLayer} slots × the experts of ${slots.layers} layers (${fb(slots.perSlot)} a slot in every layer) = ${fb(slots.slotBytes)}: room left ${fb(slots.room)} − staging ${fb(slots.stagingBytes)}, ⌊÷ ${fb(slots.perSlot)}⌋ slots, at most ${slots.experts - 1} of ${slots.experts}`),
+          stagingBytes: q(slots.stagingBytes, slots.stagingBytes > 0 ? `one layer's ${slots.experts} experts × ${fb(slots.largest)} (a micro-batch routed to more experts than the slots hold computes from it) = ${fb(slots.stagingBytes)}` : 'none'),
+        }
+      : null,
     quantities: {
       budgetBytes: q(input.vramBytes, `--vram ${fb(input.vramBytes)}`),
       headBytes: q(onHead ? head.bytes : 0, onHead ? `output head${head.tied ? ' (tied: a copy of token_embd)' : ''} = ${fb(head.bytes)}` : 'not on the device: 0'),
       layerWeightBytes: q(deviceLayerBytes, `weights of the ${blocks} offloaded layers${denseFirst ? ` without their experts${expertsOn.size > 0 ? ` (but ${expertsOn.size} layers' experts, ${fb(expertRoom.bytes)})` : ''}` : ''} = ${fb(deviceLayerBytes)}`),
       kvBytes: q(kvBytes, `KV of the ${blocks} offloaded layers = ${fb(kvBytes)}`),
       computeBytes: q(compute, gpuLayers > 0 ? `the device's compute buffer, sized as the CPU's = ${fb(compute)}` : 'nothing offloaded: 0'),
-      usedBytes: q(used, `head ${fb(onHead ? head.bytes : 0)} + layer weights ${fb(deviceLayerBytes)} + KV ${fb(kvBytes)} + compute ${fb(compute)} = ${fb(used)} of ${fb(input.vramBytes)}${where}: ${what}`),
+      usedBytes: q(used, `head ${fb(onHead ? head.bytes : 0)} + layer weights ${fb(deviceLayerBytes)} + KV ${fb(kvBytes)} + compute ${fb(compute)}${slots ? ` + expert slots and staging ${fb(slotBytes)}` : ''} = ${fb(used)} of ${fb(input.vramBytes)}${where}: ${what}`),
     },
   };
   return { gpu, ramView: ramViewOf(view, onDevice, onHead && head.tied), wholeLayers, kvOnDevice: offloaded };
+}
+
+/**
+ * The expert cache's VRAM tier in `room` bytes: as many slots per layer as fit beside a staging
+ * buffer of one layer's experts, at least a token's routed experts (else none: the experts of
+ * the last layers are placed whole instead), and fewer than every expert (which the whole
+ * placement does without a cache).
+ */
+export function deviceSlots(view: ModelView, room: number): { slotsPerLayer: number; slotBytes: number; stagingBytes: number; perSlot: number; largest: number; experts: number; layers: number; room: number } | null {
+  const moe = view.moe;
+  const k = moe?.expertUsedCount ?? 0;
+  if (!moe || k <= 0 || moe.expertCount < 2) return null;
+  const n = moe.expertCount;
+  const perLayer = moe.layers.map((l) => Math.ceil(l.expertBytes / n));
+  const perSlot = sum(perLayer);
+  const largest = Math.max(0, ...perLayer);
+  if (perSlot <= 0 || perSlot * n <= room) return null;
+  const stagingBytes = n * largest;
+  const slotsPerLayer = Math.min(n - 1, Math.floor((room - stagingBytes) / perSlot));
+  if (slotsPerLayer < k) return null;
+  return { slotsPerLayer, slotBytes: slotsPerLayer * perSlot, stagingBytes, perSlot, largest, experts: n, layers: moe.layers.length, room };
 }
 
 /** The expert tensors kept on the CPU: all of them, or those of the layers listed. */

@@ -78,7 +78,7 @@ function expertLines(p: MemoryPlan): string[] {
   const Q = m.quantities;
   return [
     '',
-    `Experts: ${m.expertCount} per layer in ${m.layers.length} layers, ${m.expertUsedCount} used per token${m.expertSharedCount > 0 ? `, ${m.expertSharedCount} shared` : ''}; cache ${m.cacheExpertsPerLayer} of ${m.expertCount} per layer; routing: ${m.routing.description}`,
+    `Experts: ${m.expertCount} per layer in ${m.layers.length} layers, ${m.expertUsedCount} used per token${m.expertSharedCount > 0 ? `, ${m.expertSharedCount} shared` : ''}; cache ${m.cacheExpertsPerLayer} of ${m.expertCount} per layer in RAM${m.deviceTier ? `, ${m.deviceTier.slotsPerLayer} in VRAM` : ''}; routing: ${m.routing.description}`,
     ...rows([
       ['bytes per expert', Q.bytesPerExpert, 'bytes'],
       ['dense layer weights', Q.denseLayerBytes, 'bytes'],
@@ -87,6 +87,7 @@ function expertLines(p: MemoryPlan): string[] {
       ['expert cache', Q.expertCacheBytes, 'bytes'],
       ['active per token', Q.activeBytesPerToken, 'bytes'],
       ['cache hit rate', Q.hitRate, 'share'],
+      ...(m.deviceTier ? [['VRAM tier hit rate', m.deviceTier.hitRate, 'share'] as [string, typeof Q.hitRate, 'share']] : []),
       ['minimum RAM cap (experts)', Q.minimumRamBytes, 'bytes'],
       ['tensor schedule reads', Q.tensorScheduleBytesPerToken, 'bytes'],
     ]),

@@ -71,7 +71,12 @@ export function withExpertCache(plan: MemoryPlan, view: ModelView, d: DenseBudge
   const cacheBytes = fits ? n * L * bpe : cacheFor(staging);
   const perLayer = fits ? n : Math.min(n, Math.floor(cacheBytes / (L * bpe)));
 
-  const { source, skew, pop, hit, routingText, hitFormula } = routingFor(m, d, n, k, perLayer);
+  // A VRAM tier in front of the RAM slots (place-vram.ts) holds the most used experts of every
+  // layer too: a routed expert is found in one tier or the other about as often as the larger
+  // of the two would hit alone (the RAM slots hold what VRAM missed most recently).
+  const vramSlots = fits ? 0 : (plan.gpu?.deviceExperts?.slotsPerLayer ?? 0);
+  const { source, skew, pop, hit, routingText, hitFormula } = routingFor(m, d, n, k, Math.max(perLayer, vramSlots));
+  const deviceTier = vramSlots > 0 ? { slotsPerLayer: vramSlots, hitRate: routingFor(m, d, n, k, vramSlots).hit } : null;
   const routed = L * k * bpe;
   // Below the expert cache's minimum the locked part itself does not fit: what does not
   // streams every token too, as the dense schedule would stream it.
@@ -99,7 +104,7 @@ export function withExpertCache(plan: MemoryPlan, view: ModelView, d: DenseBudge
   const wholeTensors = canRun && !fits && !cacheRuns;
   const tensorSchedule = plan.quantities.bytesReadPerToken;
 
-  const moe = moePlan(m, { n, k, L, bpe, cap, fits, layerTotal, denseLayer, locked, staging, cacheBytes, perLayer, d, source, routingText, hit, hitFormula, read, denseOverflow, floor, best, maxPerLayer, room, canRun, speed, minimum, active, tensorSchedule });
+  const moe = { ...moePlan(m, { n, k, L, bpe, cap, fits, layerTotal, denseLayer, locked, staging, cacheBytes, perLayer, d, source, routingText, hit, hitFormula, read, denseOverflow, floor, best, maxPerLayer, room, canRun, speed, minimum, active, tensorSchedule }), deviceTier: deviceTier ? { slotsPerLayer: deviceTier.slotsPerLayer, hitRate: q(deviceTier.hitRate, `${vramSlots} of ${n} experts per layer in VRAM slots, the same cache model as the RAM tier's = ${pct(deviceTier.hitRate)}; found in VRAM or RAM: the larger of the two tiers (${Math.max(perLayer, vramSlots)} slots) = ${pct(hit)}`) } : null };
 
   const least = Math.min(minimum, denseMinimum);
   const quantities = {
@@ -129,7 +134,7 @@ export function withExpertCache(plan: MemoryPlan, view: ModelView, d: DenseBudge
     );
   if (cacheRuns && plan.verdict === 'cannot-run') notes.push(`the expert cache runs from ${fb(minimum)}, below the whole-tensor schedule's minimum ${fb(denseMinimum)}`);
   if (wholeTensors) notes.push(`the expert cache needs ${fb(minimum)}: at this cap the experts stream as whole tensors (plan.stream), and the figures are that schedule's`);
-  if (plan.input.vramBytes) notes.push('the expert cache is planned in RAM only: VRAM layers are the dense schedule\'s');
+  if (plan.input.vramBytes && !deviceTier && cacheRuns) notes.push('the expert cache is planned in RAM only: the dense part leaves no room in VRAM for a token\'s routed experts in every layer beside a staging buffer');
   return { ...plan, verdict, quantities, moe, reason, notes };
 }
 
@@ -166,7 +171,7 @@ interface CacheFigures {
 }
 
 /** The plan's `moe` section: the cache's size and each figure with its formula. */
-function moePlan(m: MoeView, x: CacheFigures): MoePlan {
+function moePlan(m: MoeView, x: CacheFigures): Omit<MoePlan, 'deviceTier'> {
   const { n, k, L, bpe, cap, fits, layerTotal, denseLayer, locked, staging, cacheBytes, perLayer, d, source, routingText, hit, hitFormula, read, denseOverflow, floor, best, maxPerLayer, room, canRun, speed, minimum, active, tensorSchedule } = x;
   return {
     expertCount: n,

@@ -54,7 +54,7 @@ const MOE_QUANTITIES = [
 const moe = {
   type: 'object',
   additionalProperties: false,
-  required: ['expertCount', 'expertUsedCount', 'expertSharedCount', 'layers', 'expertTensors', 'cacheExpertsPerLayer', 'routing', 'quantities'],
+  required: ['expertCount', 'expertUsedCount', 'expertSharedCount', 'layers', 'expertTensors', 'cacheExpertsPerLayer', 'deviceTier', 'routing', 'quantities'],
   properties: {
     expertCount: { type: 'integer', minimum: 1 },
     expertUsedCount: { type: 'integer', minimum: 1 },
@@ -62,6 +62,7 @@ const moe = {
     layers: { type: 'array', items: nint },
     expertTensors: { type: 'array', items: { type: 'string' } },
     cacheExpertsPerLayer: nint,
+    deviceTier: { oneOf: [{ type: 'null' }, { type: 'object', additionalProperties: false, required: ['slotsPerLayer', 'hitRate'], properties: { slotsPerLayer: nint, hitRate: quantity } }] },
     routing: {
       type: 'object',
       additionalProperties: false,
@@ -79,7 +80,7 @@ const GPU_QUANTITIES = ['budgetBytes', 'headBytes', 'layerWeightBytes', 'kvBytes
 export const GPU_PLAN_SCHEMA = {
   type: 'object',
   additionalProperties: false,
-  required: ['device', 'gpuLayers', 'layers', 'outputOnDevice', 'mode', 'cpuTensors', 'expertLayers', 'quantities'],
+  required: ['device', 'gpuLayers', 'layers', 'outputOnDevice', 'mode', 'cpuTensors', 'expertLayers', 'deviceExperts', 'quantities'],
   properties: {
     device: { type: ['string', 'null'] },
     gpuLayers: nint,
@@ -88,6 +89,12 @@ export const GPU_PLAN_SCHEMA = {
     mode: { enum: ['none', 'layers', 'dense-first'] },
     cpuTensors: { type: 'array', items: { type: 'string' } },
     expertLayers: { type: 'array', items: nint },
+    deviceExperts: {
+      oneOf: [
+        { type: 'null' },
+        { type: 'object', additionalProperties: false, required: ['slotsPerLayer', 'slotBytes', 'stagingBytes'], properties: { slotsPerLayer: nint, slotBytes: quantity, stagingBytes: quantity } },
+      ],
+    },
     quantities: { type: 'object', additionalProperties: false, required: [...GPU_QUANTITIES], properties: Object.fromEntries(GPU_QUANTITIES.map((k) => [k, quantity])) },
   },
 } as const;

@@ -181,6 +181,11 @@ export interface MoePlan {
   readonly expertTensors: string[];
   /** Experts each MoE layer's cache holds (all of them when the model fits). */
   readonly cacheExpertsPerLayer: number;
+  /**
+   * The cache's VRAM tier (plan.gpu.deviceExperts), null without one: its slots per layer and the
+   * share of routed experts found there; `hitRate` is then the share found in VRAM or RAM.
+   */
+  readonly deviceTier: { readonly slotsPerLayer: number; readonly hitRate: Quantity } | null;
   readonly routing: { readonly source: RoutingSource; readonly skew: number | null; readonly description: string };
   readonly quantities: {
     readonly bytesPerExpert: Quantity;
@@ -219,6 +224,11 @@ export interface GpuPlan {
   readonly cpuTensors: string[];
   /** 'dense-first': layers whose experts are on the device too (the last ones, in the room the dense part left). */
   readonly expertLayers: number[];
+  /**
+   * 'dense-first' under an expert cache: the cache's VRAM tier in the room the dense part left, a
+   * few slots per layer for the most used experts (expert ops then run on the device), else null.
+   */
+  readonly deviceExperts: { readonly slotsPerLayer: number; readonly slotBytes: Quantity; readonly stagingBytes: Quantity } | null;
   readonly quantities: {
     readonly budgetBytes: Quantity;
     readonly headBytes: Quantity;

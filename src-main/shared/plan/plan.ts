@@ -159,7 +159,10 @@ function embeddingsContextBytes(view: ModelView, input: PlanInput, sh: Shape): Q
 function vramTier(view: ModelView, input: PlanInput, f: Fixed) {
   const tiers: Tier[] = view.layers.map(() => 'pinned');
   if (input.vramBytes === undefined || !(input.vramBytes > 0)) return { tiers, placed: null, vramUsed: 0, vramFormula: 'no VRAM given' };
-  const placed = placeVram(view, { vramBytes: input.vramBytes, kvPerLayer: f.kvPerLayer.map((k) => k.value as number), computeBytes: f.computeB, device: input.gpuDevice ?? null });
+  // A mixture of experts larger than its RAM budget is served by the expert cache, which then has
+  // a VRAM tier (the runtime sets one up only under a budget: residency-runtime.ts).
+  const expertCache = view.moe !== null && input.ramBytes !== undefined && view.tensorBytes > input.ramBytes;
+  const placed = placeVram(view, { vramBytes: input.vramBytes, kvPerLayer: f.kvPerLayer.map((k) => k.value as number), computeBytes: f.computeB, device: input.gpuDevice ?? null, expertCache });
   view.layers.forEach((l, i) => placed.wholeLayers.has(l.index) && (tiers[i] = 'vram'));
   const used = placed.gpu.quantities.usedBytes;
   return { tiers, placed, vramUsed: used.value as number, vramFormula: used.formula };

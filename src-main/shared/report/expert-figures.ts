@@ -44,6 +44,11 @@ export interface ExpertFigures {
   decode_expert_bytes_per_token: number | null;
   decode_prediction_accuracy: number | null;
   decode_stall_ms_per_token: number | null;
+  /**
+   * Where the routed experts were found, tier by tier (whole run): a VRAM slot (the GPU tier; 0
+   * without one), a RAM slot (a hit or read ahead in time), or storage (read on demand).
+   */
+  tiers: { device: string | null; device_slots_per_layer: number | null; vram_hits: number; ram_hits: number; storage_reads: number; uploads: number; upload_bytes: number; decode_vram_hit_rate: number | null };
   note: string;
 }
 
@@ -91,6 +96,16 @@ export function expertFigures(samples: readonly ResidencySample[], schedule: Str
     decode_expert_bytes_per_token: tokens > 0 ? d((e) => e.readBytes) / tokens : null,
     decode_prediction_accuracy: ratio(d((e) => e.predictedRight), d((e) => e.predicted)),
     decode_stall_ms_per_token: tokens > 0 ? d((e) => e.stallMs) / tokens : null,
+    tiers: {
+      device: cache?.device?.name ?? null,
+      device_slots_per_layer: cache?.device?.slotsPerLayer ?? null,
+      vram_hits: x.deviceHits,
+      ram_hits: x.hits + x.prefetchHits,
+      storage_reads: Math.max(0, x.routed - x.deviceHits - x.hits - x.prefetchHits - x.skipped),
+      uploads: x.uploads,
+      upload_bytes: x.uploadBytes,
+      decode_vram_hit_rate: cache?.device ? ratio(d((e) => e.deviceHits), d((e) => e.routed)) : null,
+    },
     note: tokens > 0 ? `decode figures from token ${a?.token} to token ${b?.token} (${decode.length} samples)` : 'fewer than two decode samples: decode figures unknown',
   };
 }

@@ -49,6 +49,9 @@ export function formatResidencyReport(r: RunReport): string {
     lines.push(`  expert cache           ${x.slots_per_layer ?? '—'} of ${x.experts ?? '—'} experts per layer (${formatBytes(x.cache_bytes)}, staging ${formatBytes(x.staging_bytes)}, ${x.repacked_tensors} expert tensors repacked for the CPU kernels)`);
     lines.push(`  experts in decode      cache hits ${pct(x.decode_hit_rate)}, ready when needed ${pct(x.decode_ready_rate)} (read ahead on a prediction), read ${formatBytes(x.decode_expert_bytes_per_token)} per token, prediction right ${pct(x.decode_prediction_accuracy)}, waited ${x.decode_stall_ms_per_token === null ? '—' : x.decode_stall_ms_per_token.toFixed(1)} ms per token  [${x.note}]`);
     lines.push(`  experts, whole run     ${x.routed} routed, ${x.hits} cache hits (${pct(x.hit_rate)}), ${x.prefetch_hits} read ahead, ${x.loads} read (${x.prefetches} ahead of need), ${formatBytes(x.read_bytes)}, ${x.staged} layer passes from staging (${x.promoted} experts kept from it), ${x.stalls} stalls (${x.stall_ms.toFixed(1)} ms)`);
+    const t = x.tiers;
+    if (t.device !== null)
+      lines.push(`  experts by tier        VRAM ${t.vram_hits} (${t.device_slots_per_layer} slots per layer on ${t.device}; decode ${pct(t.decode_vram_hit_rate)}), RAM ${t.ram_hits}, storage ${t.storage_reads}; ${t.uploads} uploaded to VRAM (${formatBytes(t.upload_bytes)})`);
   }
   for (const a of res.actions.filter((x) => x.layer !== undefined)) {
     lines.push(`  ${a.kind} layer ${a.layer}: requested ${formatBytes(a.requested_bytes)}, accepted ${formatBytes(a.accepted_bytes)}, observed ${formatBytes(a.observed_bytes)}`);

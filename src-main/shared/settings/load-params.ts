@@ -128,6 +128,7 @@ export function toLoadParams(i: LoadInput): LoadParams {
       ...(gpu.cpuTensors.length > 0 ? { cpuTensors: gpu.cpuTensors } : {}),
       budgetBytes: gpu.quantities.budgetBytes.value as number,
       plannedBytes: gpu.quantities.usedBytes.value as number,
+      ...(gpu.deviceExperts ? { deviceExperts: { slotsPerLayer: gpu.deviceExperts.slotsPerLayer } } : {}),
     };
   }
   // The trace view's data: recorded once at load (a few hundred node events per layer).
