@@ -26,6 +26,20 @@ export function synthMoeModel(): string {
   return out;
 }
 
+/**
+ * A mixture of experts whose experts outweigh the rest (Mixtral layout, 8 layers of 16 experts
+ * 6144 wide, 2 routed a token, ~335 MiB): under 250 MiB of RAM and 190 MiB of VRAM the expert
+ * cache runs with a VRAM tier (as src-main/cli/commands/gpu-experts.test.ts).
+ */
+export function synthVramTierMoeModel(): string {
+  mkdirSync(CACHE, { recursive: true });
+  const out = join(CACHE, 'e2e-llama-moe-8x16-ff6144-q4_0.gguf');
+  if (existsSync(out)) return out;
+  const r = spawnSync(process.execPath, [CLI, 'synth', '--arch', 'llama', '--preset', 'tiny', '--layers', '8', '--experts', '16', '--experts-used', '2', '--ff', '6144', '--seed', '7', '--quiet', '--out', out], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`ramforge synth failed (${r.status}): ${r.stderr}`);
+  return out;
+}
+
 /** A mixture of experts of the published gemma-4 routing trace's shape: 30 MoE layers of 128 experts, 6 routed a token (~159 MiB). */
 export function synthTraceShapedMoeModel(): string {
   mkdirSync(CACHE, { recursive: true });

@@ -67,12 +67,12 @@ bool ExpertCache::Ask(ggml_tensor* t) {
     WaitReady(L, p);
     if (device_) Upload(L);
     const bool stop = PointSelection(L, t);
-    return stop || L.isolate || !error().empty();
+    return stop || !error().empty();
   }
   // A selection rewritten in place: between it and the layer's first expert op every node runs
   // on its own, so that it is rewritten only after everything that reads it as expert ids ran.
   for (const auto& L : layers_)
-    if ((L.rewrite && L.direct != 1) || L.isolate) return true;
+    if (L.rewrite && L.direct != 1) return true;
   return false;
 }
 
@@ -95,7 +95,6 @@ bool ExpertCache::Computed(ggml_tensor* t) {
       Restore(L);
       if (L.staged) PointAt(L, false);
       if (L.dev_staged) PointDevice(L, false);
-      L.isolate = false;
       L.prepared = false;
       L.ops_done = 0;
     }
@@ -123,7 +122,6 @@ void ExpertCache::StageAll(Layer& L, int li) {
   std::lock_guard<std::mutex> l(mu_);
   DeviceAssignLocked(L, all, keep);
   PointDevice(L, static_cast<int>(all.size()) > static_cast<int>(L.dslots.size()));
-  L.isolate = true;
 }
 
 // A slot for a new expert: an empty one, else the least recently used that is neither being
@@ -167,7 +165,13 @@ void ExpertCache::Route(Layer& L, int li, const ggml_tensor* ids, ggml_tensor* n
   DropAheadLocked(L, li, keep);
   // The device tier first: what it holds is not fetched (a staged batch fetches every expert).
   const bool dev_staged = device_ && need.size() > L.dslots.size();
-  if (device_) need = DeviceAssignLocked(L, need, keep);
+  if (device_) {
+    need = DeviceAssignLocked(L, need, keep);
+    // The RAM slots keep only what they must serve now: an expert this batch finds in VRAM may
+    // be given up in RAM (else a RAM cache of such experts has no victim, and waits for ever).
+    std::fill(keep.begin(), keep.end(), 0);
+    for (int e : need) keep[e] = 1;
+  }
   if (static_cast<int>(need.size()) > static_cast<int>(L.slots.size())) {
     lock.unlock();
     Stage(L, li, need);
@@ -235,7 +239,6 @@ void ExpertCache::Routed(Layer& L, bool dev_staged) {
   PointDevice(L, dev_staged);
   L.rewrite = !dev_staged;
   L.prepared = true;
-  Isolate(L, L.topk ? L.topk->ne[1] : 0);
 }
 
 // A micro-batch's routing counted: use counts (decaying, so that the cache follows a shift in

@@ -166,7 +166,6 @@ class ExpertCache {
   void PointDevice(Layer& L, bool staging);
   void Upload(Layer& L);
   void DeviceSlotIds(Layer& L, ggml_tensor* c);
-  void Isolate(Layer& L, int64_t tokens);
   struct Proj {
     ggml_tensor* t = nullptr;
     void* original = nullptr;  // the tensor's data in the model's mapping
@@ -239,10 +238,6 @@ class ExpertCache {
     std::vector<int> dindex_of;
     std::vector<std::pair<int, int>> uploads;
     bool dev_staged = false;
-    // The layer's nodes from its selection to its last expert op each computed on their own, the
-    // first time it sees a micro-batch of its size (experts_device.cpp, Isolate).
-    bool isolate = false;
-    std::vector<int64_t> seen_tokens;
     ggml_backend_buffer* dev_ids = nullptr;
     std::vector<char> router_host;
   };

@@ -15,7 +15,7 @@ namespace {
 
 // Zeroed bytes after each device buffer's last expert: a backend may read a quantized row's
 // padding past the tensor's end (CUDA pads rows to 512 values), which must hold no NaN.
-constexpr size_t kDevicePad = 4096;
+constexpr size_t kDevicePad = 64 << 10;
 
 }  // namespace
 
@@ -170,20 +170,6 @@ void ExpertCache::Upload(Layer& L) {
   counters_.uploads += static_cast<double>(L.uploads.size());
   counters_.upload_bytes += bytes;
   L.uploads.clear();
-}
-
-// ggml's Vulkan backend sizes its scratch buffers by the largest matmul its graphs have shown it
-// and grows them when a node needs more, in the middle of a graph whose earlier nodes still use
-// the old ones (on lavapipe a SIGSEGV or a corrupted heap; llama.cpp PR 24312). An expert op's
-// need depends on the micro-batch's size, and the device tier moves the expert ops to the GPU
-// only after load, past the warm-up that sized the buffers for the dense part. So the first
-// micro-batch of each size in a layer computes each node from the selection to the last expert
-// op on its own: a buffer grown for an expert op is then never one an earlier node of the same
-// submission used. Later micro-batches of that size run as before.
-void ExpertCache::Isolate(Layer& L, int64_t tokens) {
-  const bool seen = std::find(L.seen_tokens.begin(), L.seen_tokens.end(), tokens) != L.seen_tokens.end();
-  L.isolate = !seen;
-  if (!seen) L.seen_tokens.push_back(tokens);
 }
 
 // The selection's copy in device slot indices (FillSlotIds made its bytes): in device memory,

@@ -50,6 +50,9 @@ std::string Residency::Configure(Policy policy, std::vector<ResidencyLayer> laye
                                  ExpertConfig experts, const std::unordered_map<std::string, ggml_tensor*>& tensors) {
   // The old schedule's threads stop (and its locks go) before anything changes under them.
   experts_.reset();
+  // What the graphs compute where may change (an expert cache's VRAM tier moves expert ops to
+  // the GPU): every batch size is new again.
+  seen_sizes_.clear();
   stream_.reset();
   for (int fd : fds_)
     if (fd >= 0) close(fd);
@@ -148,7 +151,7 @@ bool Residency::EvalCallback(ggml_tensor* t, bool ask, void* user) {
     bool need = self->experts_ ? self->experts_->Ask(t) : false;
     if (self->route_ && self->route_->Ask(t)) need = true;
     if (self->stream_ && self->stream_->Ask(t)) need = true;
-    return need;
+    return need || self->isolate_;
   }
   // The tap first: a replayed selection must be in place before the expert cache routes it.
   if (self->route_) self->route_->Computed(t);
@@ -174,6 +177,10 @@ TraceResult Residency::TakeTrace() {
 
 void Residency::OnDecodeStart(int n_tokens, int phase) {
   if (route_) route_->OnDecodeStart(n_tokens, phase);
+  if (guard_sizes_) {
+    isolate_ = std::find(seen_sizes_.begin(), seen_sizes_.end(), n_tokens) == seen_sizes_.end();
+    if (isolate_) seen_sizes_.push_back(n_tokens);
+  }
   std::lock_guard<std::mutex> lock(trace_mu_);
   if (trace_armed_ && n_tokens == 1) {
     trace_armed_ = false;

@@ -76,6 +76,13 @@ class Residency {
 
   // phase: 0 a prompt, 1 decoding, -1 unknown (the routing tap guesses by size).
   void OnDecodeStart(int n_tokens, int phase = -1);
+  // ggml's Vulkan backend grows its scratch buffers in the middle of a graph when a node needs
+  // more than the graphs before it did, while earlier nodes of the same submission still use the
+  // old ones (llama.cpp PR 24312; on lavapipe a SIGSEGV or a corrupted heap, with a mixture of
+  // experts in every placement that puts experts on the device, under the graph trace too).
+  // With this on, the first decode of each batch size since the last Configure computes every
+  // node on its own, so a buffer only grows where nothing else has used it yet.
+  void GuardNewBatchSizes(bool on) { guard_sizes_ = on; }
   void OnDecodeEnd();
 
   // Between operations (after each decoded token): the release policies act here.
@@ -131,6 +138,9 @@ class Residency {
   double t0_;
 
   std::mutex trace_mu_;
+  bool guard_sizes_ = false;
+  bool isolate_ = false;
+  std::vector<int> seen_sizes_;
   bool trace_armed_ = false;
   bool trace_active_ = false;
   size_t trace_max_ = 0;

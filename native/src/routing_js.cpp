@@ -69,6 +69,10 @@ std::unique_ptr<Residency> MakeResidency(const Napi::Object& opts, bool* callbac
       *callback = true;
     }
   }
+  if (opts.Has("guardNewBatchSizes") && opts.Get("guardNewBatchSizes").ToBoolean().Value()) {
+    residency->GuardNewBatchSizes(true);
+    *callback = true;
+  }
   // The routing tap (an MoE's routing recorded or replayed) sees each router's selection.
   if (routing) {
     RouteConfig rc;

@@ -95,6 +95,8 @@ function expertColumns(r: RunReport) {
     expert_read_over_optimal: r.residency.routing?.read_over_optimal ?? null,
     prefetch_issued_share: x.prefetch_issued_share,
     prefetch_wasted_bytes: x.prefetch_wasted_bytes,
+    // The VRAM tier (null without one): the share of decode's routed experts found in VRAM.
+    expert_vram_hit_rate: x.tiers.decode_vram_hit_rate,
   };
 }
 
@@ -122,10 +124,12 @@ export function benchTable(rows: BenchRow[]): string {
   const experts = j.some((r) => r.experts !== undefined);
   const network = j.some((r) => r.network_nodes !== undefined);
   const lossy = j.some((r) => r.lossy !== undefined);
+  const vram = j.some((r) => r.experts?.tiers.device != null);
   const head = [
     'policy', 'status', 'decode tok/s', 'vs first', 'prompt tok/s', 'read/token', 'floor/token', 'read/floor', 'limit hits (decode)', 'locked min', 'read rate', 'peak', 'same tokens',
     ...(drafts ? ['tokens/pass', 'accepted', 'vs ideal'] : []),
     ...(experts ? ['experts cached', 'cache hits', 'ready in time', 'predicted', 'read/optimal', 'read ahead on', 'read in vain'] : []),
+    ...(vram ? ['VRAM hits'] : []),
     ...(network ? ['network/token', 'wait on nodes/token'] : []),
     ...(lossy ? ['agreement (lossy)'] : []),
   ];
@@ -163,6 +167,7 @@ export function benchTable(rows: BenchRow[]): string {
           r.prefetch_wasted_bytes === undefined ? '—' : b(r.prefetch_wasted_bytes),
         ]
       : []),
+    ...(vram ? [pct(r.expert_vram_hit_rate)] : []),
     ...(network ? [b(r.network_bytes_per_token ?? null), r.network_wait_ms_per_token == null ? '—' : `${r.network_wait_ms_per_token.toFixed(1)} ms`] : []),
     ...(lossy ? [r.lossy === undefined ? 'lossless' : pct(r.agreement)] : []),
   ]);

@@ -95,6 +95,8 @@ export interface NativeContextOptions {
   observeLayers?: boolean;
   /** With observeLayers: also install its layer-boundary eval callback (default true). */
   layerCallback?: boolean;
+  /** Layers on a Vulkan device: the first decode of each batch size computes node by node (ggml's Vulkan scratch buffers grow mid-graph: residency.h). */
+  guardNewBatchSizes?: boolean;
   /** RPC nodes holding offloaded layers: the eval callback times the waits on each. */
   remoteNodes?: string[];
   /** A mixture of experts' routing tap: the MoE layers, recording, a trace replayed (routing.h). */

@@ -119,6 +119,7 @@ export function createTargetContext(model: NativeModel, params: LoadParams, rout
       observeLayers: policy !== 'off' || params.graphTrace !== undefined || rpcServers.length > 0,
       ...(rpcServers.length > 0 ? { remoteNodes: rpcServers } : {}),
       layerCallback: layerCallbackFor(params),
+      guardNewBatchSizes: (params.offload?.devices ?? []).some((d) => d.startsWith('Vulkan')),
       ...(routing ? { routing } : {}),
     });
   } catch (e) {

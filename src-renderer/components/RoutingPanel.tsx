@@ -1,7 +1,7 @@
 // The dashboard's routing panel of a mixture of experts: the expert cache's reads against Belady's
 // optimum for the same routing and cache size (the MoE's floor), the trace being replayed, and
 // read-ahead (the share of predictions acted on, their recall, the bytes read in vain).
-import { OPTIMUM_NOTE, traceLine, type RoutingView } from '../lib/routing-model.js';
+import { OPTIMUM_NOTE, traceLine, type RoutingView, type TiersView } from '../lib/routing-model.js';
 import { formatBytes, formatBytesPerTok, formatCount, formatPct } from '../lib/format.js';
 import { Kpi } from './Kpi.js';
 
@@ -33,6 +33,7 @@ export function RoutingPanel({ view, live }: { view: RoutingView; live: boolean 
           Lossy: {formatCount(view.skipped)} uncached experts skipped (computed as zero; mean routing weight {formatPct(view.skippedMeanWeight, 1)})
         </div>
       )}
+      {view.tiers && <TierRow t={view.tiers} />}
       {ra && (
         <div className="row wrap legend" data-testid="routing-read-ahead">
           <span title="of the next-layer predictions made, the share read ahead (read-ahead stops itself while fewer than half of its reads are used)">
@@ -47,6 +48,26 @@ export function RoutingPanel({ view, live }: { view: RoutingView; live: boolean 
           <span title="read-ahead jobs still queued when the real routing arrived, dropped unread">dropped {formatCount(ra.dropped)}</span>
         </div>
       )}
+    </div>
+  );
+}
+
+/** The expert cache's VRAM tier: where the routed experts were found, tier by tier (whole run). */
+function TierRow({ t }: { t: TiersView }) {
+  const all = t.vramHits + t.ramHits + t.storageReads;
+  const share = (n: number) => (all > 0 ? formatPct(n / all, 1) : '—');
+  return (
+    <div className="row wrap legend" data-testid="routing-tiers" data-vram-hits={t.vramHits} data-ram-hits={t.ramHits} data-storage-reads={t.storageReads} data-uploads={t.uploads}>
+      <span title={`routed experts found in one of the ${t.slotsPerLayer ?? '—'} VRAM slots per layer on ${t.device} (decode: ${formatPct(t.decodeVramHitRate, 1)})`}>
+        VRAM <b data-testid="routing-tier-vram">{share(t.vramHits)}</b>
+      </span>
+      <span title="routed experts VRAM did not hold, found in a RAM slot (uploaded from it)">
+        RAM <b data-testid="routing-tier-ram">{share(t.ramHits)}</b>
+      </span>
+      <span title="routed experts read from storage (then uploaded)">
+        storage <b data-testid="routing-tier-storage">{share(t.storageReads)}</b>
+      </span>
+      <span title="experts copied from RAM into VRAM">uploaded {formatCount(t.uploads)} ({formatBytes(t.uploadBytes)})</span>
     </div>
   );
 }

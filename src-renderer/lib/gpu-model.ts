@@ -52,6 +52,8 @@ export interface PlanGpu {
   budgetBytes: number | null;
   usedBytes: number | null;
   weightBytes: number | null;
+  /** The expert cache's VRAM tier: expert slots in every layer (null without one). */
+  expertSlots: number | null;
 }
 
 export function planGpu(raw: unknown): PlanGpu | null {
@@ -69,6 +71,7 @@ export function planGpu(raw: unknown): PlanGpu | null {
     expertLayers: arr(raw, 'expertLayers').length,
     budgetBytes: v('budgetBytes'),
     usedBytes: v('usedBytes'),
+    expertSlots: num(field(raw, 'deviceExperts'), 'slotsPerLayer'),
     weightBytes: head === null && layerW === null ? null : (head ?? 0) + (layerW ?? 0),
   };
 }
@@ -76,7 +79,12 @@ export function planGpu(raw: unknown): PlanGpu | null {
 /** One line for the plan view: what the device holds and what it costs there. */
 export function planGpuText(g: PlanGpu, fmt: (n: number | null) => string): string {
   if (g.gpuLayers === 0) return `VRAM ${fmt(g.budgetBytes)}${g.device ? ` on ${g.device}` : ''}: nothing fits beside the compute buffer and the output head`;
-  const experts = g.expertLayers > 0 ? `the experts of the last ${g.expertLayers} too, the others stay in RAM` : 'experts stay in RAM';
+  const experts =
+    g.expertSlots !== null
+      ? `and ${g.expertSlots} expert slots in each layer, filled from RAM as the routers choose`
+      : g.expertLayers > 0
+        ? `the experts of the last ${g.expertLayers} too, the others stay in RAM`
+        : 'experts stay in RAM';
   const what = g.mode === 'dense-first' ? `the output head and the dense part of ${g.layers} layers (${experts})` : `the output head and ${g.layers} layers`;
   return `VRAM${g.device ? ` on ${g.device}` : ''}: ${what}, ${fmt(g.weightBytes)} of weights; ${fmt(g.usedBytes)} of ${fmt(g.budgetBytes)} with KV and compute (n_gpu_layers ${g.gpuLayers})`;
 }

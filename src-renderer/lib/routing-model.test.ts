@@ -61,6 +61,15 @@ describe('routing view', () => {
     expect(reportDashboard(normalizeReport({ schema_version: 1, residency })).routing).toEqual(v);
   });
 
+  it("the expert cache's VRAM tier: the routed experts found in VRAM, in RAM and read from storage; none without the tier", () => {
+    const tiers = { device: 'Vulkan0', device_slots_per_layer: 5, vram_hits: 60, ram_hits: 25, storage_reads: 15, uploads: 40, upload_bytes: 4096, decode_vram_hit_rate: 0.7 };
+    const v = routingFromReport({ ...residency, experts: { ...residency.experts, tiers } })!;
+    expect(v.tiers).toEqual({ device: 'Vulkan0', slotsPerLayer: 5, vramHits: 60, ramHits: 25, storageReads: 15, uploads: 40, uploadBytes: 4096, decodeVramHitRate: 0.7 });
+    const none = { ...tiers, device: null, device_slots_per_layer: null, vram_hits: 0, uploads: 0, upload_bytes: 0, decode_vram_hit_rate: null };
+    expect(routingFromReport({ ...residency, experts: { ...residency.experts, tiers: none } })!.tiers).toBeNull();
+    expect(routingFromReport(residency)!.tiers).toBeNull();
+  });
+
   it("a report of the model's own routing without an expert cache; one with neither section", () => {
     const own = routingFromReport({ routing: { ...residency.routing, trace: null, optimal_read_bytes: null, read_over_optimal: null }, experts: null })!;
     expect(own.readAhead).toBeNull();

@@ -41,6 +41,35 @@ export interface RoutingView {
   /** Lossy (--skip-cold-experts): routed experts computed as zero instead of read, and their mean routing weight. */
   skipped: number | null;
   skippedMeanWeight: number | null;
+  /** The expert cache's VRAM tier (null without one): the routed experts found in each tier, and the uploads into VRAM. */
+  tiers: TiersView | null;
+}
+
+export interface TiersView {
+  device: string;
+  slotsPerLayer: number | null;
+  vramHits: number;
+  ramHits: number;
+  storageReads: number;
+  uploads: number;
+  uploadBytes: number;
+  decodeVramHitRate: number | null;
+}
+
+function tiersView(experts: unknown): TiersView | null {
+  const t = field(experts, 'tiers');
+  const device = str(t, 'device');
+  if (!device) return null;
+  return {
+    device,
+    slotsPerLayer: num(t, 'deviceSlotsPerLayer'),
+    vramHits: num(t, 'vramHits') ?? 0,
+    ramHits: num(t, 'ramHits') ?? 0,
+    storageReads: num(t, 'storageReads') ?? 0,
+    uploads: num(t, 'uploads') ?? 0,
+    uploadBytes: num(t, 'uploadBytes') ?? 0,
+    decodeVramHitRate: num(t, 'decodeVramHitRate'),
+  };
 }
 
 /** From the report's `residency.routing` and `residency.experts` (or the same figures made live); null when neither exists. */
@@ -69,6 +98,7 @@ export function routingView(routing: unknown, experts: unknown): RoutingView | n
       : null,
     skipped: num(experts, 'skipped'),
     skippedMeanWeight: num(experts, 'skippedMeanWeight', 'skipped_mean_weight'),
+    tiers: tiersView(experts),
   };
 }
 
