@@ -27,7 +27,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const t0 = Date.now();
 const MiB = 1024 * 1024;
 const TOKENS = Number(process.env.GPU_CHECK_TOKENS ?? 16);
-// A short sequence: seconds on lavapipe, and 32 positions still tell a device that computes wrongly.
+// A short sequence: under a minute on lavapipe (2 shared cores), and 32 positions still tell a
+// device that computes wrongly.
 const AGREEMENT_TOKENS = 32;
 const CTX = 512;
 // One micro-batch on both sides: its compute buffer is part of the budget, and the same size in both.
