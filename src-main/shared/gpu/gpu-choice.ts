@@ -23,7 +23,7 @@ export interface VulkanDevice {
   readonly memoryFree: number;
 }
 
-/** What the machine's Vulkan loader reported (nothing on a build without the Vulkan backend). */
+/** What the GPU probe found: the Vulkan loader's devices (none on a build without the Vulkan backend) and ggml's CUDA devices. */
 export interface GpuProbe {
   /** The addon was built with ggml's Vulkan backend. */
   readonly built: boolean;
