@@ -112,7 +112,7 @@ const PACKAGES = ['ws', '@huggingface/jinja', 'node-addon-api', 'node-api-header
 
 function copyApp(app) {
   const copy = (rel, filter) => cpSync(join(root, rel), join(app, rel), { recursive: true, filter });
-  for (const f of ['package.json', 'bin/ramforge.mjs', 'scripts/llama-cpp.mjs', 'scripts/gpu-check.mjs']) copy(f);
+  for (const f of ['package.json', 'bin/ramforge.mjs', 'scripts/llama-cpp.mjs', 'scripts/gpu-check.mjs', 'scripts/gpu-agreement.mjs']) copy(f);
   copy('native', (src) => relative(join(root, 'native'), src).split('/')[0] !== 'build');
   // Source maps are for debugging here; they would double the CLI's size.
   copy('out/cli', (src) => !src.endsWith('.map'));

@@ -4,14 +4,16 @@
 //   1. Builds what it needs: llama.cpp with its GPU backend (Vulkan where glslc and the Vulkan
 //      headers exist; scripts/llama-cpp.mjs), our addon and CLI, llama-bench and
 //      llama-fit-params (cached: a second run builds nothing).
-//   2. Picks the device: the first hardware GPU, else a software one (lavapipe), which only
-//      proves the path (its speed is the CPU's, through Vulkan).
+//   2. Picks the device: the one runs use by default (the first CUDA device, else the first
+//      hardware Vulkan GPU), else a software one (lavapipe), which only proves the path (its
+//      speed is the CPU's, through Vulkan).
 //   3. Writes a synthetic model larger than the VRAM budget (half the model: a real GPU gets a
 //      1B-shaped Llama, a software device a small one).
 //   4. Runs `ramforge bench` with the plan's placement under that budget, then asks llama.cpp's
 //      fit logic (llama-fit-params with the margin that leaves the same budget free) which -ngl
-//      it picks, and runs llama-bench with it.
-// Exit 0 with the JSON line whenever both sides ran; 1 when something failed (the JSON says what).
+//      it picks, and runs llama-bench with it. For the dense shape, the greedy tokens with our
+//      placement against the CPU-only run's (teacher-forced agreement, ≥ 90 %: gpu-agreement.mjs).
+// Exit 0 with the JSON line when both sides ran and the tokens agree; 1 when something failed (the JSON says what).
 //   --prebuilt    skip step 1's builds (the GPU bundle's run script has built everything)
 //   --out FILE    write the JSON line to FILE too
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -19,11 +21,15 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { measureAgreement, MIN_AGREEMENT } from './gpu-agreement.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const t0 = Date.now();
 const MiB = 1024 * 1024;
 const TOKENS = Number(process.env.GPU_CHECK_TOKENS ?? 16);
+// A short sequence: under a minute on lavapipe (2 shared cores), and 32 positions still tell a
+// device that computes wrongly.
+const AGREEMENT_TOKENS = 32;
 const CTX = 512;
 // One micro-batch on both sides: its compute buffer is part of the budget, and the same size in both.
 const UBATCH = 64;
@@ -80,17 +86,15 @@ try {
 let device;
 try {
   const list = JSON.parse(cli(['devices', '--json']));
-  out.devices = list.devices.map((d) => ({ index: d.index, name: d.name, type: d.type, software: d.software, memory_free: d.memoryFree, memory_total: d.memoryTotal }));
-  device = list.devices.find((d) => !d.software) ?? list.devices[0];
-  // A CUDA-only build (nvcc, no Vulkan toolchain) built and linked, but `devices` and --gpu know Vulkan devices only yet.
-  if (!device && out.build.cuda.built) throw new Error(`CUDA was built and the addon linked it, but ramforge lists and chooses Vulkan devices only (docs/gpu.md, "What the CUDA choice still needs"): ${list.error ?? 'no Vulkan device'}`);
-  if (!device) throw new Error(list.error ?? 'no Vulkan device (install the GPU driver, or mesa-vulkan-drivers for lavapipe)');
-  out.device = { index: device.index, name: device.name, type: device.type, software: device.software };
+  out.devices = list.devices.map((d) => ({ backend: d.backend, index: d.index, gpu: d.gpu, name: d.name, type: d.type, software: d.software, memory_free: d.memoryFree, memory_total: d.memoryTotal }));
+  device = list.devices.find((d) => d.default) ?? list.devices.find((d) => !d.software) ?? list.devices[0];
+  if (!device) throw new Error(list.error ?? `no GPU device (${out.build.cuda.built ? 'CUDA was built: is the NVIDIA driver loaded?' : 'install the GPU driver, or mesa-vulkan-drivers for lavapipe'})`);
+  out.device = { backend: device.backend, index: device.index, gpu: device.gpu, name: device.name, type: device.type, software: device.software };
 } catch (e) {
   fail('devices', e);
 }
-// What the worker gets for this device (shared/gpu/gpu-choice.ts gpuWorkerEnv): llama.cpp's tools get the same.
-const gpuEnv = { GGML_VK_VISIBLE_DEVICES: String(device.index), ...(device.software ? { GGML_VK_DISABLE_F16: '1', GGML_VK_DISABLE_COOPMAT: '1' } : {}) };
+// What the worker gets for this device (`devices` prints shared/gpu/gpu-choice.ts's choice): llama.cpp's tools get the same.
+const gpuEnv = device.env;
 
 // 3–5. A shape written with `synth`, ours under the budgets, llama.cpp's fit under the same VRAM.
 const dir = mkdtempSync(join(tmpdir(), 'ramforge-gpu-check-'));
@@ -107,7 +111,7 @@ function synth(name, args) {
 function ours(model, ram, vram, tokens) {
   log(`ramforge bench under --ram ${Math.round(ram / MiB)} MiB --vram ${Math.round(vram / MiB)} MiB`);
   const reports = join(dir, `reports-${Date.now()}`);
-  const j = JSON.parse(cli(['bench', model, '--ram', String(ram), '--vram', String(vram), '--gpu', String(device.index), '--policies', 'off', '--tokens', String(tokens), '--ctx', String(CTX), '--batch', String(UBATCH), '--report-dir', reports, '--json']));
+  const j = JSON.parse(cli(['bench', model, '--ram', String(ram), '--vram', String(vram), '--gpu', device.gpu, '--policies', 'off', '--tokens', String(tokens), '--ctx', String(CTX), '--batch', String(UBATCH), '--report-dir', reports, '--json']));
   const row = j.results[0];
   const file = readdirSync(reports).find((f) => f.endsWith('.json'));
   const g = JSON.parse(readFileSync(join(reports, file), 'utf8')).gpu ?? null;
@@ -165,6 +169,8 @@ try {
   out.ramforge = ours(model, Math.floor(totalmem() / 2), vram, TOKENS);
   out.llama_cpp = theirs(model, vram, TOKENS);
   out.ratio = ratio(out.ramforge, out.llama_cpp);
+  log(`token agreement with the CPU-only run (${AGREEMENT_TOKENS} teacher-forced positions)`);
+  out.agreement = measureAgreement({ root, model, placement: out.ramforge, env: gpuEnv, tokens: AGREEMENT_TOKENS });
   rmSync(model, { force: true });
 } catch (e) {
   fail('dense', e);
@@ -189,8 +195,7 @@ try {
   fail('moe', e);
 }
 
-out.ok = true;
-// Not measured yet: greedy tokens against the CPU-only run (teacher-forced agreement); the lavapipe tests cover it.
-out.not_measured = ['token agreement with the CPU run'];
 if (soft) out.note = 'software device: the speeds are the CPU through Vulkan and mean nothing; the path (build, placement, budget, measurement) is the one a GPU takes';
+if (!out.agreement.ok) fail('agreement', `${(out.agreement.share * 100).toFixed(1)} % of ${out.agreement.positions} greedy positions agree with the CPU-only run, below ${MIN_AGREEMENT * 100} %`);
+out.ok = true;
 finish(0);

@@ -6,6 +6,7 @@ import { DEFAULT_RUN_SETTINGS, validateRunSettings, type RunSettings } from '../
 import type { MemoryPlan } from '../shared/plan/plan-types.js';
 import type { LoadParams } from '../shared/worker-protocol.js';
 import type { PreparedLoadJson } from '../shared/settings/prepare-load.js';
+import { GPU_WORKER_ENV_KEY } from '../shared/gpu/gpu-choice.js';
 
 export { validateRunSettings as checkSettings };
 
@@ -57,6 +58,6 @@ export function asPrepared(v: unknown, modelPath: string): PreparedAppLoad {
   }
   const plan = p.plan && typeof p.plan === 'object' && Array.isArray(p.plan.layers) ? p.plan : null;
   const env = p.gpu?.env;
-  const gpuEnv = env && typeof env === 'object' && Object.entries(env).every(([k, v]) => /^GGML_VK_[A-Z0-9_]+$/.test(k) && typeof v === 'string') ? { ...env } : undefined;
+  const gpuEnv = env && typeof env === 'object' && Object.entries(env).every(([k, v]) => GPU_WORKER_ENV_KEY.test(k) && typeof v === 'string') ? { ...env } : undefined;
   return { params: load, plan, files, ...(gpuEnv ? { gpuEnv } : {}) };
 }

@@ -1,7 +1,8 @@
 // The GPU bundle (`npm run gpu-bundle -- DIR`, scripts/gpu-bundle.mjs) made here and run as a
 // bare GPU machine runs it: DIR/run from a clean temporary folder under `env -i`, with a PATH
 // that holds no Node.js, Vulkan on Mesa's lavapipe standing in for CUDA. It must reach its one
-// JSON line with `"ok": true`, on a Vulkan device, from a bundle under 60 MiB.
+// JSON line with `"ok": true`, on a Vulkan device, its greedy tokens agreeing with the CPU-only
+// run, from a bundle under 60 MiB.
 //
 // RAMFORGE_CACHE is passed as the cache the project's own build uses, so a runner whose
 // llama.cpp build has the same key (tag, patches, flags, CPU, compiler) builds none of llama.cpp
@@ -99,13 +100,17 @@ describe.skipIf(vk.skip)('the GPU bundle', () => {
     // What the check measured, in the CI log.
     console.info(`gpu-bundle check: ${r.stdout}`);
     expect(lines, `stderr: ${(r.stderr ?? '').slice(-3000)}`).toHaveLength(1);
-    const out = JSON.parse(lines[0]) as { ok: boolean; error: string | null; device: { name: string }; ramforge: { device: string | null }; llama_cpp: { backend: string | null } };
+    const out = JSON.parse(lines[0]) as { ok: boolean; error: string | null; device: { name: string; backend: string }; ramforge: { device: string | null }; llama_cpp: { backend: string | null }; agreement: { positions: number; share: number; ok: boolean } };
     expect(out.error, (r.stderr ?? '').slice(-3000)).toBeNull();
     expect(out.ok).toBe(true);
     expect(r.status).toBe(0);
     // The device the plan placed layers on, and the backend llama-bench ran, are Vulkan ones.
     expect(out.ramforge.device).toMatch(/^Vulkan\d+$/);
     expect(out.llama_cpp.backend).toMatch(/Vulkan/);
+    expect(out.device.backend).toBe('Vulkan');
+    // The dense shape's greedy tokens with that placement against the CPU-only run's, teacher-forced.
+    expect(out.agreement).toMatchObject({ positions: 32, ok: true });
+    expect(out.agreement.share).toBeGreaterThanOrEqual(0.9);
     expect(readFileSync(join(dir, 'gpu-check.json'), 'utf8').trim()).toBe(lines[0]);
   }, 1_200_000);
 });

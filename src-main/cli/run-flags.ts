@@ -50,7 +50,7 @@ export const FLAGS = named({
   // Memory: budgets, caps, residency
   ram: { type: 'size', valueName: 'SIZE', description: 'RAM budget, e.g. 8G, 8GiB, 512MiB, 1.5G (KB/MB/GB are decimal): the plan is made for it' },
   vram: { type: 'size', valueName: 'SIZE', description: "VRAM budget: the output head and the last layers go to the GPU, an MoE's dense part first (default: the GPU's free memory less a margin)" },
-  gpu: { type: 'string', valueName: 'DEVICE|none', description: "the GPU to offload to: its index or part of its name (`ramforge devices`), or none (default: the first hardware GPU; a software device only when named)" },
+  gpu: { type: 'string', valueName: 'DEVICE|none', description: "the GPU to offload to: a Vulkan index, cuda:N, or part of its name (`ramforge devices`), or none (default: the first CUDA device, else the first hardware Vulkan GPU; a software device only when named)" },
   'enforce-ram': { type: 'boolean', description: 'hold the worker to --ram with a kernel memory cgroup' },
   rpc: { type: 'string', valueName: 'HOST:PORT,…', description: "llama.cpp RPC nodes (`ramforge rpc-server` on each) that hold the last layers in their RAM; the plan asks each what it offers (trusted networks only: the protocol has no authentication)" },
   'enforce-timeout': { type: 'number', default: DEFAULT_ENFORCE_TIMEOUT_S, valueName: 'SECONDS', range: L.timeoutS, description: 'with --enforce-ram: kill the run after this long (exit 124)' },

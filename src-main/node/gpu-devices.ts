@@ -1,12 +1,13 @@
 // The machine's GPUs, probed in a child process (worker/gpu-probe-main.ts): what the Vulkan
-// loader lists (for choosing a device and its worker's environment) and, for `ramforge
-// devices`, what ggml reports for them. The CLI's own process never loads the addon.
+// loader lists and ggml's CUDA devices (for choosing a device and its worker's environment)
+// and, for `ramforge devices`, what ggml reports for the Vulkan ones. The CLI's own process
+// never loads the addon.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from './paths.js';
 import type { GpuProbe, VulkanDevice } from '../shared/gpu/gpu-choice.js';
-import type { GgmlDeviceInfo } from '../shared/gpu/device-list.js';
+import { cudaDevicesOf, type GgmlDeviceInfo } from '../shared/gpu/cuda-devices.js';
 
 /** What the probe prints (native vulkanDevices() and listDevices(), in worker/gpu-probe-main.ts). */
 type ProbedVulkanDevice = VulkanDevice & { vendorId?: number; deviceId?: number; memoryBudget?: boolean };
@@ -20,7 +21,7 @@ function probeScript(): string {
 interface ProbeOutput {
   vulkan?: { built: boolean; error: string | null; devices: ProbedVulkanDevice[] };
   ggml?: GgmlDeviceInfo[] | null;
-  error?: string;
+  error?: string | null;
 }
 
 function runProbe(args: string[]): ProbeOutput {
@@ -40,14 +41,16 @@ function runProbe(args: string[]): ProbeOutput {
 }
 
 function toProbe(o: ProbeOutput): GpuProbe {
-  if (!o.vulkan) return { built: false, error: o.error ?? 'the GPU probe printed nothing', devices: [] };
+  if (!o.vulkan) return { built: false, error: o.error ?? 'the GPU probe printed nothing', devices: [], cuda: [] };
   const devices: VulkanDevice[] = o.vulkan.devices.map((d) => ({ index: d.index, name: d.name, type: d.type, apiVersion: d.apiVersion, memoryTotal: d.memoryTotal, memoryFree: d.memoryFree }));
-  return { built: o.vulkan.built, error: o.vulkan.error, devices };
+  // The probe inherits this process's CUDA_VISIBLE_DEVICES, as the worker will.
+  const cuda = cudaDevicesOf(o.ggml ?? null, process.env.CUDA_VISIBLE_DEVICES);
+  return { built: o.vulkan.built, error: o.vulkan.error ?? o.error ?? null, devices, cuda };
 }
 
 let cached: GpuProbe | null = null;
 
-/** The Vulkan devices (once per process). */
+/** The Vulkan devices and ggml's CUDA devices (once per process). */
 export function probeGpus(): GpuProbe {
   cached ??= toProbe(runProbe(['vulkan']));
   return cached;

@@ -21,7 +21,7 @@ export function createMockApi(): RamforgeApi {
     inspectUpload: async () => mockInspect(),
     plan: async (_p: string, s: RunSettings) => mockPlan(s.ramBytes),
     discoverModels: async (ramBytes) => mockDiscovery(ramBytes, []),
-    listDevices: async () => ({ schemaVersion: 1, vulkanBuilt: true, error: null, devices: [{ index: 0, name: 'llvmpipe (LLVM 15.0.6, 256 bits)', type: 'cpu', software: true, memoryTotal: 2 ** 31, memoryFree: 2 ** 31, defaultVramBytes: 2 ** 31 - 2 ** 28, default: false }] }),
+    listDevices: async () => ({ schemaVersion: 1, vulkanBuilt: true, error: null, devices: [{ backend: 'Vulkan', index: 0, gpu: '0', name: 'llvmpipe (LLVM 15.0.6, 256 bits)', type: 'cpu', software: true, memoryTotal: 2 ** 31, memoryFree: 2 ** 31, defaultVramBytes: 2 ** 31 - 2 ** 28, default: false }] }),
     setModelFolders: async (paths) => paths,
     pullModel: async (url) => ({ schemaVersion: 1, url, files: [] }),
     cancelPull: async () => {},

@@ -5,7 +5,7 @@ describe('the GPU in the UI', () => {
   it('reads the device list, marking software devices and the default', () => {
     const l = asGpuList({ schemaVersion: 1, vulkanBuilt: true, error: null, devices: [{ index: 0, name: 'llvmpipe', type: 'cpu', software: true, memoryFree: 2, memoryTotal: 2, defaultVramBytes: 1, default: false }, { name: 'no index' }] });
     expect(l.built).toBe(true);
-    expect(l.devices).toEqual([{ index: 0, name: 'llvmpipe', type: 'cpu', software: true, memoryFree: 2, memoryTotal: 2, defaultVramBytes: 1, isDefault: false }]);
+    expect(l.devices).toEqual([{ backend: 'Vulkan', index: 0, gpu: '0', name: 'llvmpipe', type: 'cpu', software: true, memoryFree: 2, memoryTotal: 2, defaultVramBytes: 1, isDefault: false }]);
     expect(asGpuList(null)).toEqual({ built: false, error: null, devices: [] });
   });
 

@@ -3,7 +3,11 @@
 import { arr, field, isObj, num, numLike, str } from './fields.js';
 
 export interface GpuDeviceRow {
+  /** Vulkan or CUDA: each backend numbers its devices on its own. */
+  backend: string;
   index: number;
+  /** What the settings' `gpu` takes to pick it (`--gpu`): the Vulkan index, or cuda:N. */
+  gpu: string;
   name: string;
   type: string;
   software: boolean;
@@ -26,7 +30,9 @@ export function asGpuList(raw: unknown): GpuListInfo {
     if (index === null || name === null) return [];
     return [
       {
+        backend: str(d, 'backend') ?? 'Vulkan',
         index,
+        gpu: str(d, 'gpu') ?? String(index),
         name,
         type: str(d, 'type') ?? 'other',
         software: field(d, 'software') === true,

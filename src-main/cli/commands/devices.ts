@@ -1,5 +1,6 @@
-// `ramforge devices [--json]`: the GPUs a run can use, with their memory as ggml reports it,
-// which are software devices (used only when named), and which one runs use by default.
+// `ramforge devices [--json]`: the GPUs a run can use (Vulkan's, then CUDA's), with their memory
+// as ggml reports it, which are software devices (used only when named), and which one runs use
+// by default.
 import type { CommandSpec } from '../args.js';
 import { EXIT } from '../../shared/errors.js';
 import { probeGgmlDevices } from '../../node/gpu-devices.js';
@@ -7,11 +8,12 @@ import { formatGpuList, gpuList } from '../../shared/gpu/device-list.js';
 
 export const command: CommandSpec = {
   name: 'devices',
-  summary: 'list the GPUs (Vulkan) a run can offload to, with their memory, and which is used by default',
+  summary: 'list the GPUs (Vulkan, CUDA) a run can offload to, with their memory, and which is used by default',
   positionals: [],
   flags: [{ name: 'json', type: 'boolean', description: 'print as JSON (docs/cli-json.md, "devices")' }],
   details:
-    'A software device (Mesa\'s lavapipe: a CPU-type Vulkan device) is listed but used only when --gpu names it (its index or part of its name).\n' +
+    'Each backend numbers its own devices: --gpu 0 is Vulkan device 0, --gpu cuda:0 is CUDA device 0; --gpu also takes part of a name (a CUDA device first).\n' +
+    'By default a run uses the first CUDA device, else the first hardware Vulkan GPU. A software device (Mesa\'s lavapipe: a CPU-type Vulkan device) is listed but used only when --gpu names it.\n' +
     'Exit codes: 0 whenever the list was made (an empty one included).',
   async run(args) {
     const { probe, ggml, error } = probeGgmlDevices();

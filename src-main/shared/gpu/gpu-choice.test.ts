@@ -5,7 +5,7 @@ import { formatGpuList, gpuList } from './device-list.js';
 const GiB = 1024 ** 3;
 const lavapipe: VulkanDevice = { index: 0, name: 'llvmpipe (LLVM 15.0.6, 256 bits)', type: 'cpu', apiVersion: '1.3.230', memoryTotal: 2 * GiB, memoryFree: 2 * GiB };
 const rtx: VulkanDevice = { index: 1, name: 'NVIDIA GeForce RTX 4070', type: 'discrete', apiVersion: '1.3.280', memoryTotal: 12 * GiB, memoryFree: 11 * GiB };
-const probe = (...devices: VulkanDevice[]): GpuProbe => ({ built: true, error: null, devices });
+const probe = (...devices: VulkanDevice[]): GpuProbe => ({ built: true, error: null, devices, cuda: [] });
 
 describe('choosing the GPU', () => {
   it('defaults to the first hardware GPU, never to a software device', () => {
@@ -37,8 +37,8 @@ describe('choosing the GPU', () => {
 
   it('the device list marks software devices and the default, with ggml\'s memory', () => {
     const ggml = [
-      { name: 'Vulkan0', description: lavapipe.name, memoryFree: 2 * GiB, memoryTotal: 2 * GiB },
-      { name: 'Vulkan1', description: rtx.name, memoryFree: 10 * GiB, memoryTotal: 12 * GiB },
+      { name: 'Vulkan0', description: lavapipe.name, type: 'cpu' as const, backend: 'Vulkan', memoryFree: 2 * GiB, memoryTotal: 2 * GiB },
+      { name: 'Vulkan1', description: rtx.name, type: 'gpu' as const, backend: 'Vulkan', memoryFree: 10 * GiB, memoryTotal: 12 * GiB },
     ];
     const l = gpuList(probe(lavapipe, rtx), ggml);
     expect(l.devices.map((d) => [d.index, d.software, d.default, d.memoryFree])).toEqual([
@@ -47,6 +47,6 @@ describe('choosing the GPU', () => {
     ]);
     expect(formatGpuList(l)).toMatch(/llvmpipe.*software: used only with --gpu naming it/);
     expect(formatGpuList(gpuList(probe(lavapipe), null))).toMatch(/No hardware GPU/);
-    expect(formatGpuList(gpuList({ built: false, error: 'built without Vulkan', devices: [] }, null))).toMatch(/No GPU backend/);
+    expect(formatGpuList(gpuList({ built: false, error: 'built without Vulkan', devices: [], cuda: [] }, null))).toMatch(/No GPU backend/);
   });
 });

@@ -149,7 +149,7 @@ export interface RunReport {
 }
 
 export interface ReportGpu {
-  /** ggml's device name (Vulkan0). */
+  /** ggml's device name (Vulkan0 or CUDA0). */
   device: string;
   /** llama.cpp's n_gpu_layers: the output head and the last blocks. */
   gpu_layers: number;

@@ -9,7 +9,7 @@ export interface RunSettings {
   /** RAM budget the plan is made for (and, with enforceRam, the hard cap). */
   ramBytes: number | null;
   vramBytes: number | null;
-  /** The GPU the VRAM budget is on: null = the first hardware GPU (none without one), 'none', or a device's index or name (a software device only so). */
+  /** The GPU the VRAM budget is on: null = the first CUDA device, else the first hardware Vulkan GPU (none without one), 'none', or what `--gpu` takes: a Vulkan index, cuda:N, or a name (a software device only so). */
   gpu: string | null;
   enforceRam: boolean;
   /** Context length in tokens; null = the largest that leaves room for weights. */
@@ -365,7 +365,7 @@ function checkRpc(x: unknown): string[] {
 
 function checkGpu(x: unknown): string | null {
   if (x === null) return null;
-  if (typeof x !== 'string' || x.trim().length === 0 || x.length > 256) throw new SettingsError('gpu', "must be null (the first hardware GPU), 'none', or a device's index or name");
+  if (typeof x !== 'string' || x.trim().length === 0 || x.length > 256) throw new SettingsError('gpu', "must be null (the default GPU), 'none', or a device's index (cuda:N for CUDA) or name");
   return x.trim();
 }
 
