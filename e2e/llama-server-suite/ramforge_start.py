@@ -31,7 +31,7 @@ PRESET_MODELS = {
 # failing test says why. (temperature, seed, n_predict, jinja and the like only set defaults a
 # request overrides, and serve renders the model's template with Jinja always.)
 UNSUPPORTED = [
-    "model_draft", "lora_files", "slot_save_path", "server_slots", "server_metrics", "models_dir",
+    "model_draft", "lora_files", "slot_save_path", "server_slots", "models_dir",
     "models_preset", "models_max", "no_models_autoload", "enable_ctx_shift", "spec_type",
     "sleep_idle_seconds", "server_tools", "mcp_servers_config", "mcp_servers_json", "ui_mcp_proxy",
     "gcp_compat", "mmproj_url", "media_path", "chat_template", "reasoning_format", "reasoning",
@@ -90,6 +90,8 @@ def serve_args(server, model: str) -> list[str]:
         args += ["--api-key", server.api_key]
     if server.cors_origins:
         args += ["--cors", server.cors_origins]
+    if server.server_metrics:
+        args += ["--metrics"]
     return [*args, model]
 
 
