@@ -64,7 +64,9 @@ def with_template(name: str, template_file: str) -> str:
     path = os.path.join(folder, name + ".gguf")
     if not os.path.exists(path):
         os.makedirs(folder, exist_ok=True)
-        args = [*synth_args(name), "--chat-template-file", os.path.abspath(template_file), "--out", path + ".part"]
+        # The file's template takes the place of the preset's (synth takes one template).
+        base = [a for a in synth_args(name) if a not in ("--tool-template", "--chat-template")]
+        args = [*base, "--chat-template-file", os.path.abspath(template_file), "--out", path + ".part"]
         subprocess.run([*CLI, "synth", "--quiet", *args], check=True)
         os.replace(path + ".part", path)
     return path
