@@ -8,6 +8,7 @@
 //
 //   node scripts/llama-server-suite.mjs [--out DIR] [--python PY] [FILE.py ...]
 //   node scripts/llama-server-suite.mjs --which-python      the Python it would run the suite with
+//   node scripts/llama-server-suite.mjs --known-tables      docs/api.md's "cannot" and "missing" tables, from known.json
 import { PY_MODULES, suitePython } from './llama-server-suite/python.mjs';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -15,13 +16,17 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parseJunit, classify, summarize, markdown } from './llama-server-suite/results.mjs';
+import { parseJunit, classify, summarize, markdown, knownTables } from './llama-server-suite/results.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const suiteDir = join(root, 'e2e', 'llama-server-suite');
 /** What the suite imports (utils.py, conftest.py) and pytest itself; Debian package in brackets. */
-/** The presets' synthetic models: llama's tiny shape with a chat template; the MoE preset with experts. */
-const BASE = ['--preset', 'tiny', '--chat-template', '--seed', '42'];
+/**
+ * The presets' synthetic models: llama's tiny shape; the MoE preset with experts. Their template is
+ * the Hermes/Qwen2.5 ChatML one that renders tools (llama-server calls tools through any template;
+ * serve parses calls in that format only), so the suite's tool requests run.
+ */
+const BASE = ['--preset', 'tiny', '--tool-template', '--seed', '42'];
 const MODELS = {
   'tinyllama-2': BASE,
   'bert-bge-small': BASE,
@@ -36,6 +41,7 @@ function options(argv) {
     if (argv[i] === '--out') o.out = argv[++i];
     else if (argv[i] === '--python') o.python = argv[++i];
     else if (argv[i] === '--which-python') o.which = true;
+    else if (argv[i] === '--known-tables') o.tables = true;
     else o.files.push(argv[i]);
   }
   return o;
@@ -79,6 +85,7 @@ async function main() {
   const o = options(process.argv.slice(2));
   // The test asks which Python the suite would use (to skip where it lacks the modules).
   if (o.which) return void process.stdout.write(o.python + '\n');
+  if (o.tables) return void process.stdout.write(knownTables(JSON.parse(readFileSync(join(suiteDir, 'known.json'), 'utf8'))));
   const { sourceDir } = await import(pathToFileURL(join(root, 'scripts', 'llama-cpp.mjs')).href);
   const testsDir = join(sourceDir(), 'tools', 'server', 'tests');
   if (!existsSync(join(testsDir, 'utils.py'))) fail(`no llama.cpp server tests at ${testsDir} (run node scripts/ensure.mjs)`);

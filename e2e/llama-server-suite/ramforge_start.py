@@ -31,7 +31,7 @@ PRESET_MODELS = {
 # failing test says why. (temperature, seed, n_predict, jinja and the like only set defaults a
 # request overrides, and serve renders the model's template with Jinja always.)
 UNSUPPORTED = [
-    "model_draft", "lora_files", "slot_save_path", "server_slots", "server_metrics", "models_dir",
+    "model_draft", "lora_files", "slot_save_path", "server_slots", "models_dir",
     "models_preset", "models_max", "no_models_autoload", "enable_ctx_shift", "spec_type",
     "sleep_idle_seconds", "server_tools", "mcp_servers_config", "mcp_servers_json", "ui_mcp_proxy",
     "gcp_compat", "mmproj_url", "media_path", "chat_template", "reasoning_format", "reasoning",
@@ -64,7 +64,9 @@ def with_template(name: str, template_file: str) -> str:
     path = os.path.join(folder, name + ".gguf")
     if not os.path.exists(path):
         os.makedirs(folder, exist_ok=True)
-        args = [*synth_args(name), "--chat-template-file", os.path.abspath(template_file), "--out", path + ".part"]
+        # The file's template takes the place of the preset's (synth takes one template).
+        base = [a for a in synth_args(name) if a not in ("--tool-template", "--chat-template")]
+        args = [*base, "--chat-template-file", os.path.abspath(template_file), "--out", path + ".part"]
         subprocess.run([*CLI, "synth", "--quiet", *args], check=True)
         os.replace(path + ".part", path)
     return path
@@ -90,6 +92,8 @@ def serve_args(server, model: str) -> list[str]:
         args += ["--api-key", server.api_key]
     if server.cors_origins:
         args += ["--cors", server.cors_origins]
+    if server.server_metrics:
+        args += ["--metrics"]
     return [*args, model]
 
 

@@ -60,3 +60,11 @@ export function markdown(rows, summary) {
   for (const r of rows.filter((x) => x.outcome !== 'passed')) lines.push(`| ${r.id} | ${r.outcome} | ${r.class} | ${(r.reason ?? r.message).replace(/\|/g, '\\|')} |`);
   return lines.join('\n') + '\n';
 }
+
+/** docs/api.md's two lists, from the known list: the tests that cannot pass, and the features missing. */
+export function knownTables(known) {
+  const esc = (s) => s.replace(/\|/g, '\\|');
+  const lines = ['| test | why |', '| --- | --- |', ...known.cannot.map((e) => `| \`${e.match}\` | ${esc(e.reason)} |`)];
+  lines.push('', '| test | feature |', '| --- | --- |', ...known.missing.map((e) => `| \`${e.match}\` | ${esc(e.feature)} |`));
+  return lines.join('\n') + '\n';
+}

@@ -25,17 +25,23 @@ export interface PreparedChat {
   maxCalls: number;
 }
 
-export async function prepareChat(req: ApiGeneration, backend: StoppedGenerationContext['backend']): Promise<PreparedChat> {
-  const served = await servedFor(backend, req.model, namesModel, 'GET /v1/models');
+/** The tools a chat request's turns are rendered with (none: llama.cpp's built-in template matcher renders them), and whether the model may call them. */
+export function chatTools(req: ApiGeneration): { calling: boolean; toolTurns: boolean; renderTools: GenerateParams['tools'] } {
   const tools = req.kind === 'chat' ? (req.tools ?? null) : null;
   const calling = tools !== null && tools.choice !== 'none';
   const toolTurns = (req.messages ?? []).some((m) => m.role === 'tool' || (m.toolCalls?.length ?? 0) > 0);
+  // tool_choice none: the tools are not rendered (the model is not told of them) and nothing is parsed.
+  return { calling, toolTurns, renderTools: calling ? tools.tools : toolTurns ? [] : undefined };
+}
+
+export async function prepareChat(req: ApiGeneration, backend: StoppedGenerationContext['backend']): Promise<PreparedChat> {
+  const served = await servedFor(backend, req.model, namesModel, 'GET /v1/models');
+  const { calling, toolTurns, renderTools } = chatTools(req);
   // The check is on the template's text; it is rendered (interpreted) only in the worker.
   if ((calling || toolTurns) && !templateSupportsTools(served.facts?.chatTemplate)) throw badRequest(NO_TOOL_TEMPLATE_MESSAGE, calling ? 'tools' : 'messages', 'tools_unsupported');
-  // tool_choice none: the tools are not rendered (the model is not told of them) and nothing is parsed.
-  const renderTools = calling ? tools.tools : toolTurns ? [] : undefined;
   const params = generateParamsOf(req, served.ctxPerSequence, renderTools);
-  return { served, params, calling, names: new Set(calling ? tools.tools.map((t) => t.name) : []), maxCalls: tools?.parallel === false ? 1 : Infinity };
+  const names = new Set(calling ? (renderTools ?? []).map((t) => t.name) : []);
+  return { served, params, calling, names, maxCalls: req.tools?.parallel === false ? 1 : Infinity };
 }
 
 /** The worker's request: the turns or the prompt (with a suffix: filled in the middle), the limit, the log-probabilities asked for. */

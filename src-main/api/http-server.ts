@@ -15,6 +15,7 @@ import { validateEmbeddingsRequest } from './embeddings-request.js';
 import { ClientGone, DEFAULT_BODY_LIMITS, readJsonBody, type BodyLimits } from './http-body.js';
 import { corsHeaders, preflightHeaders } from './cors.js';
 import { answerTokens } from './tokenize-routes.js';
+import { answerApplyTemplate } from './apply-template-route.js';
 import { handleLlamaCompletion } from './llama-completion.js';
 import { handleResponses } from './responses-handler.js';
 import { handleMessages } from './messages-handler.js';
@@ -71,6 +72,7 @@ const ROUTES: Record<string, string[]> = {
   '/completion': ['POST'],
   '/infill': ['POST'],
   '/detokenize': ['POST'],
+  '/apply-template': ['POST'],
   '/responses': ['POST'],
   '/metrics': ['GET'],
   '/messages': ['POST'],
@@ -199,6 +201,7 @@ async function handlePost(route: string, body: unknown, x: OllamaPostContext): P
   if (route === '/responses') return handleResponses(body, x);
   if (route === '/messages') return handleMessages(body, x);
   if (route === '/tokenize' || route === '/detokenize') return sendJson(x.res, 200, await answerTokens(route, body, x.backend, x.noteIgnored));
+  if (route === '/apply-template') return sendJson(x.res, 200, await answerApplyTemplate(body, x.backend, x.noteIgnored));
   if (route === '/embeddings') {
     const req = validateEmbeddingsRequest(body);
     x.noteIgnored(req.ignored);

@@ -10,7 +10,7 @@ import { modelIdOf, namesFile } from '../api/model-id.js';
 import { Throughput } from '../api/throughput.js';
 import { apiErrorOfWorker } from '../api/worker-errors.js';
 import type { EngineState } from '../shared/api.js';
-import type { EmbedInput, EmbedResult, GenerateParams, LoadParams, ModelInfo, TokenEvent, TokenizeResult } from '../shared/worker-protocol.js';
+import type { ChatPromptParams, EmbedInput, EmbedResult, GenerateParams, LoadParams, ModelInfo, TokenEvent, TokenizeResult } from '../shared/worker-protocol.js';
 import type { RunSettings } from '../shared/settings/run-settings.js';
 import type { HostLike } from './host-like.js';
 
@@ -154,6 +154,14 @@ export class AppApiBackend implements ApiBackend {
     if (!h?.detokenize) throw unavailable('this worker does not detokenize', 'tokenize_unavailable');
     return h.detokenize(tokens).catch((e: unknown) => {
       throw apiErrorOfWorker((e as { code?: string }).code, (e as Error).message, false, 'input');
+    });
+  }
+
+  async applyTemplate(params: ChatPromptParams): Promise<string> {
+    const h = this.access.host();
+    if (!h?.applyTemplate) throw unavailable('this worker does not render chat templates', 'apply_template_unavailable');
+    return h.applyTemplate(params).catch((e: unknown) => {
+      throw apiErrorOfWorker((e as { code?: string }).code, (e as Error).message, false, 'messages');
     });
   }
 

@@ -30,6 +30,7 @@ export function workerHostFactory(f: WorkerHostFactoryOptions = {}): HostFactory
       embed: (texts, truncate) => h.embed(texts, truncate),
       tokenize: (text, addSpecial, parseSpecial) => h.tokenize(text, addSpecial, parseSpecial),
       detokenize: (tokens) => h.detokenize(tokens),
+      applyTemplate: (params) => h.applyTemplate(params),
       cancel: () => h.cancel(),
       kill: () => w.kill('killed on request'),
       close: async () => {

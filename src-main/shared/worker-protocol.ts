@@ -297,6 +297,17 @@ export interface TokenizeResult {
   pieces: string[];
 }
 
+/**
+ * Chat turns to render as a prompt (llama-server's /apply-template): rendered exactly as a
+ * generation with the same `messages` and `tools` renders them, optionally without the opening
+ * of the assistant's turn.
+ */
+export interface ChatPromptParams {
+  messages: ChatMessage[];
+  tools?: ToolSpec[];
+  addGenerationPrompt: boolean;
+}
+
 /** A text to embed, or its token ids in the model's vocabulary (OpenAI's token-id input). */
 export type EmbedInput = string | number[];
 
@@ -373,6 +384,8 @@ export type WorkerRequest =
   /** llama-server's /tokenize and /detokenize: the loaded vocabulary's ids of a text (and each id's piece), or the text of ids. */
   | { id: number; type: 'tokenize'; text: string; addSpecial: boolean; parseSpecial: boolean }
   | { id: number; type: 'detokenize'; tokens: number[] }
+  /** llama-server's /apply-template: the prompt text the chat template makes of these turns. */
+  | { id: number; type: 'apply-template'; params: ChatPromptParams }
   /** Teacher forcing: the model's greedy choice after each token of `continuation` given `prompt` before it, decoded one token a step as generation decodes. */
   | { id: number; type: 'agreement'; prompt: number[]; continuation: number[] }
   /** The device's read rate: `bytes` of `path` from `offset` (a multiple of 2 MiB, default 0), direct I/O. */

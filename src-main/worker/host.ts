@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { packageRoot } from '../node/paths.js';
 import type { ResidencySample } from '../shared/residency-types.js';
 import type {
+  ChatPromptParams,
   DiskProbe,
   EmbedInput,
   EmbedResult,
@@ -252,6 +253,11 @@ export class WorkerHost extends EventEmitter {
   /** Teacher-forced agreement with another run's continuation (AgreementResult). */
   agreement(prompt: number[], continuation: number[]): Promise<AgreementResult> {
     return this.request<AgreementResult>({ type: 'agreement', prompt, continuation });
+  }
+
+  /** The prompt text the model's chat template makes of these turns (llama-server's /apply-template). */
+  async applyTemplate(params: ChatPromptParams): Promise<string> {
+    return (await this.request<{ prompt: string }>({ type: 'apply-template', params })).prompt;
   }
 
   async detokenize(tokens: number[]): Promise<string> {

@@ -1,7 +1,7 @@
 // A request's prompt as tokens: raw text, the model's chat template, or (with tools) the model's
 // Jinja template rendered here, in the worker, since it is untrusted (in a bounded process:
 // template-render.ts).
-import type { ChatMessage, GenerateParams, ToolSpec } from '../shared/worker-protocol.js';
+import type { ChatPromptParams, GenerateParams } from '../shared/worker-protocol.js';
 import type { NativeModel } from '../native/addon.js';
 import { WorkerError } from './worker-error.js';
 import { ChatTemplateError, needsToolRendering } from './tool-template.js';
@@ -14,18 +14,29 @@ import { infillTokens } from './infill-tokens.js';
  */
 export const FALLBACK_CHAT_TEMPLATE = 'chatml';
 
+/**
+ * A chat's prompt as text: the model's Jinja template rendered here (tools or tool turns), else
+ * llama.cpp's built-in template matcher (ChatML when the model has none). The one rendering both
+ * a generation and llama-server's /apply-template see.
+ */
+export async function chatPromptText(model: NativeModel, chat: ChatPromptParams): Promise<string> {
+  if (needsToolRendering(chat.messages, chat.tools)) return await toolPromptText(model, chat);
+  try {
+    return model.applyChatTemplate(chat.messages, chat.addGenerationPrompt, model.info().chatTemplate ? undefined : FALLBACK_CHAT_TEMPLATE);
+  } catch (e) {
+    throw new WorkerError('CHAT_TEMPLATE', (e as Error).message);
+  }
+}
+
 /** Prompt tokens for a request: raw text with BOS as the vocab asks, or the chat template (ChatML when the model has none). */
 export async function promptTokensOf(model: NativeModel, params: GenerateParams): Promise<number[]> {
   if (params.messages && params.messages.length > 0) {
-    if (needsToolRendering(params.messages, params.tools)) return await toolPromptTokens(model, params.messages, params.tools ?? []);
-    let text: string;
-    try {
-      text = model.applyChatTemplate(params.messages, true, model.info().chatTemplate ? undefined : FALLBACK_CHAT_TEMPLATE);
-    } catch (e) {
-      throw new WorkerError('CHAT_TEMPLATE', (e as Error).message);
-    }
-    // The rendered template carries its own special tokens as text.
-    return Array.from(model.tokenize(text, true, true));
+    const text = await chatPromptText(model, { messages: params.messages, ...(params.tools ? { tools: params.tools } : {}), addGenerationPrompt: true });
+    // The rendered template carries its own special tokens as text; a Jinja template that
+    // writes bos_token itself must not get a second one from the tokenizer.
+    const bos = bosText(model);
+    const addSpecial = !needsToolRendering(params.messages, params.tools) || !(bos !== '' && text.startsWith(bos));
+    return Array.from(model.tokenize(text, addSpecial, true));
   }
   if (params.infill) return infillTokens(model.info(), (t) => Array.from(model.tokenize(t, false, false)), params.infill, params.prompt ?? '');
   // Ids outside the vocabulary are refused by the native side (BAD_ARGUMENT, a 400).
@@ -33,21 +44,19 @@ export async function promptTokensOf(model: NativeModel, params: GenerateParams)
   return Array.from(model.tokenize(params.prompt ?? '', true, false));
 }
 
+const piece = (model: NativeModel, id: number): string => (id >= 0 ? model.tokenToPiece(id, true).toString('utf8') : '');
+const bosText = (model: NativeModel): string => piece(model, model.info().bos);
+
 /** Tools, tool calls or tool results: the model's Jinja template rendered here, in the worker (it is untrusted). */
-async function toolPromptTokens(model: NativeModel, messages: ChatMessage[], tools: ToolSpec[]): Promise<number[]> {
+async function toolPromptText(model: NativeModel, chat: ChatPromptParams): Promise<string> {
   const info = model.info();
   const template = info.chatTemplate;
   if (!template) throw new WorkerError('CHAT_TEMPLATE', 'the model has no chat template');
-  const piece = (id: number) => (id >= 0 ? model.tokenToPiece(id, true).toString('utf8') : '');
-  const tokens = { bos: piece(info.bos), eos: piece(info.eos) };
-  let text: string;
+  const tokens = { bos: piece(model, info.bos), eos: piece(model, info.eos) };
   try {
-    text = await renderToolChatBounded({ template, messages, tools, tokens });
+    return await renderToolChatBounded({ template, messages: chat.messages, tools: chat.tools ?? [], tokens, addGenerationPrompt: chat.addGenerationPrompt });
   } catch (e) {
     if (e instanceof ChatTemplateError) throw new WorkerError('CHAT_TEMPLATE', e.message);
     throw e;
   }
-  // A template that writes bos_token itself must not get a second one from the tokenizer.
-  const addSpecial = !(tokens.bos !== '' && text.startsWith(tokens.bos));
-  return Array.from(model.tokenize(text, addSpecial, true));
 }

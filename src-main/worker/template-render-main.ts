@@ -23,7 +23,7 @@ function render(job: TemplateJob): TemplateJobResult {
     return v;
   };
   try {
-    return { ok: true, text: renderToolChat(job.template, job.messages, job.tools, job.tokens) };
+    return { ok: true, text: renderToolChat(job.template, job.messages, job.tools, job.tokens, job.addGenerationPrompt !== false) };
   } catch (e) {
     return { ok: false, message: (e as Error).message };
   }

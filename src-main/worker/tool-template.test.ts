@@ -39,6 +39,14 @@ describe('renderToolChat', () => {
     }
   });
 
+  it('add_generation_prompt false (llama-server\'s /apply-template may ask) leaves out the opening of the answer', () => {
+    const messages: ChatMessage[] = [{ role: 'user', content: 'hi' }];
+    const withOpening = renderToolChat(TOOLS_CHATML_TEMPLATE, messages, tools, NO_TOKENS);
+    const without = renderToolChat(TOOLS_CHATML_TEMPLATE, messages, tools, NO_TOKENS, false);
+    expect(without.endsWith('<|im_start|>assistant\n')).toBe(false);
+    expect(withOpening).toBe(`${without}<|im_start|>assistant\n`);
+  });
+
   it('a template that does not parse or fails while rendering is a ChatTemplateError, not a crash', () => {
     const messages: ChatMessage[] = [{ role: 'user', content: 'hi' }];
     expect(() => renderToolChat('{% for x in %}', messages, [], NO_TOKENS)).toThrow(ChatTemplateError);

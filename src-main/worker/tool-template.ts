@@ -67,12 +67,14 @@ export interface TemplateJob {
   messages: ChatMessage[];
   tools: ToolSpec[];
   tokens: TemplateTokens;
+  /** The opening of the assistant's turn at the end (false: llama-server's /apply-template may ask for the turns alone). */
+  addGenerationPrompt?: boolean;
   maxSteps: number;
 }
 
 export type TemplateJobResult = { ok: true; text: string } | { ok: false; message: string };
 
-export function renderToolChat(template: string, messages: ChatMessage[], tools: ToolSpec[], tokens: TemplateTokens): string {
+export function renderToolChat(template: string, messages: ChatMessage[], tools: ToolSpec[], tokens: TemplateTokens, addGenerationPrompt = true): string {
   if (template.length > MAX_TEMPLATE_CHARS) throw new ChatTemplateError(`the chat template is longer than ${MAX_TEMPLATE_CHARS} characters`);
   let text: unknown;
   try {
@@ -81,7 +83,7 @@ export function renderToolChat(template: string, messages: ChatMessage[], tools:
       messages: messages.map(hfMessage),
       // Templates test `if tools`: none given renders as a template without tools would.
       ...(tools.length > 0 ? { tools: tools.map(hfTool) } : {}),
-      add_generation_prompt: true,
+      add_generation_prompt: addGenerationPrompt,
       bos_token: tokens.bos,
       eos_token: tokens.eos,
     });

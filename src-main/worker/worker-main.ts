@@ -68,6 +68,9 @@ async function handle(req: Exclude<WorkerRequest, { type: 'cancel' } | { type: '
       case 'detokenize':
         value = { text: engine.detokenize(req.tokens) };
         break;
+      case 'apply-template':
+        value = { prompt: await engine.chatPrompt(req.params) };
+        break;
       case 'agreement':
         value = engine.agreement(req.prompt, req.continuation);
         break;
