@@ -3,10 +3,9 @@
 // (recent, discovered, pulled) are the ModelLibrary's.
 // A worker that dies never takes the service with it: the state becomes 'crashed' with the
 // reason, and restart() starts a fresh worker.
-import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { ApiEvent, Conversation, EngineState, ModelRef, RamforgeHostApi, RecoveryReport, RunSettings } from '../shared/api.js';
-import type { GenerateParams, GenerationResult, ModelInfo, WorkerExit } from '../shared/worker-protocol.js';
+import type { GenerateParams, ModelInfo, WorkerExit } from '../shared/worker-protocol.js';
 import { comparePolicies, verdictOf } from './compare-policies.js';
 import { ConversationStore } from './conversations.js';
 import { describeExit, describeExitOnNodes } from './exit-message.js';
@@ -15,7 +14,8 @@ import { WorkerSlot } from './worker-slot.js';
 import { WriteGuard } from './write-guard.js';
 import { checkSettings, type PreparedAppLoad } from './settings.js';
 import { ModelLibrary } from './model-library.js';
-import { keepTurnEnd, type LoadedModel } from './turn-end.js';
+import type { LoadedModel } from './turn-end.js';
+import { TurnRunner } from './turn-runner.js';
 import { KeptTurn } from './kept-turn.js';
 import { ReportStore } from './report-store.js';
 import { recoverDataFolder } from './recovery.js';
@@ -67,18 +67,15 @@ export class AppService implements RamforgeHostApi {
   /** What the current worker was loaded with, for reports. */
   private loaded: LoadedModel | null = null;
   private readonly samples = new TurnSamples();
-  private activeRequest: string | null = null;
-  /** Stops the app's own running generation (and only it: API requests may share the worker). */
-  private uiAbort: AbortController | null = null;
   /** The worker's sequences, shared by the app's chat and API requests. */
   private gate: GenerationGate;
   private readonly throughput = new Throughput();
   private readonly statsFeed: ServerStatsFeed;
   private readonly apiBackend: AppApiBackend;
   private readonly apiControl: ApiServerControl;
-  /** The last turn's report; undefined until read back from the data folder (it survives a restart). */
-  private report: unknown | null | undefined = undefined;
   private readonly reports: ReportStore;
+  /** The app's chat turns (turn-runner.ts). */
+  private readonly turns: TurnRunner;
   private recovery: RecoveryReport | null = null;
   private readonly conversations: ConversationStore;
   private readonly library: ModelLibrary;
@@ -106,6 +103,19 @@ export class AppService implements RamforgeHostApi {
     this.conversations = new ConversationStore(join(opts.dataDir, 'conversations'));
     this.reports = new ReportStore(join(opts.dataDir, 'reports'));
     this.library = new ModelLibrary({ ...opts, emit: (e) => this.emit(e) });
+    this.turns = new TurnRunner({
+      worker: this.worker,
+      status: () => this.state.status,
+      setState: (patch) => this.setState(patch),
+      problem: (message) => (this.state = { ...this.state, message }),
+      emit: (e) => this.emit(e),
+      loaded: () => this.loaded,
+      gate: () => this.gate,
+      throughput: this.throughput,
+      samples: this.samples,
+      reports: this.reports,
+      ...(opts.buildReport ? { buildReport: opts.buildReport } : {}),
+    });
   }
 
   /**
@@ -218,10 +228,7 @@ export class AppService implements RamforgeHostApi {
   }
 
   private reportExit(exit: WorkerExit, message: string): void {
-    if (this.activeRequest) {
-      this.emit({ type: 'generation-error', requestId: this.activeRequest, message });
-      this.activeRequest = null;
-    }
+    this.turns.workerEnded(message);
     this.setState({ status: 'crashed', lastExit: exit, message });
   }
 
@@ -310,74 +317,13 @@ export class AppService implements RamforgeHostApi {
   private async startTurn(id: string, params: GenerateParams, conversation: unknown): Promise<void> {
     // The user's message is durable before the generation is accepted.
     const kept = conversation === undefined ? null : await KeptTurn.begin(this.conversations, conversation);
-    this.runGeneration(id, params, kept).catch(() => {
+    this.turns.run(id, params, kept).catch(() => {
       // Reported through a generation-error event.
     });
   }
 
-  /** `kept`: the conversation the reply belongs to, saved as it streams and before it is acknowledged. */
-  private async runGeneration(requestId: string, params: GenerateParams, kept: KeptTurn | null = null): Promise<GenerationResult> {
-    const h = this.worker.host;
-    if (!h || this.state.status !== 'ready') {
-      const msg = this.state.status === 'generating' ? 'busy: a generation is running' : 'no model is loaded';
-      await kept?.failed().catch(() => undefined);
-      this.emit({ type: 'generation-error', requestId, message: msg });
-      throw new Error(msg);
-    }
-    this.activeRequest = requestId;
-    this.setState({ status: 'generating', message: null });
-    this.samples.newTurn();
-    const startedAt = new Date().toISOString();
-    const t0 = performance.now();
-    const ui = new AbortController();
-    this.uiAbort = ui;
-    let leave: (() => void) | null = null;
-    try {
-      // The app's chat takes a sequence like any API request (it waits, it is never refused).
-      leave = await this.gate.enter({ signal: ui.signal });
-      const result = await h.generate(
-        params,
-        (token) => {
-          this.throughput.token();
-          kept?.token(token.text);
-          this.emit({ type: 'token', requestId, token });
-        },
-        ui.signal,
-      );
-      leave();
-      leave = null;
-      this.activeRequest = null;
-      // Everything the turn leaves is durable before generation-done acknowledges it.
-      this.report = await keepTurnEnd({
-        build: this.opts.buildReport,
-        loaded: this.loaded,
-        samples: this.samples.list(),
-        cgroup: h.cgroupReport(),
-        reports: this.reports,
-        turn: { generate: params, result, startedAt, wallMs: performance.now() - t0 },
-        problem: (message) => (this.state = { ...this.state, message }),
-      });
-      await kept?.done(result);
-      const reportId = this.report === null ? null : randomUUID();
-      this.setState({ status: 'ready' });
-      this.emit({ type: 'generation-done', requestId, result, reportId });
-      return result;
-    } catch (e) {
-      await kept?.failed().catch(() => undefined);
-      if (!(await this.worker.diedDuring(h))) {
-        this.activeRequest = null;
-        this.setState({ status: 'ready', message: (e as Error).message });
-        this.emit({ type: 'generation-error', requestId, message: (e as Error).message });
-      }
-      throw e;
-    } finally {
-      leave?.();
-      if (this.uiAbort === ui) this.uiAbort = null;
-    }
-  }
-
   async stop(): Promise<void> {
-    this.uiAbort?.abort();
+    this.turns.abort();
     // With API requests on the worker, only the app's own generation stops (its signal above).
     if (this.apiBackend.running === 0) this.worker.host?.cancel();
   }
@@ -388,7 +334,7 @@ export class AppService implements RamforgeHostApi {
 
   async restart(): Promise<EngineState> {
     await this.worker.stop();
-    this.activeRequest = null;
+    this.turns.forget();
     if (this.lastLoad) {
       this.setState({ status: 'idle', message: null });
       await this.load(this.lastLoad.path, this.lastLoad.settings);
@@ -400,13 +346,12 @@ export class AppService implements RamforgeHostApi {
 
   comparePolicies(requestId: unknown, path: unknown, settings: unknown, policies: unknown, prompt: unknown, maxTokens: unknown): Promise<unknown[]> {
     const verdict = (p: string, s: RunSettings) => this.library.planChecked(p, s).then(verdictOf, () => null);
-    const runner = { verdict, load: (p: string, s: RunSettings) => this.load(p, s), turn: (id: string, g: GenerateParams) => this.runGeneration(id, g), lastTurnReport: () => this.report ?? null };
+    const runner = { verdict, load: (p: string, s: RunSettings) => this.load(p, s), turn: (id: string, g: GenerateParams) => this.turns.run(id, g), lastTurnReport: () => this.turns.knownReport() };
     return comparePolicies(runner, requestId, path, settings, policies, prompt, maxTokens);
   }
 
-  async lastReport(): Promise<unknown | null> {
-    if (this.report === undefined) this.report = await this.reports.last();
-    return this.report;
+  lastReport(): Promise<unknown | null> {
+    return this.turns.lastReport();
   }
 
   getApiServer(): Promise<ApiServerState> {
