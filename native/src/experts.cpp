@@ -127,16 +127,22 @@ void ExpertCache::StageAll(Layer& L, int li) {
 // A slot for a new expert: an empty one, else the least recently used that is neither being
 // read nor in `keep`; -1 when every other slot is still being read.
 int ExpertCache::VictimLocked(Layer& L, const std::vector<char>& keep) {
+  return Coldest(L, L.slots, keep);
+}
+
+// Of `slots` (the layer's RAM slots, or its device slots), an empty one, else the coldest that is
+// neither being read nor in `keep`; -1 when there is none.
+int ExpertCache::Coldest(const Layer& L, const std::vector<Slot>& slots, const std::vector<char>& keep) const {
   int best = -1;
   auto colder = [&](const Slot& a, const Slot& b) {
     if (cfg_.lfu && L.freq[a.expert] != L.freq[b.expert]) return L.freq[a.expert] < L.freq[b.expert];
     return a.last_use < b.last_use;
   };
-  for (int s = 0; s < static_cast<int>(L.slots.size()); s++) {
-    const Slot& sl = L.slots[s];
+  for (int s = 0; s < static_cast<int>(slots.size()); s++) {
+    const Slot& sl = slots[s];
     if (sl.pending > 0 || (sl.expert >= 0 && keep[sl.expert])) continue;
     if (sl.expert < 0) return s;
-    if (best < 0 || colder(sl, L.slots[best])) best = s;
+    if (best < 0 || colder(sl, slots[best])) best = s;
   }
   return best;
 }

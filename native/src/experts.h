@@ -270,6 +270,7 @@ class ExpertCache {
   void Restore(Layer& L);
   void Predict(int li);
   int VictimLocked(Layer& L, const std::vector<char>& keep);
+  int Coldest(const Layer& L, const std::vector<Slot>& slots, const std::vector<char>& keep) const;
   void PointAt(Layer& L, bool staging);
   void WaitReady(Layer& L, int proj);
   void IoLoop();

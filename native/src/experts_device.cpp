@@ -125,18 +125,7 @@ std::vector<int> ExpertCache::DeviceAssignLocked(Layer& L, const std::vector<int
     L.dindex_of[e] = s;
   }
   for (int e : fetch) {
-    int v = -1;
-    for (int s = 0; s < static_cast<int>(L.dslots.size()); s++) {
-      const Slot& d = L.dslots[s];
-      if (d.expert >= 0 && keep[d.expert]) continue;
-      if (d.expert < 0) {
-        v = s;
-        break;
-      }
-      const Slot& b = L.dslots[v < 0 ? s : v];
-      const bool colder = cfg_.lfu && L.freq[d.expert] != L.freq[b.expert] ? L.freq[d.expert] < L.freq[b.expert] : d.last_use < b.last_use;
-      if (v < 0 || colder) v = s;
-    }
+    const int v = Coldest(L, L.dslots, keep);
     if (v < 0) break;  // cannot happen: the batch needs no more experts than there are slots
     Slot& d = L.dslots[v];
     if (d.expert >= 0) L.dslot_of[d.expert] = -1;
