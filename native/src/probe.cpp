@@ -1,6 +1,9 @@
-// measureRead(path, {bytes, chunkBytes, threads, offset}) -> Promise<{bytes, seconds, direct}>: how
+// measureRead(path, {bytes, chunkBytes, threads, offset, scatter}) -> Promise<{bytes, seconds, direct}>: how
 // fast the device holding a file reads (`bytes` from `offset`, a multiple of 2 MiB), measured the way the stream schedule reads (direct I/O,
-// several requests in flight, into 2 MiB pages) so the page cache cannot flatter it. Where the
+// several requests in flight, into 2 MiB pages) so the page cache cannot flatter it. With
+// `scatter`, the requests land all over the file instead (a fixed permutation of its chunks),
+// the way the expert cache reads, so neither the host's cache of a recently read region nor its
+// read-ahead of a sequential one can flatter it either. Where the
 // file system refuses O_DIRECT, the file's pages are dropped from the cache first and it is read
 // through the cache (still a cold read). Runs on a pool thread.
 #include <fcntl.h>
@@ -13,6 +16,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <numeric>
 #include <thread>
 #include <vector>
 
@@ -25,8 +29,8 @@ constexpr size_t kHuge = 2u << 20;
 
 class ProbeWorker : public Napi::AsyncWorker {
  public:
-  ProbeWorker(Napi::Env env, std::string path, size_t bytes, size_t chunk, int threads, size_t offset)
-      : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), path_(std::move(path)), bytes_(bytes), chunk_(chunk), threads_(threads), offset_(offset) {}
+  ProbeWorker(Napi::Env env, std::string path, size_t bytes, size_t chunk, int threads, size_t offset, bool scatter)
+      : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), path_(std::move(path)), bytes_(bytes), chunk_(chunk), threads_(threads), offset_(offset), scatter_(scatter) {}
   Napi::Promise Promise() { return deferred_.Promise(); }
 
   void Execute() override {
@@ -37,7 +41,17 @@ class ProbeWorker : public Napi::AsyncWorker {
     struct stat st;
     fstat(fd, &st);
     size_t end = static_cast<size_t>(st.st_size) & ~(kHuge - 1);
+    if (scatter_) offset_ = 0;
     size_t total = offset_ < end ? std::min(bytes_, end - offset_) : 0;
+    // Scattered: request k reads chunk (k·stride mod n) of the file's n, stride coprime to n so
+    // no chunk is read twice, and about 0.618·n so neighbouring requests land far apart.
+    const size_t n = chunk_ > 0 ? end / chunk_ : 0;
+    size_t stride = std::max<size_t>(1, static_cast<size_t>(0.6180339887 * static_cast<double>(n)));
+    while (n > 1 && std::gcd(stride, n) != 1) stride++;
+    if (scatter_) total = std::min(total, n * chunk_);
+    // Each probe starts at its own place in the permutation: chunks an earlier probe read may
+    // still be in the host's cache.
+    const size_t start = n > 0 ? static_cast<size_t>(std::chrono::steady_clock::now().time_since_epoch().count()) % n : 0;
     if (total < chunk_) {
       close(fd);
       return SetError("the file is too small to measure (" + std::to_string(st.st_size) + " bytes)");
@@ -62,7 +76,8 @@ class ProbeWorker : public Napi::AsyncWorker {
         for (;;) {
           size_t off = next.fetch_add(chunk_);
           if (off >= total) return;
-          ssize_t r = pread(fd, b, std::min(chunk_, total - off), static_cast<off_t>(offset_ + off));
+          const size_t at = scatter_ ? ((off / chunk_ + start) * stride % n) * chunk_ : offset_ + off;
+          ssize_t r = pread(fd, b, std::min(chunk_, total - off), static_cast<off_t>(at));
           if (r < 0 && errno == EINTR) continue;
           if (r <= 0) {
             err = r < 0 ? errno : EIO;
@@ -95,6 +110,7 @@ class ProbeWorker : public Napi::AsyncWorker {
   size_t bytes_, chunk_;
   int threads_;
   size_t offset_;
+  bool scatter_;
   bool direct_ = false;
   size_t read_ = 0;
   double seconds_ = 0;
@@ -115,13 +131,14 @@ Napi::Value MeasureRead(const Napi::CallbackInfo& info) {
   Napi::Object o = info.Length() > 1 && info[1].IsObject() ? info[1].As<Napi::Object>() : Napi::Object::New(env);
   double bytes = Num(o, "bytes", 512.0 * 1024 * 1024), chunk = Num(o, "chunkBytes", 4.0 * 1024 * 1024), threads = Num(o, "threads", 4);
   double offset = Num(o, "offset", 0);
+  bool scatter = o.Has("scatter") && o.Get("scatter").ToBoolean().Value();
   if (!(bytes >= kHuge && bytes <= 64.0 * 1024 * 1024 * 1024) || !(chunk >= 4096 && chunk <= 64.0 * 1024 * 1024) ||
       static_cast<size_t>(chunk) % 4096 != 0 || !(threads >= 1 && threads <= 16) || !(offset >= 0 && offset <= 1099511627776.0) ||
       static_cast<size_t>(offset) % kHuge != 0) {
     ThrowError(env, "BAD_ARGUMENT", "measureRead: bytes 2 MiB..64 GiB, chunkBytes a multiple of 4 KiB up to 64 MiB, threads 1..16, offset a multiple of 2 MiB");
     return env.Undefined();
   }
-  auto* w = new ProbeWorker(env, info[0].As<Napi::String>().Utf8Value(), static_cast<size_t>(bytes), static_cast<size_t>(chunk), static_cast<int>(threads), static_cast<size_t>(offset));
+  auto* w = new ProbeWorker(env, info[0].As<Napi::String>().Utf8Value(), static_cast<size_t>(bytes), static_cast<size_t>(chunk), static_cast<int>(threads), static_cast<size_t>(offset), scatter);
   Napi::Promise p = w->Promise();
   w->Queue();
   return p;

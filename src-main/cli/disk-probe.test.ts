@@ -1,6 +1,5 @@
 // The device probe through the CLI a user runs: `plan` with no --disk-bw measures the model file
-// itself, over regions spread across it (the native probe reads from each region's offset), and
-// caches the figure for that file.
+// itself, in direct reads scattered over it, and caches the figure for that file.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +16,7 @@ afterAll(() => {
 });
 
 describe('plan measures the device on the model file', () => {
-  it('spread regions of the file, direct I/O where the file system takes it, cached for that file and named in the plan', () => {
+  it('direct reads scattered over the file where the file system takes them, cached for that file and named in the plan', () => {
     const model = join(dir, 'm.gguf');
     const s = runCli(['synth', '--arch', 'llama', '--preset', 'small', '--seed', '3', '--quiet', '--out', model]);
     expect(s.code, s.stderr).toBe(0);
@@ -25,14 +24,14 @@ describe('plan measures the device on the model file', () => {
     const r = runCli(['plan', model, '--ram', '100M', '--json'], { env, timeoutMs: 120_000 });
     expect(r.code, r.stderr).toBe(0);
     const plan = JSON.parse(r.stdout) as { input: { diskBandwidthBytesPerS: number; diskBandwidthSource: string } };
-    expect(plan.input.diskBandwidthSource).toMatch(/^measured with .* over \d+ regions? \(.*\) spread across /);
-    const cache = JSON.parse(readFileSync(join(dir, 'cache', 'disk-bw.json'), 'utf8')) as { devices: Record<string, { method: string; regions: number; bytesRead: number; bytesPerS: number; file: string }> };
+    expect(plan.input.diskBandwidthSource).toMatch(/^measured with .*: .* in \d+ requests of 2\.0 MiB, 8 in flight, scattered across /);
+    const cache = JSON.parse(readFileSync(join(dir, 'cache', 'disk-bw.json'), 'utf8')) as { devices: Record<string, { method: string; requests: number; bytesRead: number; bytesPerS: number; file: string }> };
     const entries = Object.values(cache.devices);
     expect(entries).toHaveLength(1);
     const e = entries[0]!;
     expect(e.method).toBe(PROBE_METHOD);
     expect(e.file).toBe(model);
-    expect(e.regions).toBeGreaterThanOrEqual(1);
+    expect(e.requests).toBeGreaterThanOrEqual(8);
     expect(e.bytesRead).toBeGreaterThan(0);
     expect(e.bytesPerS).toBe(plan.input.diskBandwidthBytesPerS);
     // The second plan answers from the cache.

@@ -1,35 +1,26 @@
 // The disk measurement the planner caches: taken in an inference worker (the only process
-// that loads the native addon), which reads the way the stream schedule does, region by region
-// over the whole model file (shared/disk-probe-regions.ts), within a deadline.
+// that loads the native addon), which reads the way the expert cache does, requests scattered
+// over the whole model file (shared/disk-probe-request.ts).
 import { WorkerHost } from '../worker/host.js';
 import { gpuDriverEnv } from '../worker/gpu-drivers.js';
 import type { Measurement } from '../node/disk-bw.js';
-import { PROBE_DEADLINE_MS, type ProbeRegion } from '../shared/disk-probe-regions.js';
+import type { ProbeRequest } from '../shared/disk-probe-request.js';
 import { formatBytes } from '../shared/size.js';
 
-/** A line on stderr once the probe has taken longer than this (a slow device). */
-const PROGRESS_AFTER_MS = 2000;
-
-export async function measureInWorker(file: string, regions: readonly ProbeRegion[]): Promise<Measurement> {
+export async function measureInWorker(file: string, probe: ProbeRequest): Promise<Measurement> {
+  process.stderr.write(`ramforge: measuring the device's read rate on the model file (${formatBytes(probe.bytes)} in ${formatBytes(probe.chunkBytes)} direct reads scattered over it) …\n`);
   const host = await WorkerHost.start({ env: gpuDriverEnv(false) });
-  const t0 = performance.now();
-  let bytes = 0;
-  let seconds = 0;
-  let direct = true;
-  let done = 0;
   try {
-    for (const r of regions) {
-      const m = await host.probeDisk(file, r.bytes, r.offset);
-      bytes += m.bytes;
-      seconds += m.seconds;
-      direct &&= m.direct;
-      done++;
-      const elapsed = performance.now() - t0;
-      if (elapsed > PROGRESS_AFTER_MS && done < regions.length)
-        process.stderr.write(`ramforge: measuring the device's read rate: ${done} of ${regions.length} regions, ${formatBytes(bytes)} at ${formatBytes(bytes / Math.max(1e-6, seconds))}/s\n`);
-      if (elapsed > PROBE_DEADLINE_MS) break;
-    }
-    return { bytesPerS: bytes / Math.max(1e-6, seconds), bytesRead: bytes, seconds, direct, regions: done };
+    const m = await host.probeDisk(file, probe.bytes, 0, { chunkBytes: probe.chunkBytes, threads: probe.threads, scatter: true });
+    return {
+      bytesPerS: m.bytes / Math.max(1e-6, m.seconds),
+      bytesRead: m.bytes,
+      seconds: m.seconds,
+      direct: m.direct,
+      requests: Math.ceil(m.bytes / probe.chunkBytes),
+      chunkBytes: probe.chunkBytes,
+      threads: probe.threads,
+    };
   } finally {
     await host.close();
   }

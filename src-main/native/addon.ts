@@ -343,7 +343,7 @@ export interface NativeAddon {
   /** Page-cache residency of [offset, len] file ranges through a fresh view of the file. */
   fileResident(path: string, ranges: [number, number][]): number[];
   /** Read speed of the device holding `path`: direct I/O, 4 requests of 4 MiB in flight, into 2 MiB pages. */
-  measureRead(path: string, opts?: { bytes?: number; chunkBytes?: number; threads?: number; offset?: number }): Promise<{ bytes: number; seconds: number; direct: boolean }>;
+  measureRead(path: string, opts?: { bytes?: number; chunkBytes?: number; threads?: number; offset?: number; scatter?: boolean }): Promise<{ bytes: number; seconds: number; direct: boolean }>;
   /** Hands the allocator's free pages back to the kernel (malloc_trim); returns the RSS bytes released. */
   trimHeap(): number;
   /** Compares file ranges byte for byte (off the JS thread; the pages read leave the page cache). */

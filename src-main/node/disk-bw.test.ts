@@ -3,7 +3,7 @@ import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cachedDiskBandwidth, diskBandwidthFor, diskBwCachePath, parseBandwidth, MIN_CACHEABLE_BYTES } from './disk-bw.js';
-import type { ProbeRegion } from '../shared/disk-probe-regions.js';
+import type { ProbeRequest } from '../shared/disk-probe-request.js';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { statSync } from 'node:fs';
@@ -34,7 +34,7 @@ describe('disk bandwidth', () => {
     let calls = 0;
     const r = await diskBandwidthFor(f, async () => {
       calls++;
-      return { bytesPerS: 1, bytesRead: 1, seconds: 1, direct: true, regions: 1 };
+      return { bytesPerS: 1, bytesRead: 1, seconds: 1, direct: true, requests: 1, chunkBytes: 1, threads: 1 };
     });
     expect(calls).toBe(0);
     expect(r.source).toMatch(/assumed .* too small/);
@@ -47,13 +47,12 @@ describe('disk bandwidth', () => {
     await fh.truncate(MIN_CACHEABLE_BYTES + 1024 * 1024); // sparse: reads are zeros, no disk use
     await fh.close();
     let calls = 0;
-    const measure = async (_: string, regions: readonly ProbeRegion[]) => {
+    const measure = async (_: string, p: ProbeRequest) => {
       calls++;
-      const bytes = regions.reduce((s, r) => s + r.bytes, 0);
-      return { bytesPerS: 2e9, bytesRead: bytes, seconds: bytes / 2e9, direct: true, regions: regions.length };
+      return { bytesPerS: 2e9, bytesRead: p.bytes, seconds: p.bytes / 2e9, direct: true, requests: p.bytes / p.chunkBytes, chunkBytes: p.chunkBytes, threads: p.threads };
     };
     const first = await diskBandwidthFor(f, measure);
-    expect(first).toEqual({ bytesPerS: 2e9, source: `measured with direct I/O over 1 region (64.0 MiB) spread across ${f}` });
+    expect(first).toEqual({ bytesPerS: 2e9, source: `measured with direct I/O: 16.0 MiB in 8 requests of 2.0 MiB, 8 in flight, scattered across ${f}` });
     const cache = JSON.parse(await readFile(diskBwCachePath(), 'utf8'));
     expect(Object.values(cache.devices)).toHaveLength(1);
     const second = await diskBandwidthFor(f, measure);
@@ -62,7 +61,7 @@ describe('disk bandwidth', () => {
     expect(second.source).toMatch(/cached/);
   });
 
-  it('a figure the old probe cached (the file\'s first 512 MiB, which the host caches) is measured again, over regions spread across the whole file', async () => {
+  it('a figure an old probe cached (the file\'s first 512 MiB, or sequential regions: what the host caches or reads ahead) is measured again, scattered over the whole file', async () => {
     const f = join(dir, 'large.bin');
     const fh = await open(f, 'w');
     await fh.truncate(17 * 1024 ** 3); // sparse
@@ -71,18 +70,18 @@ describe('disk bandwidth', () => {
     await mkdir(dirname(diskBwCachePath()), { recursive: true });
     const dev = String(statSync(f).dev);
     const old = { bytesPerS: 7.7e9, bytesRead: 512 * 1024 ** 2, seconds: 0.07, direct: true, file: f, measuredAt: '2026-12-01T14:29:45.503Z' };
-    await writeFile(diskBwCachePath(), JSON.stringify({ schemaVersion: 1, devices: { [dev]: old } }));
+    const st = statSync(f);
+    const regions = { ...old, bytesPerS: 3.2e9, regions: 16, method: 'spread-regions-1' };
+    await writeFile(diskBwCachePath(), JSON.stringify({ schemaVersion: 1, devices: { [dev]: old, [`${dev}:${st.ino}:${st.size}:${Math.floor(st.mtimeMs)}`]: regions } }));
     expect(cachedDiskBandwidth(f), 'a run does not take the old figure either').toBeNull();
-    let seen: readonly ProbeRegion[] = [];
-    const r = await diskBandwidthFor(f, async (_, regions) => {
-      seen = regions;
-      return { bytesPerS: 1.4e9, bytesRead: 1024 ** 3, seconds: 1024 ** 3 / 1.4e9, direct: true, regions: regions.length };
+    let seen: ProbeRequest | null = null;
+    const r = await diskBandwidthFor(f, async (_, p) => {
+      seen = p;
+      return { bytesPerS: 0.9e9, bytesRead: p.bytes, seconds: p.bytes / 0.9e9, direct: true, requests: p.bytes / p.chunkBytes, chunkBytes: p.chunkBytes, threads: p.threads };
     });
-    expect(r.bytesPerS).toBe(1.4e9);
-    expect(seen.length).toBeGreaterThan(1);
-    expect(seen.reduce((s, x) => s + x.bytes, 0)).toBeGreaterThanOrEqual(1024 ** 3);
-    expect(Math.max(...seen.map((x) => x.offset))).toBeGreaterThan(16 * 1024 ** 3);
-    expect(cachedDiskBandwidth(f)?.bytesPerS).toBe(1.4e9);
+    expect(r.bytesPerS).toBe(0.9e9);
+    expect(seen).toMatchObject({ bytes: 512 * 1024 ** 2, scatter: true });
+    expect(cachedDiskBandwidth(f)?.bytesPerS).toBe(0.9e9);
   });
 
   it('each model file is measured on its own bytes (a small file the host caches reads faster than a large one on the same device); an unmeasured file takes the figure of its device’s largest measured file, named', async () => {
@@ -97,7 +96,7 @@ describe('disk bandwidth', () => {
     const small = await make('small-model.bin', 800 * 1024 ** 2);
     const large = await make('large-model.bin', 17 * 1024 ** 3);
     const other = await make('other-model.bin', 2 * 1024 ** 3);
-    const rate = (bytesPerS: number) => async (_: string, regions: readonly ProbeRegion[]) => ({ bytesPerS, bytesRead: 1, seconds: 1, direct: true, regions: regions.length });
+    const rate = (bytesPerS: number) => async (_: string, p: ProbeRequest) => ({ bytesPerS, bytesRead: p.bytes, seconds: 1, direct: true, requests: 1, chunkBytes: p.chunkBytes, threads: p.threads });
     expect((await diskBandwidthFor(small, rate(6e9))).bytesPerS).toBe(6e9);
     expect((await diskBandwidthFor(large, rate(1.4e9))).bytesPerS).toBe(1.4e9);
     expect(cachedDiskBandwidth(small)?.bytesPerS).toBe(6e9);

@@ -1,19 +1,21 @@
-// Storage bandwidth for the planner: measured once per device on the model file itself, the
-// way the stream schedule reads (direct I/O, several 4 MiB requests in flight, so the page
-// cache cannot flatter it), over regions spread across the whole file (so the host's cache of
-// its first part cannot either), and cached in cacheRoot()/disk-bw.json.
+// Storage bandwidth for the planner: measured once per model file on the file itself, the way
+// the expert cache reads (direct I/O, several requests of a couple of MiB in flight, so the page
+// cache cannot flatter it), scattered over the whole file (so neither the host's cache of a part
+// read recently nor its read-ahead of a sequential region can either: shared/disk-probe-request.ts),
+// and cached in cacheRoot()/disk-bw.json. `bench` measures it again in its own run.
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { cacheRoot } from './paths.js';
-import { probeRegions, type ProbeRegion } from '../shared/disk-probe-regions.js';
+import { probeRequest, type ProbeRequest } from '../shared/disk-probe-request.js';
 import { formatBytes } from '../shared/size.js';
 
 /**
- * How the cached figure was measured. Entries without it read the file's first 512 MiB, which
- * the host had cached (6–7 GiB/s measured where the file reads at 1–2 GB/s): measured again.
+ * How the cached figure was measured. Entries of other methods read what the host had cached or
+ * read ahead (the file's first 512 MiB, then sequential regions: 2.9–3.2 GiB/s where the file's
+ * scattered reads ran at 0.8–0.9 GiB/s): measured again.
  */
-export const PROBE_METHOD = 'spread-regions-1';
+export const PROBE_METHOD = 'scattered-1';
 /** Files smaller than this say nothing about the device: the figure is assumed instead. */
 export const MIN_CACHEABLE_BYTES = 64 * 1024 * 1024;
 export const ASSUMED_BYTES_PER_S = 1e9;
@@ -47,17 +49,19 @@ export interface Measurement {
   seconds: number;
   /** Direct I/O (the page cache cannot flatter it); false: a cold buffered read. */
   direct: boolean;
-  /** Regions of the file read (spread over it; fewer than asked when the deadline came first). */
-  regions: number;
+  /** Requests read, each of `chunkBytes`, `threads` in flight, scattered over the file. */
+  requests: number;
+  chunkBytes: number;
+  threads: number;
 }
 
-export type Measure = (file: string, regions: readonly ProbeRegion[]) => Promise<Measurement>;
+export type Measure = (file: string, probe: ProbeRequest) => Promise<Measurement>;
 
 type Cached = CacheFile['devices'][string];
 const current = (hit: Cached | undefined): hit is Cached => hit !== undefined && hit.bytesPerS > 0 && hit.method === PROBE_METHOD;
 
 function describe(m: Measurement, file: string): string {
-  return `${m.direct ? 'direct I/O' : 'a cold buffered read (the file system refuses direct I/O)'} over ${m.regions} region${m.regions === 1 ? '' : 's'} (${formatBytes(m.bytesRead)}) spread across ${file}`;
+  return `${m.direct ? 'direct I/O' : 'a cold buffered read (the file system refuses direct I/O)'}: ${formatBytes(m.bytesRead)} in ${m.requests} requests of ${formatBytes(m.chunkBytes)}, ${m.threads} in flight, scattered across ${file}`;
 }
 
 async function readCache(): Promise<CacheFile> {
@@ -96,12 +100,19 @@ export async function diskBandwidthFor(file: string, measure: Measure): Promise<
   const cache = await readCache();
   const hit = cache.devices[key];
   if (current(hit)) return { bytesPerS: hit.bytesPerS, source: `measured ${hit.measuredAt.slice(0, 10)} with ${describe(hit, hit.file)}, cached` };
-  const size = st.size;
-  if (size < MIN_CACHEABLE_BYTES) {
+  return measureDiskBandwidth(file, measure);
+}
+
+/** `file`'s read rate measured now (whatever is cached), and cached for later plans. */
+export async function measureDiskBandwidth(file: string, measure: Measure): Promise<DiskBandwidth> {
+  const st = await stat(file);
+  const probe = st.size >= MIN_CACHEABLE_BYTES ? probeRequest(st.size) : null;
+  if (!probe) {
     return { bytesPerS: ASSUMED_BYTES_PER_S, source: `assumed ${ASSUMED_BYTES_PER_S / 1e9} GB/s: ${file} is too small to measure the device on (pass --disk-bw)` };
   }
-  const m = await measure(file, probeRegions(size));
-  cache.devices[key] = { ...m, file, measuredAt: new Date().toISOString(), method: PROBE_METHOD };
+  const m = await measure(file, probe);
+  const cache = await readCache();
+  cache.devices[fileKey(st)] = { ...m, file, measuredAt: new Date().toISOString(), method: PROBE_METHOD };
   const path = diskBwCachePath();
   await mkdir(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;

@@ -388,8 +388,12 @@ export type WorkerRequest =
   | { id: number; type: 'apply-template'; params: ChatPromptParams }
   /** Teacher forcing: the model's greedy choice after each token of `continuation` given `prompt` before it, decoded one token a step as generation decodes. */
   | { id: number; type: 'agreement'; prompt: number[]; continuation: number[] }
-  /** The device's read rate: `bytes` of `path` from `offset` (a multiple of 2 MiB, default 0), direct I/O. */
-  | { id: number; type: 'probe-disk'; path: string; bytes: number; offset?: number }
+  /**
+   * The device's read rate: `bytes` of `path` from `offset` (a multiple of 2 MiB, default 0), direct
+   * I/O, in requests of `chunkBytes` with `threads` in flight; with `scatter`, the requests land
+   * all over the file (a fixed permutation of its chunks) and `offset` is not used.
+   */
+  | { id: number; type: 'probe-disk'; path: string; bytes: number; offset?: number; chunkBytes?: number; threads?: number; scatter?: boolean }
   /** Cancels the request with that id, or every request. */
   | { type: 'cancel'; target?: number }
   | { type: 'shutdown' };

@@ -269,8 +269,8 @@ export class WorkerHost extends EventEmitter {
   }
 
   /** Measures the read speed of the device holding `path` (native, direct I/O). */
-  probeDisk(path: string, bytes: number, offset = 0): Promise<DiskProbe> {
-    return this.request<DiskProbe>({ type: 'probe-disk', path, bytes, offset });
+  probeDisk(path: string, bytes: number, offset = 0, how: { chunkBytes?: number; threads?: number; scatter?: boolean } = {}): Promise<DiskProbe> {
+    return this.request<DiskProbe>({ type: 'probe-disk', path, bytes, offset, ...how });
   }
 
   cancel(): void {

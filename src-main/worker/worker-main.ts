@@ -75,7 +75,13 @@ async function handle(req: Exclude<WorkerRequest, { type: 'cancel' } | { type: '
         value = engine.agreement(req.prompt, req.continuation);
         break;
       case 'probe-disk':
-        value = await loadAddon().measureRead(req.path, { bytes: req.bytes, offset: req.offset ?? 0 });
+        value = await loadAddon().measureRead(req.path, {
+          bytes: req.bytes,
+          offset: req.offset ?? 0,
+          ...(req.chunkBytes !== undefined ? { chunkBytes: req.chunkBytes } : {}),
+          ...(req.threads !== undefined ? { threads: req.threads } : {}),
+          ...(req.scatter ? { scatter: true } : {}),
+        });
         break;
     }
     channel.send({ type: 'result', id, ok: true, value });
