@@ -90,6 +90,9 @@ struct ExpertCounters {
   double loads = 0;         // experts read into a slot
   double prefetches = 0;    // of them, read ahead on a prediction
   double read_bytes = 0;
+  // Time at least one expert read was in flight: read_bytes over it is the rate the expert reads
+  // got from the device while they ran, whatever the compute did between them.
+  double io_busy_ms = 0;
   double stall_ms = 0;      // compute waited for an expert
   int stalls = 0;
   double predicted = 0;     // routed experts a prediction was made for
@@ -300,6 +303,8 @@ class ExpertCache {
   int staged_layer_ = -1;      // the layer whose routed experts the staging buffer holds
   void PromoteStagedLocked();
   int waiting_ = 0;            // compute threads waiting on ready_cv_ (I/O threads wake only them)
+  int io_in_flight_ = 0;       // reads the I/O threads are doing (io_busy_ms)
+  double io_busy_since_ = 0;
   void WakeIo(size_t jobs);
   void DropAheadLocked(Layer& L, int li, const std::vector<char>& keep);
   void WastedLocked(Layer& L, const Slot& s);

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "clock.h"
 #include "experts_block.h"
 
 namespace rf {
@@ -33,6 +34,7 @@ void ExpertCache::IoLoop() {
       std::deque<Job>& q = !demand_.empty() ? demand_ : ahead_;
       j = q.front();
       q.pop_front();
+      if (io_in_flight_++ == 0) io_busy_since_ = NowMs();
     }
     Layer& L = layers_[j.layer];
     const Proj& p = L.projs[j.proj];
@@ -43,6 +45,7 @@ void ExpertCache::IoLoop() {
     {
       std::lock_guard<std::mutex> lock(mu_);
       counters_.read_bytes += static_cast<double>(p.slice);
+      if (--io_in_flight_ == 0) counters_.io_busy_ms += NowMs() - io_busy_since_;
       if (!ok) {
         counters_.read_errors++;
         if (counters_.error.empty()) counters_.error = std::string("reading an expert of layer ") + std::to_string(L.index) + " failed: " + std::strerror(errno);

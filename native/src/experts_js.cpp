@@ -107,6 +107,7 @@ Napi::Object ExpertCountersObject(Napi::Env env, ExpertCache& ec) {
   eo.Set("loads", x.loads);
   eo.Set("prefetches", x.prefetches);
   eo.Set("readBytes", x.read_bytes);
+  eo.Set("ioBusyMs", x.io_busy_ms);
   eo.Set("stallMs", x.stall_ms);
   eo.Set("stalls", x.stalls);
   eo.Set("predicted", x.predicted);

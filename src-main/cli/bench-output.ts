@@ -27,14 +27,42 @@ function peakBytes(r: RunReport): number | null {
 
 const ratio = (a: number | null, b: number | null): number | null => (a !== null && b !== null && b > 0 ? a / b : null);
 
-export function benchJson(model: string, capBytes: number, enforced: boolean, rows: BenchRow[], shape?: RunShape) {
+/** The device's read rate, measured on the model file in the same command. */
+export interface BenchDevice {
+  bytesPerS: number;
+  source: string;
+}
+
+/**
+ * A run against the physical limit of its schedule: a token cannot take less than the larger of
+ * the compute a token costs (the resident run's seconds per token, measured in the same command)
+ * and the bytes the run read per token at the device's rate (measured in the same command).
+ */
+function limitColumns(r: RunReport, resident: RunReport | undefined, device: BenchDevice | null) {
+  const tok = r.generation?.decode_tok_s ?? null;
+  const read = r.residency.bytes_read_per_token;
+  const computeS = resident?.generation?.decode_tok_s ? 1 / resident.generation.decode_tok_s : null;
+  const readS = device && read !== null ? read / device.bytesPerS : null;
+  const limitS = computeS !== null && readS !== null ? Math.max(computeS, readS) : null;
+  return {
+    compute_s_per_token: computeS,
+    read_s_per_token: readS,
+    limit_s_per_token: limitS,
+    vs_limit: tok && limitS ? 1 / tok / limitS : null,
+  };
+}
+
+export function benchJson(model: string, capBytes: number, enforced: boolean, rows: BenchRow[], shape?: RunShape, device: BenchDevice | null = null) {
   const first = rows[0]?.report.generation?.token_ids;
   const base = rows[0]?.report.generation?.decode_tok_s ?? null;
+  const resident = rows.find((r) => r.policy === 'resident')?.report;
   return {
     model,
     cap_bytes: capBytes,
     enforced,
     settings: shape ? { ctx: shape.ctx, batch: shape.batch, threads: shape.threads, chosen: shape.reasons } : null,
+    device_read_rate_bytes_per_s: device?.bytesPerS ?? null,
+    device_read_rate_source: device?.source ?? null,
     results: rows.map(({ policy, report: r, decodeRuns }) => {
       const res = r.residency;
       const tok = r.generation?.decode_tok_s ?? null;
@@ -57,6 +85,7 @@ export function benchJson(model: string, capBytes: number, enforced: boolean, ro
         peak_bytes: peakBytes(r),
         token_ids: r.generation?.token_ids ?? null,
         identical_tokens: first && r.generation ? JSON.stringify(first) === JSON.stringify(r.generation.token_ids) : null,
+        ...(policy === 'resident' ? {} : limitColumns(r, resident, device)),
         ...draftColumns(policy, r, rows),
         ...expertColumns(r),
         ...networkColumns(r),
@@ -90,6 +119,8 @@ function expertColumns(r: RunReport) {
     expert_ready_rate: x.decode_ready_rate,
     expert_prediction_accuracy: x.decode_prediction_accuracy,
     expert_slots_per_layer: x.slots_per_layer,
+    // What the device gave the expert reads while they ran (compare the device's rate).
+    expert_read_rate_bytes_per_s: x.decode_expert_read_rate_bytes_per_s,
     // The MoE's floor: what Belady's offline optimum would have read for this routing and cache size.
     expert_optimal_read_bytes: r.residency.routing?.optimal_read_bytes ?? null,
     expert_read_over_optimal: r.residency.routing?.read_over_optimal ?? null,
@@ -118,8 +149,10 @@ function draftColumns(label: string, r: RunReport, rows: BenchRow[]) {
   };
 }
 
-export function benchTable(rows: BenchRow[]): string {
-  const j = benchJson('', 0, false, rows).results;
+export function benchTable(rows: BenchRow[], device: BenchDevice | null = null): string {
+  const whole = benchJson('', 0, false, rows, undefined, device);
+  const j = whole.results;
+  const limits = j.some((r) => r.vs_limit != null);
   const drafts = j.some((r) => r.tokens_per_target_pass !== undefined);
   const experts = j.some((r) => r.experts !== undefined);
   const network = j.some((r) => r.network_nodes !== undefined);
@@ -128,7 +161,8 @@ export function benchTable(rows: BenchRow[]): string {
   const head = [
     'policy', 'status', 'decode tok/s', 'vs first', 'prompt tok/s', 'read/token', 'floor/token', 'read/floor', 'limit hits (decode)', 'locked min', 'read rate', 'peak', 'same tokens',
     ...(drafts ? ['tokens/pass', 'accepted', 'vs ideal'] : []),
-    ...(experts ? ['experts cached', 'cache hits', 'ready in time', 'predicted', 'read/optimal', 'read ahead on', 'read in vain'] : []),
+    ...(limits ? ['compute/token', 'read/token at device', 'vs limit'] : []),
+    ...(experts ? ['experts cached', 'cache hits', 'ready in time', 'predicted', 'read/optimal', 'read ahead on', 'read in vain', 'expert read rate'] : []),
     ...(vram ? ['VRAM hits'] : []),
     ...(network ? ['network/token', 'wait on nodes/token'] : []),
     ...(lossy ? ['agreement (lossy)'] : []),
@@ -156,6 +190,13 @@ export function benchTable(rows: BenchRow[]): string {
           r.vs_ideal == null ? '—' : `${r.vs_ideal.toFixed(2)}×`,
         ]
       : []),
+    ...(limits
+      ? [
+          r.compute_s_per_token == null ? '—' : `${(1000 * r.compute_s_per_token).toFixed(0)} ms`,
+          r.read_s_per_token == null ? '—' : `${(1000 * r.read_s_per_token).toFixed(0)} ms`,
+          r.vs_limit == null ? '—' : `${r.vs_limit.toFixed(2)}×`,
+        ]
+      : []),
     ...(experts
       ? [
           r.experts ? `${r.experts.slots_per_layer ?? '—'} of ${r.experts.experts ?? '—'}` : '—',
@@ -165,6 +206,7 @@ export function benchTable(rows: BenchRow[]): string {
           r.expert_read_over_optimal == null ? '—' : `${r.expert_read_over_optimal.toFixed(2)}×`,
           pct(r.prefetch_issued_share),
           r.prefetch_wasted_bytes === undefined ? '—' : b(r.prefetch_wasted_bytes),
+          r.expert_read_rate_bytes_per_s == null ? '—' : `${b(r.expert_read_rate_bytes_per_s)}/s`,
         ]
       : []),
     ...(vram ? [pct(r.expert_vram_hit_rate)] : []),
@@ -176,5 +218,6 @@ export function benchTable(rows: BenchRow[]): string {
   const runs = rows.some((r) => r.decodeRuns.length > 1)
     ? rows.map((r) => `${r.policy}: decode tok/s per run ${r.decodeRuns.map((v) => (v === null ? '—' : v.toFixed(2))).join(', ')} (median shown)`)
     : [];
-  return [fmt(head), fmt(widths.map((w) => '-'.repeat(w))), ...body.map(fmt), ...runs].join('\n') + '\n';
+  const dev = device ? [`device read rate ${b(device.bytesPerS)}/s: ${device.source}${limits ? '; vs limit = seconds per token ÷ max(the resident run’s, read/token at the device’s rate)' : ''}`] : [];
+  return [fmt(head), fmt(widths.map((w) => '-'.repeat(w))), ...body.map(fmt), ...runs, ...dev].join('\n') + '\n';
 }

@@ -110,6 +110,20 @@ describe.skipIf(!built)('routing traces', () => {
     expect(stream.cgroup.oom_kills ?? 0).toBe(0);
     // The resident run holds the model without the cap: nothing read per token.
     expect(rows[3]!.bytes_read_per_token).toBe(0);
+    // The physical limit, measured in the same command: the device's rate on this file (direct
+    // reads scattered over it), the rate the expert reads got while they ran, and each capped
+    // run's seconds per token against max(the resident run's, its reads at the device's rate).
+    const all = JSON.parse(b.stdout);
+    expect(all.device_read_rate_bytes_per_s).toBeGreaterThan(0);
+    expect(all.device_read_rate_source).toMatch(/^measured with .* scattered across /);
+    expect(rows[1]!.expert_read_rate_bytes_per_s).toBeGreaterThan(0);
+    expect(x.decode_expert_read_rate_bytes_per_s).toBe(rows[1]!.expert_read_rate_bytes_per_s);
+    const compute = 1 / rows[3]!.decode_tok_s;
+    const reads = rows[1]!.bytes_read_per_token / all.device_read_rate_bytes_per_s;
+    expect(rows[1]!.compute_s_per_token).toBeCloseTo(compute, 9);
+    expect(rows[1]!.read_s_per_token).toBeCloseTo(reads, 9);
+    expect(rows[1]!.vs_limit).toBeCloseTo(1 / rows[1]!.decode_tok_s / Math.max(compute, reads), 9);
+    expect(rows[3]!.vs_limit).toBeUndefined();
   });
 });
 

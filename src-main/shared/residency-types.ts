@@ -69,6 +69,8 @@ export interface ExpertSample {
   loads: number;
   prefetches: number;
   readBytes: number;
+  /** Milliseconds at least one expert read was in flight: readBytes over it is the rate the reads got from the device while they ran. */
+  ioBusyMs: number;
   /** Times and milliseconds compute waited for an expert. */
   stalls: number;
   stallMs: number;

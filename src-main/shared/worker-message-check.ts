@@ -97,7 +97,7 @@ function checkNetworkSample(x: unknown): string | null {
 
 function checkExpertSample(x: unknown): string | null {
   if (!isObj(x)) return 'sample.experts is not an object';
-  const bad = firstBad(x, { routed: isNum, hits: isNum, prefetchHits: isNum, loads: isNum, prefetches: isNum, readBytes: isNum, stalls: isNum, stallMs: isNum, predicted: isNum, predictedRight: isNum, staged: isNum, prefetchDropped: isNum, prefetchWastedBytes: isNum, predictions: isNum, predictionsIssued: isNum, repackedProjections: isNum, promoted: isNum, skipped: isNum, skippedWeight: isNum, warmed: isNum, deviceHits: isNum, uploads: isNum, uploadBytes: isNum });
+  const bad = firstBad(x, { routed: isNum, hits: isNum, prefetchHits: isNum, loads: isNum, prefetches: isNum, readBytes: isNum, ioBusyMs: isNum, stalls: isNum, stallMs: isNum, predicted: isNum, predictedRight: isNum, staged: isNum, prefetchDropped: isNum, prefetchWastedBytes: isNum, predictions: isNum, predictionsIssued: isNum, repackedProjections: isNum, promoted: isNum, skipped: isNum, skippedWeight: isNum, warmed: isNum, deviceHits: isNum, uploads: isNum, uploadBytes: isNum });
   if (bad) return `sample.experts.${bad} is missing or of the wrong type`;
   const r = x.resident;
   const ints = (v: unknown): boolean => Array.isArray(v) && v.length <= MAX_LIST && v.every((e: unknown) => Number.isSafeInteger(e));

@@ -395,7 +395,7 @@ export class ResidencyRuntime {
       this.counters = s.counters;
       if (s.experts) {
         const x = s.experts;
-        experts = { routed: x.routed, hits: x.hits, prefetchHits: x.prefetchHits, loads: x.loads, prefetches: x.prefetches, readBytes: x.readBytes, stalls: x.stalls, stallMs: x.stallMs, predicted: x.predicted, predictedRight: x.predictedRight, staged: x.staged, prefetchDropped: x.prefetchDropped, prefetchWastedBytes: x.prefetchWastedBytes, predictions: x.predictions, predictionsIssued: x.predictionsIssued, repackedProjections: x.repackedProjections, promoted: x.promoted, skipped: x.skipped, skippedWeight: x.skippedWeight, warmed: x.warmed, deviceHits: x.deviceHits, uploads: x.uploads, uploadBytes: x.uploadBytes, resident: x.resident };
+        experts = { routed: x.routed, hits: x.hits, prefetchHits: x.prefetchHits, loads: x.loads, prefetches: x.prefetches, readBytes: x.readBytes, ioBusyMs: x.ioBusyMs, stalls: x.stalls, stallMs: x.stallMs, predicted: x.predicted, predictedRight: x.predictedRight, staged: x.staged, prefetchDropped: x.prefetchDropped, prefetchWastedBytes: x.prefetchWastedBytes, predictions: x.predictions, predictionsIssued: x.predictionsIssued, repackedProjections: x.repackedProjections, promoted: x.promoted, skipped: x.skipped, skippedWeight: x.skippedWeight, warmed: x.warmed, deviceHits: x.deviceHits, uploads: x.uploads, uploadBytes: x.uploadBytes, resident: x.resident };
       }
       layerResident = s.layerResident;
       events = s.events.map((e) => ({ tMs: e.tMs, kind: e.kind, layer: e.layer, bytes: e.bytes, durMs: e.durMs }));

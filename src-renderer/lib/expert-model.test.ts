@@ -3,7 +3,7 @@ import { expertGrid, expertHitSeries, expertTotals, normalizeExpertSample } from
 import type { ExpertSample, ResidencySample } from '../../src-main/shared/residency-types.js';
 
 const base = { token: 1, phase: 'decode' as const, layerResident: [], persistentResident: null, rssBytes: null, cgroupBytes: null, cgroupLimitBytes: null, limitHits: null, pinnedResident: null, pinnedBytes: null, readBytes: null, majorFaults: null, decodeTokS: null, events: [] };
-const ex = (routed: number, hits: number, prefetchHits: number, resident: ExpertSample['resident']): ExpertSample => ({ routed, hits, prefetchHits, loads: 0, prefetches: 0, readBytes: 0, stalls: 0, stallMs: 0, predicted: routed, predictedRight: prefetchHits, staged: 0, prefetchDropped: 0, prefetchWastedBytes: 0, predictions: 0, predictionsIssued: 0, repackedProjections: 0, promoted: 0, skipped: 0, skippedWeight: 0, warmed: 0, deviceHits: 0, uploads: 0, uploadBytes: 0, resident });
+const ex = (routed: number, hits: number, prefetchHits: number, resident: ExpertSample['resident']): ExpertSample => ({ routed, hits, prefetchHits, loads: 0, prefetches: 0, readBytes: 0, ioBusyMs: 0, stalls: 0, stallMs: 0, predicted: routed, predictedRight: prefetchHits, staged: 0, prefetchDropped: 0, prefetchWastedBytes: 0, predictions: 0, predictionsIssued: 0, repackedProjections: 0, promoted: 0, skipped: 0, skippedWeight: 0, warmed: 0, deviceHits: 0, uploads: 0, uploadBytes: 0, resident });
 const sample = (tMs: number, experts?: ExpertSample): ResidencySample => ({ ...base, tMs, ...(experts ? { experts } : {}) });
 
 describe('expert model', () => {

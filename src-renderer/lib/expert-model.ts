@@ -86,6 +86,7 @@ export function normalizeExpertSample(raw: unknown): ExpertSample | undefined {
     loads: n('loads'),
     prefetches: n('prefetches'),
     readBytes: n('readBytes'),
+    ioBusyMs: n('ioBusyMs'),
     stalls: n('stalls'),
     stallMs: n('stallMs'),
     predicted: n('predicted'),

@@ -32,7 +32,7 @@ const residency = {
 };
 
 const ex = (p: Partial<ExpertSample>): ExpertSample => ({
-  routed: 0, hits: 0, prefetchHits: 0, loads: 0, prefetches: 0, readBytes: 0, stalls: 0, stallMs: 0, predicted: 0, predictedRight: 0,
+  routed: 0, hits: 0, prefetchHits: 0, loads: 0, prefetches: 0, readBytes: 0, ioBusyMs: 0, stalls: 0, stallMs: 0, predicted: 0, predictedRight: 0,
   staged: 0, prefetchDropped: 0, prefetchWastedBytes: 0, predictions: 0, predictionsIssued: 0, repackedProjections: 0, promoted: 0, skipped: 0, skippedWeight: 0, warmed: 0, deviceHits: 0, uploads: 0, uploadBytes: 0, resident: [], ...p,
 });
 const samples = [

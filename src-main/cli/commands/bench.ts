@@ -13,6 +13,19 @@ import { detectCgroup } from '../../supervisor/index.js';
 import { POLICIES, type PolicyName } from '../../shared/worker-protocol.js';
 import { LIMITS } from '../../shared/settings/run-settings.js';
 import { totalmem } from 'node:os';
+import { measureDiskBandwidth } from '../../node/disk-bw.js';
+import { measureInWorker } from '../disk-probe.js';
+import type { BenchDevice } from '../bench-output.js';
+
+/**
+ * The device's read rate on this model file, measured now: the runs' physical limit is set
+ * against it (the rate of the same storage changes from day to day). Null for a file too small to
+ * measure the device on, or a model split over several files.
+ */
+async function deviceNow(modelPath: string): Promise<BenchDevice | null> {
+  const d = await measureDiskBandwidth(modelPath, measureInWorker);
+  return d.source.startsWith('measured') ? d : null;
+}
 
 /** bench's own flags (the shared ones come from the table in run-flags.ts). */
 const BENCH_FLAGS = [
@@ -60,6 +73,7 @@ export const command: CommandSpec = {
       );
     }
     const reps = own.reps;
+    const device = opened.shards.length === 1 ? await deviceNow(opened.shards[0]?.path as string) : null;
     const { prepared, rows } = await benchAtCap({
       modelPath,
       opened,
@@ -83,8 +97,8 @@ export const command: CommandSpec = {
       },
     });
     if (!f['json']) process.stderr.write(shapeNote(prepared.shape));
-    if (f['json']) process.stdout.write(JSON.stringify(benchJson(modelPath, ram, enforced, rows, prepared.shape), null, 2) + '\n');
-    else process.stdout.write(benchTable(rows));
+    if (f['json']) process.stdout.write(JSON.stringify(benchJson(modelPath, ram, enforced, rows, prepared.shape, device), null, 2) + '\n');
+    else process.stdout.write(benchTable(rows, device));
     return rows.every((r) => r.report.outcome.status === 'ok') ? 0 : 1;
   },
 };

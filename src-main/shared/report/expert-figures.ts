@@ -45,6 +45,12 @@ export interface ExpertFigures {
   decode_prediction_accuracy: number | null;
   decode_stall_ms_per_token: number | null;
   /**
+   * Expert bytes read in decode over the time at least one of those reads was in flight: the rate
+   * the device gave the expert reads while they ran (compare the device probe's), whatever the
+   * compute did between them.
+   */
+  decode_expert_read_rate_bytes_per_s: number | null;
+  /**
    * Where the routed experts were found, tier by tier (whole run): a VRAM slot (the GPU tier; 0
    * without one), a RAM slot (a hit or read ahead in time), or storage (read on demand).
    */
@@ -96,6 +102,7 @@ export function expertFigures(samples: readonly ResidencySample[], schedule: Str
     decode_expert_bytes_per_token: tokens > 0 ? d((e) => e.readBytes) / tokens : null,
     decode_prediction_accuracy: ratio(d((e) => e.predictedRight), d((e) => e.predicted)),
     decode_stall_ms_per_token: tokens > 0 ? d((e) => e.stallMs) / tokens : null,
+    decode_expert_read_rate_bytes_per_s: d((e) => e.ioBusyMs) > 0 ? (1000 * d((e) => e.readBytes)) / d((e) => e.ioBusyMs) : null,
     tiers: {
       device: cache?.device?.name ?? null,
       device_slots_per_layer: cache?.device?.slotsPerLayer ?? null,

@@ -36,7 +36,7 @@ describe('per-token reads', () => {
   });
 
   it('counts the expert cache’s reads in those tokens beside the layers’ waits on it', () => {
-    const x = (readBytes: number) => ({ routed: 0, hits: 0, prefetchHits: 0, loads: 0, prefetches: 0, readBytes, stalls: 0, stallMs: 0, predicted: 0, predictedRight: 0, staged: 0, prefetchDropped: 0, prefetchWastedBytes: 0, predictions: 0, predictionsIssued: 0, repackedProjections: 0, promoted: 0, skipped: 0, skippedWeight: 0, warmed: 0, deviceHits: 0, uploads: 0, uploadBytes: 0, resident: [] });
+    const x = (readBytes: number) => ({ routed: 0, hits: 0, prefetchHits: 0, loads: 0, prefetches: 0, readBytes, ioBusyMs: 0, stalls: 0, stallMs: 0, predicted: 0, predictedRight: 0, staged: 0, prefetchDropped: 0, prefetchWastedBytes: 0, predictions: 0, predictionsIssued: 0, repackedProjections: 0, promoted: 0, skipped: 0, skippedWeight: 0, warmed: 0, deviceHits: 0, uploads: 0, uploadBytes: 0, resident: [] });
     const [e] = tokenReads([sample({ phase: 'prompt', experts: x(1000) }), sample({ token: 1, tMs: 40, experts: x(1600), events: [ev('stall', 2, 0, 9)] })]);
     expect(e).toMatchObject({ readBytes: 600, expertReadBytes: 600, waitMs: 9, layers: [{ layer: 2, readBytes: 0, waitMs: 9 }] });
   });

@@ -1,0 +1,46 @@
+// The bench table's physical limit (pure): a capped run's seconds per token against the larger of
+// the resident run's (the compute a token costs) and its own reads at the device's rate, both
+// measured in the same command; shown only where both were measured.
+import { describe, expect, it } from 'vitest';
+import { benchJson, benchTable, type BenchRow } from './bench-output.js';
+import type { RunReport } from '../shared/report/report-types.js';
+
+const report = (tokS: number, readPerToken: number): RunReport =>
+  ({
+    outcome: { status: 'ok' },
+    generation: { decode_tok_s: tokS, token_ids: [1, 2, 3] },
+    residency: { bytes_read_per_token: readPerToken, floor_bytes_per_token: null, limit_hits_decode: 0, pinned_resident_min: null, read_rate_bytes_per_s: null, non_weight_bytes: null, timeline: [] },
+    cgroup: null,
+  }) as unknown as RunReport;
+const row = (policy: string, r: RunReport): BenchRow => ({ policy, report: r, decodeRuns: [r.generation?.decode_tok_s ?? null] });
+const device = { bytesPerS: 1e9, source: 'measured with direct I/O: …' };
+
+describe('bench against the physical limit', () => {
+  it('read-bound: 0.5 GB a token at 1 GB/s is 0.5 s, above the resident run’s 0.1 s; a run at 1.6 tok/s is 1.25× it', () => {
+    const rows = [row('off', report(0.2, 4e9)), row('stream', report(1.6, 0.5e9)), row('resident', report(10, 0))];
+    const j = benchJson('m', 1, true, rows, undefined, device);
+    expect(j.device_read_rate_bytes_per_s).toBe(1e9);
+    const s = j.results[1]!;
+    expect(s.compute_s_per_token).toBeCloseTo(0.1, 12);
+    expect(s.read_s_per_token).toBeCloseTo(0.5, 12);
+    expect(s.limit_s_per_token).toBeCloseTo(0.5, 12);
+    expect(s.vs_limit).toBeCloseTo(1.25, 12);
+    expect(j.results[2]!.vs_limit).toBeUndefined();
+    const table = benchTable(rows, device);
+    expect(table).toMatch(/vs limit/);
+    expect(table).toMatch(/1\.25×/);
+    expect(table).toMatch(/^device read rate 953\.7 MiB\/s: measured/m);
+  });
+
+  it('compute-bound: reads at the device’s rate below the resident run’s seconds, the limit is the compute', () => {
+    const j = benchJson('m', 1, true, [row('stream', report(4, 0.05e9)), row('resident', report(5, 0))], undefined, device);
+    expect(j.results[0]!.limit_s_per_token).toBeCloseTo(0.2, 12);
+    expect(j.results[0]!.vs_limit).toBeCloseTo(1.25, 12);
+  });
+
+  it('without a resident run, or without the device measured, no limit is claimed', () => {
+    expect(benchJson('m', 1, true, [row('stream', report(1, 1e9))], undefined, device).results[0]!.vs_limit).toBeNull();
+    expect(benchJson('m', 1, true, [row('stream', report(1, 1e9)), row('resident', report(5, 0))]).results[0]!.vs_limit).toBeNull();
+    expect(benchTable([row('stream', report(1, 1e9)), row('resident', report(5, 0))])).not.toMatch(/vs limit|device read rate/);
+  });
+});
