@@ -213,6 +213,7 @@ void ExpertCache::Route(Layer& L, int li, const ggml_tensor* ids, ggml_tensor* n
       if (sl.expert >= 0) L.slot_of[sl.expert] = -1;
       sl.expert = e;
       sl.pending = static_cast<int>(L.projs.size());
+      sl.done = 0;
       sl.prefetched = false;
       L.slot_of[e] = v;
       counters_.loads += 1;
@@ -347,20 +348,25 @@ void ExpertCache::PromoteStagedLocked() {
   }
 }
 
+// Waits for the projection `proj` of every expert the micro-batch needs (all of them for the
+// device tier, which uploads whole experts, and for the staging buffer): an expert's later
+// projections are still being read while its first ones compute.
 void ExpertCache::WaitReady(Layer& L, int proj) {
   double t0 = NowMs();
   bool waited = false;
   std::unique_lock<std::mutex> lock(mu_);
+  const uint32_t bit = !device_ && proj >= 0 && proj < 32 ? 1u << proj : 0;
   auto ready = [&] {
     if (stop_ || !counters_.error.empty()) return true;
     if (L.staged) return L.stage_pending == 0;
     for (int e : L.need) {
       int s = L.slot_of[e];
-      if (s < 0 || L.slots[s].pending > 0) return false;
+      if (s < 0) return false;
+      const Slot& sl = L.slots[s];
+      if (sl.pending > 0 && (bit == 0 || (sl.done & bit) == 0)) return false;
     }
     return true;
   };
-  (void)proj;
   if (!ready()) {
     waited = true;
     waiting_++;

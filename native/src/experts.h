@@ -197,6 +197,7 @@ class ExpertCache {
     int expert = -1;
     uint64_t last_use = 0;
     int pending = 0;          // projections still being read
+    uint32_t done = 0;        // of them, read already (bit p: projection p), so its op can run
     bool prefetched = false;  // read on a prediction, not yet needed
   };
   struct Layer {

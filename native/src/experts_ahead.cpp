@@ -81,6 +81,7 @@ void ExpertCache::Predict(int li) {
     if (sl.expert >= 0) next.slot_of[sl.expert] = -1;
     sl.expert = e;
     sl.pending = static_cast<int>(next.projs.size());
+    sl.done = 0;
     sl.prefetched = true;
     sl.last_use = tick_;
     next.slot_of[e] = v;

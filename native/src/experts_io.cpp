@@ -50,7 +50,10 @@ void ExpertCache::IoLoop() {
         counters_.read_errors++;
         if (counters_.error.empty()) counters_.error = std::string("reading an expert of layer ") + std::to_string(L.index) + " failed: " + std::strerror(errno);
       }
-      if (j.slot >= 0) L.slots[j.slot].pending--;
+      if (j.slot >= 0) {
+        L.slots[j.slot].pending--;
+        if (j.proj < 32) L.slots[j.slot].done |= 1u << j.proj;
+      }
       else L.stage_pending--;
       // Only a compute that waits needs to hear of it (a wake is a context switch).
       wake = waiting_ > 0 || !ok;

@@ -271,6 +271,7 @@ void ExpertCache::WarmSlots() {
       Slot& sl = L.slots[next];
       sl.expert = e;
       sl.pending = static_cast<int>(L.projs.size());
+      sl.done = 0;
       L.slot_of[e] = static_cast<int>(next);
       took.push_back(e);
     }
