@@ -36,6 +36,19 @@ describe('parseArgs', () => {
   });
 });
 
+describe('llama.cpp spellings', () => {
+  const withAliases: Pick<CommandSpec, 'name' | 'flags' | 'positionals'> = {
+    name: 'run',
+    positionals: [{ name: 'model', description: 'a file', required: true }],
+    flags: [{ name: 'temperature', aliases: ['temp'], type: 'number', description: 'temperature' }],
+  };
+  it('--temp sets --temperature, as llama-cli takes it; an unknown spelling is still refused', () => {
+    expect(parseArgs(['m.gguf', '--temp', '0'], withAliases).flags).toMatchObject({ temperature: 0 });
+    expect(parseArgs(['m.gguf', '--temp=0.5'], withAliases).flags).toMatchObject({ temperature: 0.5 });
+    expect(() => parseArgs(['m.gguf', '--tmp', '0'], withAliases)).toThrow(/unknown flag --tmp/);
+  });
+});
+
 describe('wantsHelp', () => {
   it('sees -h/--help only before --', () => {
     expect(wantsHelp(['m.gguf', '--help'])).toBe(true);

@@ -11,6 +11,8 @@ export interface FlagSpec {
   readonly type: FlagType;
   readonly description: string;
   readonly short?: string;
+  /** Other long names it answers to: llama.cpp's spellings (--temp, --ctx-size), so its users' commands run. */
+  readonly aliases?: readonly string[];
   readonly valueName?: string;
   readonly default?: string | number | boolean;
   /** May be given more than once; values are collected in order. */
@@ -112,7 +114,7 @@ export function wantsHelp(argv: readonly string[]): boolean {
 
 /** `--` ends the flags: every word after it is a positional, even one that begins with `-`. */
 export function parseArgs(argv: readonly string[], cmd: Pick<CommandSpec, 'name' | 'flags' | 'positionals'>): ParsedArgs {
-  const byName = new Map(cmd.flags.map((f) => [f.name, f]));
+  const byName = new Map(cmd.flags.flatMap((f) => [f.name, ...(f.aliases ?? [])].map((n) => [n, f] as const)));
   const byShort = new Map(cmd.flags.filter((f) => f.short).map((f) => [f.short as string, f]));
   const flags: Record<string, FlagValue | undefined> = {};
   const positionals: string[] = [];
@@ -186,7 +188,8 @@ export function formatHelp(cmd: CommandSpec): string {
     const v = f.type === 'boolean' ? '' : ` ${f.valueName ?? (f.type === 'size' ? 'SIZE' : f.type === 'int' || f.type === 'number' ? 'N' : 'VALUE')}`;
     const left = `  ${f.short ? `-${f.short}, ` : ''}--${f.name}${v}`;
     const def = f.default !== undefined && f.type !== 'boolean' ? ` (default ${String(f.default)})` : '';
-    return `${left.padEnd(30)}${f.description}${def}`;
+    const also = f.aliases?.length ? ` (also ${f.aliases.map((a) => `--${a}`).join(', ')})` : '';
+    return `${left.padEnd(30)}${f.description}${def}${also}`;
   });
   lines.push(...rows, `  ${'-h, --help'.padEnd(28)}show this help`);
   if (cmd.details) lines.push('', cmd.details.trimEnd());

@@ -27,8 +27,8 @@ function named<T extends Record<string, Entry>>(t: T): { readonly [K in keyof T]
 
 export const FLAGS = named({
   // Sampling
-  'max-tokens': { short: 'n', type: 'int', default: DEFAULT_MAX_TOKENS, range: L.maxTokens, description: 'tokens to generate at most' },
-  temperature: { type: 'number', default: S.temperature, range: L.temperature, description: 'sampling temperature; 0 = greedy' },
+  'max-tokens': { short: 'n', aliases: ['n-predict'], type: 'int', default: DEFAULT_MAX_TOKENS, range: L.maxTokens, description: 'tokens to generate at most' },
+  temperature: { aliases: ['temp'], type: 'number', default: S.temperature, range: L.temperature, description: 'sampling temperature; 0 = greedy' },
   'top-k': { type: 'int', default: S.topK, range: L.topK, description: 'keep the k most likely tokens (0 = off)' },
   'top-p': { type: 'number', default: S.topP, range: L.topP, description: 'nucleus sampling threshold (1 = off)' },
   'min-p': { type: 'number', default: S.minP, range: L.minP, description: 'drop tokens below min-p × the top probability (0 = off)' },
@@ -36,10 +36,10 @@ export const FLAGS = named({
   'repeat-penalty': { type: 'number', default: S.repeatPenalty, range: L.repeatPenalty, description: 'penalty for repeated tokens (1 = off)' },
   'repeat-last-n': { type: 'int', default: S.repeatLastN, range: L.repeatLastN, description: 'how many recent tokens the repeat penalty looks at (-1 = the whole context)' },
   // The run's shape and the model's load
-  ctx: { short: 'c', type: 'int', range: L.ctx, description: `context per sequence in tokens (default: the model's, at most ${DEFAULT_CTX}, shrunk to fit the cap; at least ${MIN_DEFAULT_CTX} where the cap allows)` },
+  ctx: { short: 'c', aliases: ['ctx-size'], type: 'int', range: L.ctx, description: `context per sequence in tokens (default: the model's, at most ${DEFAULT_CTX}, shrunk to fit the cap; at least ${MIN_DEFAULT_CTX} where the cap allows)` },
   threads: { short: 't', type: 'int', range: L.threads, description: "CPU threads (default: the machine's physical cores)" },
   parallel: { short: 'np', type: 'int', range: L.parallel, description: 'requests decoded together, each with its own context of --ctx tokens (default 1; serve --api chooses the most of 4, 2, 1 whose KV caches fit the plan; the plan counts their KV caches)' },
-  batch: { short: 'b', type: 'int', range: L.batch, description: `micro-batch, also the prompt batch (default: ${MAX_UBATCH}, smaller under a cap so the compute buffer stays within 1/16 of it)` },
+  batch: { short: 'b', aliases: ['batch-size'], type: 'int', range: L.batch, description: `micro-batch, also the prompt batch (default: ${MAX_UBATCH}, smaller under a cap so the compute buffer stays within 1/16 of it)` },
   mmap: { type: 'boolean', default: true, description: 'memory-map the model (--no-mmap reads it into RAM)' },
   repack: { type: 'boolean', description: 'repack weights for faster CPU kernels (default on, off under residency policies that release pages; given under stream for a mixture of experts that does not fit, the expert cache slots are repacked instead)' },
   prefetch: { type: 'boolean', description: 'prefault the whole file at load; --no-prefetch faults in on demand (default: prefault unless the plan says the model does not fit)' },
