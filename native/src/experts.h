@@ -278,7 +278,7 @@ class ExpertCache {
   void PointAt(Layer& L, bool staging);
   void WaitReady(Layer& L, int proj);
   void IoLoop();
-  bool ReadSlice(const Proj& p, int expert, char* dst, std::vector<char>& bounce);
+  bool ReadSlice(const Proj& p, int expert, char* dst, char* bounce);
 
   StreamEventSink sink_;
   ExpertConfig cfg_;

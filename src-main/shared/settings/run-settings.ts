@@ -145,8 +145,8 @@ export const EXPERT_EVICTION: 'lru' | 'lfu' = 'lfu';
  */
 export const EXPERT_IO_THREADS = 8;
 
-/** Each expert I/O thread's buffer for partial blocks (native/src/experts.cpp kBounce + a block). */
-export const EXPERT_IO_BUFFER_BYTES = 512 * 1024 + 4096;
+/** Each expert I/O thread's bounce buffer (native/src/experts_io.cpp kBounce: 2 MiB, one huge page) and a block of slack. */
+export const EXPERT_IO_BUFFER_BYTES = 2 * 1024 * 1024 + 4096;
 export const STREAM_IO_REQUEST_BYTES = 4 * 1024 * 1024;
 
 /**
