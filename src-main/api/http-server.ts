@@ -16,6 +16,7 @@ import { ClientGone, DEFAULT_BODY_LIMITS, readJsonBody, type BodyLimits } from '
 import { corsHeaders, preflightHeaders } from './cors.js';
 import { answerTokens } from './tokenize-routes.js';
 import { answerApplyTemplate } from './apply-template-route.js';
+import { answerCountTokens, answerInputTokens } from './token-count-routes.js';
 import { handleLlamaCompletion } from './llama-completion.js';
 import { handleResponses } from './responses-handler.js';
 import { handleMessages } from './messages-handler.js';
@@ -74,8 +75,10 @@ const ROUTES: Record<string, string[]> = {
   '/detokenize': ['POST'],
   '/apply-template': ['POST'],
   '/responses': ['POST'],
+  '/responses/input_tokens': ['POST'],
   '/metrics': ['GET'],
   '/messages': ['POST'],
+  '/messages/count_tokens': ['POST'],
   // Ollama's heartbeat (its CLI sends HEAD /) and the first thing a user opens.
   '/': ['GET', 'HEAD'],
   // Ollama's API on the same port (ollama-routes.ts).
@@ -119,7 +122,7 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, cx: Serv
   const { opts, limits } = cx;
   const route = routeOf(req.url);
   // Ollama's clients read `{"error": "message"}`, Anthropic's `{"type": "error", …}`; everything else gets OpenAI's shape.
-  const shape: ErrorShape | undefined = route !== null && isOllamaRoute(route) ? ollamaErrorBody : route === '/messages' ? anthropicErrorBody : undefined;
+  const shape: ErrorShape | undefined = route !== null && isOllamaRoute(route) ? ollamaErrorBody : route === '/messages' || route === '/messages/count_tokens' ? anthropicErrorBody : undefined;
   const refuse = (req2: IncomingMessage, res2: ServerResponse, e: ApiError, headers: Record<string, string> = {}): void => refuseShaped(req2, res2, e, headers, shape);
   const problem = accessProblem(req, cx.port(), cx.loopback, cx.cors);
   if (problem) return refuse(req, res, problem);
@@ -202,6 +205,8 @@ async function handlePost(route: string, body: unknown, x: OllamaPostContext): P
   if (route === '/messages') return handleMessages(body, x);
   if (route === '/tokenize' || route === '/detokenize') return sendJson(x.res, 200, await answerTokens(route, body, x.backend, x.noteIgnored));
   if (route === '/apply-template') return sendJson(x.res, 200, await answerApplyTemplate(body, x.backend, x.noteIgnored));
+  if (route === '/responses/input_tokens') return sendJson(x.res, 200, await answerInputTokens(body, x.backend, x.noteIgnored));
+  if (route === '/messages/count_tokens') return sendJson(x.res, 200, await answerCountTokens(body, x.backend, x.noteIgnored));
   if (route === '/embeddings') {
     const req = validateEmbeddingsRequest(body);
     x.noteIgnored(req.ignored);

@@ -308,6 +308,12 @@ export interface ChatPromptParams {
   addGenerationPrompt: boolean;
 }
 
+/** Turns rendered: the prompt text, and the number of tokens a generation given those turns would decode from it. */
+export interface ChatPromptResult {
+  prompt: string;
+  tokens: number;
+}
+
 /** A text to embed, or its token ids in the model's vocabulary (OpenAI's token-id input). */
 export type EmbedInput = string | number[];
 
@@ -384,7 +390,7 @@ export type WorkerRequest =
   /** llama-server's /tokenize and /detokenize: the loaded vocabulary's ids of a text (and each id's piece), or the text of ids. */
   | { id: number; type: 'tokenize'; text: string; addSpecial: boolean; parseSpecial: boolean }
   | { id: number; type: 'detokenize'; tokens: number[] }
-  /** llama-server's /apply-template: the prompt text the chat template makes of these turns. */
+  /** llama-server's /apply-template (and the token counts of count_tokens, input_tokens): the prompt text the chat template makes of these turns (ChatPromptResult). */
   | { id: number; type: 'apply-template'; params: ChatPromptParams }
   /** Teacher forcing: the model's greedy choice after each token of `continuation` given `prompt` before it, decoded one token a step as generation decodes. */
   | { id: number; type: 'agreement'; prompt: number[]; continuation: number[] }
