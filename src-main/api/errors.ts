@@ -12,7 +12,9 @@ export type ApiErrorType =
   | 'not_found_error'
   | 'rate_limit_error'
   | 'server_error'
-  | 'unavailable_error';
+  | 'unavailable_error'
+  /** llama-server's 501: a route it has, turned off (GET /metrics without --metrics). */
+  | 'not_supported_error';
 
 export class ApiError extends Error {
   constructor(

@@ -44,7 +44,7 @@ export interface ApiServerOptions {
   log?: (line: string) => void;
   /** Origins whose pages may call the API (`--cors`; `*`: any); none by default. */
   cors?: string[];
-  /** GET /metrics answers these (`--metrics`); absent: a 404 saying how to turn it on (llama-server: 501). */
+  /** GET /metrics answers these (`--metrics`); absent: a 501 saying how to turn it on, as llama-server answers. */
   metrics?: ServerMetrics;
 }
 
@@ -58,6 +58,9 @@ export interface RunningApiServer {
 
 /** What Ollama answers on / (its CLI's heartbeat checks the status; people read the text). */
 const OLLAMA_HEARTBEAT = 'Ollama is running';
+
+/** Unix seconds when this process started (GET /metrics' Process-Start-Time-Unix, as llama-server sends it). */
+const PROCESS_START_UNIX = Math.round(Date.now() / 1000 - process.uptime());
 
 /** Connections open at once; past this new ones are closed at once (file descriptors are finite). */
 const MAX_CONNECTIONS = 512;
@@ -145,8 +148,9 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, cx: Serv
   const denied = cx.auth(req);
   if (denied) return refuse(req, res, denied);
   if (route === '/metrics') {
-    if (!cx.metrics) return refuse(req, res, notFound('/metrics is off: start the server with --metrics', 'metrics_disabled'));
-    return void res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(cx.metrics.text());
+    // llama-server's answers: 501 when off; the process's start time in a header (counters restart with it).
+    if (!cx.metrics) return refuse(req, res, new ApiError(501, 'not_supported_error', '/metrics is off: start the server with --metrics', 'metrics_disabled'));
+    return void res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'process-start-time-unix': String(PROCESS_START_UNIX) }).end(cx.metrics.text());
   }
   if (req.method === 'GET') {
     const answer = route.startsWith('/api/') ? ollamaGet(route, opts.backend) : answerGet(route, opts.backend);

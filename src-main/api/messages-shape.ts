@@ -23,6 +23,7 @@ const ERROR_TYPES: Record<ApiError['type'], string> = {
   rate_limit_error: 'rate_limit_error',
   server_error: 'api_error',
   unavailable_error: 'overloaded_error',
+  not_supported_error: 'api_error',
 };
 
 export function anthropicErrorBody(e: ApiError): object {
