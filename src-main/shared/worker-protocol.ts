@@ -314,8 +314,11 @@ export interface ChatPromptResult {
   tokens: number;
 }
 
-/** A text to embed, or its token ids in the model's vocabulary (OpenAI's token-id input). */
-export type EmbedInput = string | number[];
+/**
+ * A text to embed, or its token ids in the model's vocabulary (OpenAI's token-id input), or ids
+ * and texts mixed in one sequence (llama-server's prompts: each text tokenized where it stands).
+ */
+export type EmbedInput = string | (number | string)[];
 
 /** Mean-pooled hidden states of each text (n_embd floats each, not normalized), and their tokens in all. */
 export interface EmbedResult {
