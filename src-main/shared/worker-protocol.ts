@@ -207,6 +207,8 @@ export interface ChatMessage {
   toolCalls?: ToolCallMessage[];
   /** tool: the id of the call this answers. */
   toolCallId?: string;
+  /** assistant: its earlier reasoning (llama-server's reasoning_content), handed to Jinja templates that render it (Qwen3's). */
+  reasoningContent?: string;
 }
 
 export interface ToolCallMessage {
