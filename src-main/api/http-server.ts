@@ -148,9 +148,11 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, cx: Serv
   const denied = cx.auth(req);
   if (denied) return refuse(req, res, denied);
   if (route === '/metrics') {
-    // llama-server's answers: 501 when off; the process's start time in a header (counters restart with it).
+    // llama-server's answers: 501 when off; the process's start time in a header (counters restart
+    // with it), spelt as llama-server spells it: its suite reads the headers into a case-sensitive map.
     if (!cx.metrics) return refuse(req, res, new ApiError(501, 'not_supported_error', '/metrics is off: start the server with --metrics', 'metrics_disabled'));
-    return void res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'process-start-time-unix': String(PROCESS_START_UNIX) }).end(cx.metrics.text());
+    const headers = { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'Process-Start-Time-Unix': String(PROCESS_START_UNIX) };
+    return void res.writeHead(200, headers).end(cx.metrics.text());
   }
   if (req.method === 'GET') {
     const answer = route.startsWith('/api/') ? ollamaGet(route, opts.backend) : answerGet(route, opts.backend);

@@ -11,6 +11,7 @@ import type { ServerResponse } from 'node:http';
 import type { ApiBackend } from './backend.js';
 import { badRequest } from './errors.js';
 import { sendJson } from './http-reply.js';
+import { llamaTimings } from './llama-timings.js';
 import { namesModel } from './model-id.js';
 import { servedFor } from './model-choice.js';
 import { SSE_HEADERS, sseData, sseError } from './sse.js';
@@ -114,7 +115,7 @@ export async function handleLlamaCompletion(body: unknown, ctx: Ctx, infill = fa
     stop_type: stopType,
     stopping_word: '',
     truncated: false,
-    timings: { prompt_n: r.promptTokens.length, prompt_ms: r.timings.promptMs, predicted_n: r.tokens.length, predicted_ms: r.timings.decodeMs, predicted_per_second: r.timings.decodeTokS },
+    timings: llamaTimings(r),
     ramforge: done.run.extras,
   };
   if (!req.stream) return sendJson(ctx.res, 200, final);

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { get } from 'node:http';
 import { join } from 'node:path';
 import { serveApi, stopServed, synthModel, type Served } from './serve-api.test-util.js';
 
@@ -57,6 +58,16 @@ describe('GET /metrics', () => {
     expect(((await r.json()) as { error: { message: string } }).error.message).toMatch(/--metrics/);
   });
 
+  it('sends Process-Start-Time-Unix spelt as llama-server spells it (its suite reads headers into a case-sensitive map)', async () => {
+    const raw = await new Promise<string[]>((resolve, reject) => {
+      get(at(withMetrics, '/metrics'), (res) => {
+        res.resume();
+        resolve(res.rawHeaders);
+      }).once('error', reject);
+    });
+    expect(raw).toContain('Process-Start-Time-Unix');
+  });
+
   it("counts the prompt and generated tokens of the requests under llama-server's names, and sees a running request", async () => {
     const before = await metrics();
     expect(before).toMatchObject({ 'llamacpp:prompt_tokens_total': 0, 'llamacpp:tokens_predicted_total': 0, 'llamacpp:requests_processing': 0, 'llamacpp:requests_deferred': 0 });
@@ -66,6 +77,8 @@ describe('GET /metrics', () => {
     expect(after['llamacpp:tokens_predicted_total']).toBe(a.completion_tokens + b.completion_tokens);
     expect(after['llamacpp:prompt_tokens_total']).toBeGreaterThan(0);
     expect(after['llamacpp:prompt_tokens_total']).toBeLessThanOrEqual(a.prompt_tokens + b.prompt_tokens);
+    // The rest came from the cache: llama-server counts them apart.
+    expect((after['llamacpp:prompt_tokens_total'] ?? 0) + (after['llamacpp:prompt_tokens_cached_total'] ?? NaN)).toBe(a.prompt_tokens + b.prompt_tokens);
     expect(after['llamacpp:tokens_predicted_seconds_total']).toBeGreaterThan(0);
     expect(after['llamacpp:predicted_tokens_seconds']).toBeGreaterThan(0);
 
