@@ -282,4 +282,25 @@ describe('ramforge serve --api with the requests clients already send', () => {
     const bad = await fetch(at, { method: 'POST', body: JSON.stringify({ prompt: 'x', n_predict: 'many' }) });
     expect(bad.status).toBe(400);
   });
+
+  it("llama-server's /completion prompt forms: a batch answered as a list in order, ids and text mixed in one sequence, prompt_string objects", async () => {
+    const at = `http://127.0.0.1:${server.port}/completion`;
+    const ask = async (prompt: unknown) => {
+      const r = await fetch(at, { method: 'POST', body: JSON.stringify({ prompt, n_predict: 3, temperature: 0 }) });
+      expect(r.status, await r.clone().text()).toBe(200);
+      return (await r.json()) as unknown;
+    };
+    const ids = ((await (await fetch(`http://127.0.0.1:${server.port}/tokenize`, { method: 'POST', body: JSON.stringify({ content: 'Once upon a time', add_special: true }) })).json()) as { tokens: number[] }).tokens;
+    const one = (await ask(ids)) as { content: string; tokens_evaluated: number };
+    const batch = (await ask([ids, 'Once upon a time', { prompt_string: 'Once upon a time' }])) as { content: string }[];
+    expect(batch.map((b) => b.content)).toEqual([one.content, one.content, one.content]);
+    // Ids, then a text: the text is tokenized where it stands, without a BOS of its own.
+    const rest = ((await (await fetch(`http://127.0.0.1:${server.port}/tokenize`, { method: 'POST', body: JSON.stringify({ content: ' upon a time' }) })).json()) as { tokens: number[] }).tokens;
+    const head = ids.slice(0, 2);
+    const mixed = (await ask([...head, ' upon a time'])) as { content: string; tokens_evaluated: number };
+    const spelt = (await ask([...head, ...rest])) as { content: string; tokens_evaluated: number };
+    expect(mixed).toMatchObject({ content: spelt.content, tokens_evaluated: head.length + rest.length });
+    const streamed = await fetch(at, { method: 'POST', body: JSON.stringify({ prompt: ['a', 'b'], stream: true }) });
+    expect(streamed.status).toBe(400);
+  });
 });
