@@ -62,6 +62,9 @@ const OLLAMA_HEARTBEAT = 'Ollama is running';
 /** Unix seconds when this process started (GET /metrics' Process-Start-Time-Unix, as llama-server sends it). */
 const PROCESS_START_UNIX = Math.round(Date.now() / 1000 - process.uptime());
 
+/** The header OpenAI names each answer's request by. */
+const REQUEST_ID_HEADER = 'x-request-id';
+
 /** Connections open at once; past this new ones are closed at once (file descriptors are finite). */
 const MAX_CONNECTIONS = 512;
 
@@ -127,13 +130,15 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, cx: Serv
   // Ollama's clients read `{"error": "message"}`, Anthropic's `{"type": "error", …}`; everything else gets OpenAI's shape.
   const shape: ErrorShape | undefined = route !== null && isOllamaRoute(route) ? ollamaErrorBody : route === '/messages' || route === '/messages/count_tokens' ? anthropicErrorBody : undefined;
   const refuse = (req2: IncomingMessage, res2: ServerResponse, e: ApiError, headers: Record<string, string> = {}): void => refuseShaped(req2, res2, e, headers, shape);
+  // OpenAI's request id on every answer (openai-python shows it as response.request_id; logs quote it).
+  res.setHeader(REQUEST_ID_HEADER, `req_${randomUUID().replace(/-/g, '')}`);
   const problem = accessProblem(req, cx.port(), cx.loopback, cx.cors);
   if (problem) return refuse(req, res, problem);
-  for (const [k, v] of Object.entries(corsHeaders(req.headers.origin, cx.cors, [IGNORED_HEADER]))) res.setHeader(k, v);
+  for (const [k, v] of Object.entries(corsHeaders(req.headers.origin, cx.cors, [IGNORED_HEADER, REQUEST_ID_HEADER]))) res.setHeader(k, v);
   const methods = route === null ? undefined : (ROUTES[route] ?? (route.startsWith('/models/') ? ['GET'] : undefined));
   if (route === null || methods === undefined) return refuse(req, res, notFound(`unknown route: ${String(req.method)} ${String(req.url).slice(0, 200)}`, 'unknown_route'));
   if (req.method === 'OPTIONS') {
-    const headers = { allow: [...methods, 'OPTIONS'].join(', '), ...preflightHeaders(req.headers.origin, cx.cors, [IGNORED_HEADER], methods, req.headers['access-control-request-headers']) };
+    const headers = { allow: [...methods, 'OPTIONS'].join(', '), ...preflightHeaders(req.headers.origin, cx.cors, [IGNORED_HEADER, REQUEST_ID_HEADER], methods, req.headers['access-control-request-headers']) };
     return drainRequest(req, () => void res.writeHead(204, headers).end());
   }
   if (!methods.includes(req.method ?? '')) {

@@ -131,7 +131,7 @@ describe('ramforge serve --api with the requests clients already send', () => {
     expect(await form.json()).toMatchObject({ error: { code: 'invalid_json' } });
   });
 
-  it('--cors: the listed origin gets its preflight and answers it can read (with X-Ramforge-Ignored), with credentials; another origin is refused; without --cors no origin is let in', async () => {
+  it('--cors: the listed origin gets its preflight and answers it can read (with X-Ramforge-Ignored and X-Request-Id), with credentials; another origin is refused; without --cors no origin is let in', async () => {
     const pre = await fetch(`http://127.0.0.1:${server.port}/v1/chat/completions`, { method: 'OPTIONS', headers: { origin: APP, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } });
     expect(pre.status).toBe(204);
     expect(Object.fromEntries([...pre.headers].filter(([k]) => k.startsWith('access-control-')))).toEqual({
@@ -139,13 +139,13 @@ describe('ramforge serve --api with the requests clients already send', () => {
       'access-control-allow-credentials': 'true',
       'access-control-allow-methods': 'POST, OPTIONS',
       'access-control-allow-headers': 'authorization, content-type',
-      'access-control-expose-headers': 'x-ramforge-ignored',
+      'access-control-expose-headers': 'x-ramforge-ignored, x-request-id',
       'access-control-max-age': '600',
     });
     const r = await post('/v1/completions', { prompt: 'x', max_tokens: 1, cache_prompt: true }, { 'content-type': 'application/json', origin: APP });
     expect(r.status).toBe(200);
     expect(r.headers.get('access-control-allow-origin')).toBe(APP);
-    expect(r.headers.get('access-control-expose-headers')).toBe('x-ramforge-ignored');
+    expect(r.headers.get('access-control-expose-headers')).toBe('x-ramforge-ignored, x-request-id');
     expect(r.headers.get('x-ramforge-ignored')).toBe('cache_prompt');
     const other = await post('/v1/completions', { prompt: 'x', max_tokens: 1 }, { 'content-type': 'text/plain', origin: 'https://evil.example' });
     expect(other.status).toBe(403);
