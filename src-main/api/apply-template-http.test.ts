@@ -2,7 +2,7 @@
 // chat checks it, the turns and tools handed on exactly as a chat generation renders them, and
 // add_generation_prompt honoured (not named as ignored).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChatPromptParams } from '../shared/worker-protocol.js';
+import type { ChatPromptParams, ChatPromptResult } from '../shared/worker-protocol.js';
 import { startApiServer, type RunningApiServer } from './http-server.js';
 import { FakeBackend } from './fake-backend.test-util.js';
 import { IGNORED_HEADER } from './ignored-header.js';
@@ -10,10 +10,12 @@ import { IGNORED_HEADER } from './ignored-header.js';
 /** A backend whose "template" writes each turn as `role: content` and says what it was given. */
 class TemplatingBackend extends FakeBackend {
   rendered: ChatPromptParams[] = [];
-  async applyTemplate(p: ChatPromptParams): Promise<string> {
+  async applyTemplate(p: ChatPromptParams): Promise<ChatPromptResult> {
     this.rendered.push(p);
     const turns = p.messages.map((m) => `${m.role}: ${m.content}\n`).join('');
-    return `${turns}${p.tools ? `[tools: ${p.tools.map((t) => t.name).join(',')}]` : ''}${p.addGenerationPrompt ? 'assistant:' : ''}`;
+    const prompt = `${turns}${p.tools ? `[tools: ${p.tools.map((t) => t.name).join(',')}]` : ''}${p.addGenerationPrompt ? 'assistant:' : ''}`;
+    // One token a character: the count routes' tests know what to expect.
+    return { prompt, tokens: prompt.length };
   }
 }
 

@@ -21,6 +21,6 @@ export async function answerApplyTemplate(body: unknown, backend: ApiBackend, no
   await servedFor(backend, req.model, namesModel, 'GET /v1/models');
   if (!backend.applyTemplate) throw unavailable('this server cannot render chat templates', 'apply_template_unavailable');
   const { renderTools } = chatTools(req);
-  const prompt = await backend.applyTemplate({ messages: req.messages ?? [], ...(renderTools ? { tools: renderTools } : {}), addGenerationPrompt });
+  const { prompt } = await backend.applyTemplate({ messages: req.messages ?? [], ...(renderTools ? { tools: renderTools } : {}), addGenerationPrompt });
   return { prompt };
 }

@@ -1,6 +1,6 @@
 // What the HTTP API needs from whoever owns the worker (the app service): the model it serves
 // and a way to run one generation on it. A seam, so the server is tested without a worker.
-import type { ChatPromptParams, EmbedInput, EmbedResult, GenerateParams, GenerationResult, TokenEvent, TokenizeResult } from '../shared/worker-protocol.js';
+import type { ChatPromptParams, ChatPromptResult, EmbedInput, EmbedResult, GenerateParams, GenerationResult, TokenEvent, TokenizeResult } from '../shared/worker-protocol.js';
 import type { ApiError } from './errors.js';
 import type { RamforgeExtras } from './response-shape.js';
 
@@ -79,8 +79,12 @@ export interface ApiBackend {
   tokenize?(text: string, addSpecial: boolean, parseSpecial: boolean): Promise<TokenizeResult>;
   /** llama-server's /detokenize. */
   detokenize?(tokens: number[]): Promise<string>;
-  /** llama-server's /apply-template: the prompt text the served model's chat template makes of the turns, as a chat generation renders them. */
-  applyTemplate?(params: ChatPromptParams): Promise<string>;
+  /**
+   * llama-server's /apply-template: the prompt text the served model's chat template makes of
+   * the turns, as a chat generation renders them, and its token count (Anthropic's
+   * count_tokens, OpenAI's input_tokens).
+   */
+  applyTemplate?(params: ChatPromptParams): Promise<ChatPromptResult>;
   /** Ollama's keep_alive 0: unloads the served model once the requests running on it are done. */
   unload?(): Promise<void>;
   /**

@@ -67,8 +67,10 @@ describe('embeddings', () => {
       [{ model: 'fake' }, 'input', 'missing_required_parameter'],
       [{ model: 'fake', input: [] }, 'input', 'invalid_value'],
       [{ model: 'fake', input: [1, 2.5] }, 'input', 'invalid_type'],
-      [{ model: 'fake', input: ['a', 3] }, 'input[1]', 'invalid_type'],
-      [{ model: 'fake', input: '' }, 'input[0]', 'invalid_value'],
+      // Ids and texts mixed in one sequence are llama-server's prompts (serve-embeddings.test.ts); other values are not.
+      [{ model: 'fake', input: ['a', { text: 'b' }] }, 'input[1]', 'invalid_type'],
+      [{ model: 'fake', input: [3, { text: 'b' }] }, 'input[1]', 'invalid_type'],
+      [{ model: 'fake', input: [[]] }, 'input[0]', 'invalid_value'],
       [{ model: 'fake', input: 'a', encoding_format: 'int8' }, 'encoding_format', 'invalid_value'],
       [{ model: 'fake', input: 'a', dimensions: 5 }, 'dimensions', 'invalid_value'],
     ];

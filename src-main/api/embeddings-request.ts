@@ -38,7 +38,26 @@ function asBody(v: unknown): Body {
 }
 
 
-/** `ids`: OpenAI's token-id inputs (an array of ids, or of arrays of ids) are taken too. */
+const isId = (x: unknown): boolean => typeof x === 'number';
+
+function text(s: unknown, at: string): string {
+  if (typeof s !== 'string') throw badRequest(`'${at}' must be a string`, at, 'invalid_type');
+  if (s.length > MAX_TEXT_CHARS) throw badRequest(`'${at}' must have at most ${MAX_TEXT_CHARS} characters`, at, 'invalid_value');
+  return s;
+}
+
+/** One sequence given as ids, or as ids and texts mixed (llama-server's prompts). */
+function sequence(v: unknown[], at: string): (number | string)[] {
+  if (v.every(isId)) return tokenIds(v, at);
+  if (!v.some(isId)) throw badRequest(`'${at}' must hold token ids, or token ids and strings`, at, 'invalid_type');
+  return v.map((x, i) => (isId(x) ? (tokenIds([x], `${at}[${i}]`)[0] as number) : text(x, `${at}[${i}]`)));
+}
+
+/**
+ * `ids`: OpenAI's token-id inputs (an array of ids, or of arrays of ids) are taken too, and as
+ * llama-server takes them, ids and strings mixed in one sequence (`[12, "text", 34]`) and lists
+ * mixing texts and sequences. An empty text is embedded as llama-server does (its BOS alone).
+ */
 function checkInput(b: Body, ids = false): EmbedInput[] {
   const v = b.input;
   if (!given(v)) throw badRequest("'input' is required: a string or an array of strings", 'input', 'missing_required_parameter');
@@ -46,17 +65,11 @@ function checkInput(b: Body, ids = false): EmbedInput[] {
   if (!Array.isArray(list)) throw badRequest("'input' must be a string or an array of strings", 'input', 'invalid_type');
   if (list.length === 0) throw badRequest("'input' must hold at least one string", 'input', 'invalid_value');
   if (list.length > MAX_INPUTS) throw badRequest(`'input' may hold at most ${MAX_INPUTS} strings`, 'input', 'invalid_value');
-  const allIds = list.every((x) => typeof x === 'number');
-  if (allIds || list.every((x) => Array.isArray(x))) {
-    if (!ids) throw badRequest("'input' as token ids is not supported here: send the text", 'input', 'unsupported_value');
-    return allIds ? [tokenIds(list, 'input')] : list.map((x, i) => tokenIds(x as unknown[], `input[${i}]`));
-  }
-  return list.map((s, i) => {
-    if (typeof s !== 'string') throw badRequest(`'input[${i}]' must be a string`, `input[${i}]`, 'invalid_type');
-    if (s === '') throw badRequest(`'input[${i}]' is empty: there is nothing to embed`, `input[${i}]`, 'invalid_value');
-    if (s.length > MAX_TEXT_CHARS) throw badRequest(`'input[${i}]' must have at most ${MAX_TEXT_CHARS} characters`, `input[${i}]`, 'invalid_value');
-    return s;
-  });
+  const asIds = list.some((x) => isId(x) || Array.isArray(x));
+  if (asIds && !ids) throw badRequest("'input' as token ids is not supported here: send the text", 'input', 'unsupported_value');
+  // A list with ids at its top level is one sequence; otherwise each entry is one.
+  if (list.some(isId)) return [sequence(list, 'input')];
+  return list.map((x: unknown, i) => (Array.isArray(x) ? sequence(x, `input[${i}]`) : text(x, `input[${i}]`)));
 }
 
 export function validateEmbeddingsRequest(body: unknown): EmbeddingsRequest {

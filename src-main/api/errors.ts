@@ -5,12 +5,16 @@
 
 export type ApiErrorType =
   | 'invalid_request_error'
+  /** llama-server's type for a prompt longer than a sequence's context (a 400, with n_prompt_tokens and n_ctx). */
+  | 'exceed_context_size_error'
   | 'authentication_error'
   | 'permission_error'
   | 'not_found_error'
   | 'rate_limit_error'
   | 'server_error'
-  | 'unavailable_error';
+  | 'unavailable_error'
+  /** llama-server's 501: a route it has, turned off (GET /metrics without --metrics). */
+  | 'not_supported_error';
 
 export class ApiError extends Error {
   constructor(
@@ -19,6 +23,8 @@ export class ApiError extends Error {
     message: string,
     readonly code: string | null = null,
     readonly param: string | null = null,
+    /** Numbers the error object carries beside its four fields (llama-server's n_prompt_tokens, n_ctx). */
+    readonly details: Readonly<Record<string, number>> = {},
   ) {
     super(message);
     this.name = 'ApiError';
@@ -26,11 +32,11 @@ export class ApiError extends Error {
 }
 
 export interface ApiErrorBody {
-  error: { message: string; type: ApiErrorType; param: string | null; code: string | null };
+  error: { message: string; type: ApiErrorType; param: string | null; code: string | null; [detail: string]: unknown };
 }
 
 export function errorBody(e: ApiError): ApiErrorBody {
-  return { error: { message: e.message, type: e.type, param: e.param, code: e.code } };
+  return { error: { message: e.message, type: e.type, param: e.param, code: e.code, ...e.details } };
 }
 
 export const badRequest = (message: string, param: string | null = null, code = 'invalid_request'): ApiError =>

@@ -78,6 +78,15 @@ describe('API server: routes and access', () => {
     expect(await (await fetch(url('/health'))).json()).toEqual({ status: 'ok' });
   });
 
+  it("every answer, an error too, carries OpenAI's x-request-id, a new one each time (openai-python's response.request_id)", async () => {
+    const a = await fetch(url('/v1/models'));
+    const b = await post('/v1/chat/completions', chat());
+    const c = await fetch(url('/v1/nope'));
+    const ids = [a, b, c].map((r) => r.headers.get('x-request-id'));
+    for (const id of ids) expect(id).toMatch(/^req_[0-9a-f]{32}$/);
+    expect(new Set(ids).size).toBe(3);
+  });
+
   it('unknown routes are 404 and wrong methods 405, in the error shape', async () => {
     const r = await fetch(url('/v1/audio/speech'), { method: 'POST' });
     expect(r.status).toBe(404);

@@ -16,6 +16,7 @@ import { ClientGone, DEFAULT_BODY_LIMITS, readJsonBody, type BodyLimits } from '
 import { corsHeaders, preflightHeaders } from './cors.js';
 import { answerTokens } from './tokenize-routes.js';
 import { answerApplyTemplate } from './apply-template-route.js';
+import { answerCountTokens, answerInputTokens } from './token-count-routes.js';
 import { handleLlamaCompletion } from './llama-completion.js';
 import { handleResponses } from './responses-handler.js';
 import { handleMessages } from './messages-handler.js';
@@ -43,7 +44,7 @@ export interface ApiServerOptions {
   log?: (line: string) => void;
   /** Origins whose pages may call the API (`--cors`; `*`: any); none by default. */
   cors?: string[];
-  /** GET /metrics answers these (`--metrics`); absent: a 404 saying how to turn it on (llama-server: 501). */
+  /** GET /metrics answers these (`--metrics`); absent: a 501 saying how to turn it on, as llama-server answers. */
   metrics?: ServerMetrics;
 }
 
@@ -57,6 +58,12 @@ export interface RunningApiServer {
 
 /** What Ollama answers on / (its CLI's heartbeat checks the status; people read the text). */
 const OLLAMA_HEARTBEAT = 'Ollama is running';
+
+/** Unix seconds when this process started (GET /metrics' Process-Start-Time-Unix, as llama-server sends it). */
+const PROCESS_START_UNIX = Math.round(Date.now() / 1000 - process.uptime());
+
+/** The header OpenAI names each answer's request by. */
+const REQUEST_ID_HEADER = 'x-request-id';
 
 /** Connections open at once; past this new ones are closed at once (file descriptors are finite). */
 const MAX_CONNECTIONS = 512;
@@ -74,8 +81,10 @@ const ROUTES: Record<string, string[]> = {
   '/detokenize': ['POST'],
   '/apply-template': ['POST'],
   '/responses': ['POST'],
+  '/responses/input_tokens': ['POST'],
   '/metrics': ['GET'],
   '/messages': ['POST'],
+  '/messages/count_tokens': ['POST'],
   // Ollama's heartbeat (its CLI sends HEAD /) and the first thing a user opens.
   '/': ['GET', 'HEAD'],
   // Ollama's API on the same port (ollama-routes.ts).
@@ -119,15 +128,17 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, cx: Serv
   const { opts, limits } = cx;
   const route = routeOf(req.url);
   // Ollama's clients read `{"error": "message"}`, Anthropic's `{"type": "error", …}`; everything else gets OpenAI's shape.
-  const shape: ErrorShape | undefined = route !== null && isOllamaRoute(route) ? ollamaErrorBody : route === '/messages' ? anthropicErrorBody : undefined;
+  const shape: ErrorShape | undefined = route !== null && isOllamaRoute(route) ? ollamaErrorBody : route === '/messages' || route === '/messages/count_tokens' ? anthropicErrorBody : undefined;
   const refuse = (req2: IncomingMessage, res2: ServerResponse, e: ApiError, headers: Record<string, string> = {}): void => refuseShaped(req2, res2, e, headers, shape);
+  // OpenAI's request id on every answer (openai-python shows it as response.request_id; logs quote it).
+  res.setHeader(REQUEST_ID_HEADER, `req_${randomUUID().replace(/-/g, '')}`);
   const problem = accessProblem(req, cx.port(), cx.loopback, cx.cors);
   if (problem) return refuse(req, res, problem);
-  for (const [k, v] of Object.entries(corsHeaders(req.headers.origin, cx.cors, [IGNORED_HEADER]))) res.setHeader(k, v);
+  for (const [k, v] of Object.entries(corsHeaders(req.headers.origin, cx.cors, [IGNORED_HEADER, REQUEST_ID_HEADER]))) res.setHeader(k, v);
   const methods = route === null ? undefined : (ROUTES[route] ?? (route.startsWith('/models/') ? ['GET'] : undefined));
   if (route === null || methods === undefined) return refuse(req, res, notFound(`unknown route: ${String(req.method)} ${String(req.url).slice(0, 200)}`, 'unknown_route'));
   if (req.method === 'OPTIONS') {
-    const headers = { allow: [...methods, 'OPTIONS'].join(', '), ...preflightHeaders(req.headers.origin, cx.cors, [IGNORED_HEADER], methods, req.headers['access-control-request-headers']) };
+    const headers = { allow: [...methods, 'OPTIONS'].join(', '), ...preflightHeaders(req.headers.origin, cx.cors, [IGNORED_HEADER, REQUEST_ID_HEADER], methods, req.headers['access-control-request-headers']) };
     return drainRequest(req, () => void res.writeHead(204, headers).end());
   }
   if (!methods.includes(req.method ?? '')) {
@@ -142,8 +153,11 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, cx: Serv
   const denied = cx.auth(req);
   if (denied) return refuse(req, res, denied);
   if (route === '/metrics') {
-    if (!cx.metrics) return refuse(req, res, notFound('/metrics is off: start the server with --metrics', 'metrics_disabled'));
-    return void res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(cx.metrics.text());
+    // llama-server's answers: 501 when off; the process's start time in a header (counters restart
+    // with it), spelt as llama-server spells it: its suite reads the headers into a case-sensitive map.
+    if (!cx.metrics) return refuse(req, res, new ApiError(501, 'not_supported_error', '/metrics is off: start the server with --metrics', 'metrics_disabled'));
+    const headers = { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'Process-Start-Time-Unix': String(PROCESS_START_UNIX) };
+    return void res.writeHead(200, headers).end(cx.metrics.text());
   }
   if (req.method === 'GET') {
     const answer = route.startsWith('/api/') ? ollamaGet(route, opts.backend) : answerGet(route, opts.backend);
@@ -202,6 +216,8 @@ async function handlePost(route: string, body: unknown, x: OllamaPostContext): P
   if (route === '/messages') return handleMessages(body, x);
   if (route === '/tokenize' || route === '/detokenize') return sendJson(x.res, 200, await answerTokens(route, body, x.backend, x.noteIgnored));
   if (route === '/apply-template') return sendJson(x.res, 200, await answerApplyTemplate(body, x.backend, x.noteIgnored));
+  if (route === '/responses/input_tokens') return sendJson(x.res, 200, await answerInputTokens(body, x.backend, x.noteIgnored));
+  if (route === '/messages/count_tokens') return sendJson(x.res, 200, await answerCountTokens(body, x.backend, x.noteIgnored));
   if (route === '/embeddings') {
     const req = validateEmbeddingsRequest(body);
     x.noteIgnored(req.ignored);

@@ -11,6 +11,9 @@ import type { ServerResponse } from 'node:http';
 import type { ApiBackend } from './backend.js';
 import { badRequest } from './errors.js';
 import { sendJson } from './http-reply.js';
+import { llamaTimings } from './llama-timings.js';
+import { llamaPrompt } from './llama-prompts.js';
+import type { ApiGeneration } from './request-types.js';
 import { namesModel } from './model-id.js';
 import { servedFor } from './model-choice.js';
 import { SSE_HEADERS, sseData, sseError } from './sse.js';
@@ -76,15 +79,30 @@ function infillOf(body: Body): InfillParts {
 
 export async function handleLlamaCompletion(body: unknown, ctx: Ctx, infill = false): Promise<void> {
   const { b, noEffect } = translated(body, infill);
+  // llama-server's own prompt forms (mixed ids and text, prompt_string objects) as OpenAI's.
+  const tokenize = ctx.backend.tokenize?.bind(ctx.backend);
+  if (!infill && Array.isArray(b.prompt) && tokenize) b.prompt = await llamaPrompt(b.prompt, async (t, first) => (await tokenize(t, first, true)).tokens);
   // /infill's prompt is optional (the start of the middle).
   const req = validateCompletionRequest(infill ? { prompt: '', ...b } : b);
   const parts = infill ? infillOf(body as Body) : null;
   ctx.noteIgnored([...noEffect, ...req.ignored]);
-  if ((req.prompts?.length ?? 1) > 1 || req.n > 1) throw badRequest(`${infill ? '/infill' : '/completion'} answers one prompt: send a string or one array of token ids as 'prompt'`, 'prompt', 'invalid_value');
+  const prompts = req.prompts ?? [req.promptTokens ?? req.prompt ?? ''];
+  if (req.n > 1 || (prompts.length > 1 && (infill || req.stream))) throw badRequest(`${infill ? '/infill' : '/completion'} answers one prompt${infill ? '' : ', or a batch of them unstreamed'}: send a string or one array of token ids as 'prompt'`, 'prompt', 'invalid_value');
   if (parts && req.promptTokens) throw badRequest('"prompt" must be a string', 'prompt', 'invalid_type');
   const served = await servedFor(ctx.backend, req.model, namesModel, 'GET /v1/models');
-  const input = parts ? { prompt: req.prompt ?? '', infill: parts } : req.promptTokens ? { promptTokens: req.promptTokens } : { prompt: req.prompt ?? '' };
-  const params: GenerateParams = { ...input, maxTokens: req.maxTokens ?? served.ctxPerSequence, sampling: req.sampling, ...(req.logprobs !== null ? { logprobs: req.logprobs } : {}) };
+  const inputOf = (p: string | number[]) => (parts ? { prompt: req.prompt ?? '', infill: parts } : typeof p === 'string' ? { prompt: p } : { promptTokens: p });
+  const finals = await Promise.all(prompts.map((p) => answerOne(req, served.id, { ...inputOf(p), maxTokens: req.maxTokens ?? served.ctxPerSequence }, ctx)));
+  // Streamed, the answer has been written; a batch is a list, one object per prompt, in order.
+  if (req.stream || finals.some((f) => f === null)) return;
+  sendJson(ctx.res, 200, prompts.length === 1 ? finals[0] : finals);
+}
+
+/**
+ * One prompt's generation in llama-server's shape: streamed to the client (then null), or the
+ * final object returned; null too when the client left.
+ */
+async function answerOne(req: ApiGeneration, model: string, input: Omit<GenerateParams, 'sampling'>, ctx: Ctx): Promise<object | null> {
+  const params: GenerateParams = { ...input, sampling: req.sampling, ...(req.logprobs !== null ? { logprobs: req.logprobs } : {}) };
   const probs = req.logprobs !== null;
   const pieces: string[] = [];
   const allProbs: PositionLogprobs[] = [];
@@ -101,24 +119,25 @@ export async function handleLlamaCompletion(body: unknown, ctx: Ctx, infill = fa
       return true;
     },
   });
-  if (!done) return;
+  if (!done) return null;
   const r = done.run.result;
   const stopType = done.stopHit ? 'word' : r.stopReason === 'max_tokens' || r.stopReason === 'ctx_full' ? 'limit' : 'eos';
   const final = {
     content: req.stream ? '' : pieces.join(''),
     ...(probs ? { completion_probabilities: llamaProbabilities(req.stream ? done.restLogprobs : [...allProbs, ...done.restLogprobs]) } : {}),
     stop: true,
-    model: served.id,
+    model,
     tokens_predicted: r.tokens.length,
     tokens_evaluated: r.promptTokens.length,
     stop_type: stopType,
     stopping_word: '',
     truncated: false,
-    timings: { prompt_n: r.promptTokens.length, prompt_ms: r.timings.promptMs, predicted_n: r.tokens.length, predicted_ms: r.timings.decodeMs, predicted_per_second: r.timings.decodeTokS },
+    timings: llamaTimings(r),
     ramforge: done.run.extras,
   };
-  if (!req.stream) return sendJson(ctx.res, 200, final);
+  if (!req.stream) return final;
   if (!started) ctx.res.writeHead(200, SSE_HEADERS);
   writerOf(ctx.res)(sseData(final));
   ctx.res.end();
+  return null;
 }

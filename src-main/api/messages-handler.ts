@@ -13,6 +13,7 @@ import { validateMessagesRequest } from './messages-request.js';
 import { anthropicErrorBody, messageEvent, messageObject, stopReasonOf, toolUseBlock, type MessageIds } from './messages-shape.js';
 import { usageOf } from './response-shape.js';
 import { SSE_HEADERS } from './sse.js';
+import { preparedTokenCount } from './token-count-routes.js';
 import { writerOf } from './stopped-generation.js';
 
 export interface MessagesContext {
@@ -36,13 +37,15 @@ class MessageStream {
   constructor(
     private readonly res: ServerResponse,
     private readonly ids: MessageIds,
+    /** The prompt's tokens, counted before the turn ran: message_start's usage (Anthropic sends them there). */
+    private readonly inputTokens: number,
   ) {}
 
   begin(write: (s: string) => void): void {
     if (this.started) return;
     this.started = true;
     this.res.writeHead(200, SSE_HEADERS);
-    write(messageEvent('message_start', { message: messageObject(this.ids, [], null, usageOf(0, 0)) }));
+    write(messageEvent('message_start', { message: messageObject(this.ids, [], null, usageOf(this.inputTokens, 0)) }));
     write(messageEvent('ping'));
   }
 
@@ -89,7 +92,7 @@ export async function handleMessages(body: unknown, ctx: MessagesContext): Promi
     const stop = { reason: stopReasonOf(turn.finish, turn.stopString), sequence: turn.stopString };
     return sendJson(ctx.res, 200, messageObject(ids, contentOf(turn.content, turn), stop, turn.usage, turn.extras));
   }
-  const stream = new MessageStream(ctx.res, ids);
+  const stream = new MessageStream(ctx.res, ids, await preparedTokenCount(prepared, ctx.backend));
   const turn = await runChatTurn(prepared, gen, ctx, { text: (t, write) => stream.delta(t, write), failedAfterStart: (e, write) => stream.failed(e, write) });
   if (turn) stream.finish(turn, writerOf(ctx.res));
 }

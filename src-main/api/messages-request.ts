@@ -47,6 +47,8 @@ function addMessage(out: Body[], m: unknown, i: number): void {
   if (!Array.isArray(m.content)) throw badRequest(`'${at}.content' must be a string or an array of content blocks`, `${at}.content`, 'invalid_type');
   const texts: string[] = [];
   const calls: Body[] = [];
+  /** An assistant's thinking blocks: its reasoning_content, which templates such as Qwen3's render. */
+  const thoughts: string[] = [];
   for (const [j, x] of m.content.entries()) {
     const bt = `${at}.content[${j}]`;
     const b = block(x, bt);
@@ -57,13 +59,16 @@ function addMessage(out: Body[], m: unknown, i: number): void {
     } else if (b.type === 'tool_result' && m.role === 'user') {
       if (typeof b.tool_use_id !== 'string') throw badRequest(`'${bt}.tool_use_id' must be a string`, `${bt}.tool_use_id`, 'invalid_type');
       out.push({ role: 'tool', tool_call_id: b.tool_use_id, content: given(b.content) ? textOfBlocks(b.content, `${bt}.content`) : '' });
+    } else if (b.type === 'thinking' && m.role === 'assistant' && typeof b.thinking === 'string') {
+      thoughts.push(b.thinking);
     } else if (b.type !== 'thinking' && b.type !== 'redacted_thinking') {
-      // A model's earlier thinking carries nothing its template renders; images and documents are not read.
+      // Redacted thinking is opaque; images and documents are not read.
       throw badRequest(`'${bt}.type' ${JSON.stringify(b.type)} is not supported in a ${String(m.role)} message (text, tool_use, tool_result)`, `${bt}.type`, 'unsupported_content');
     }
   }
-  if (calls.length > 0) out.push({ role: 'assistant', content: texts.length > 0 ? texts.join('\n') : null, tool_calls: calls });
-  else if (texts.length > 0 || m.role === 'assistant') out.push({ role: m.role, content: texts.join('\n') });
+  const reasoning = thoughts.length > 0 ? { reasoning_content: thoughts.join('\n') } : {};
+  if (calls.length > 0) out.push({ role: 'assistant', content: texts.length > 0 ? texts.join('\n') : null, tool_calls: calls, ...reasoning });
+  else if (texts.length > 0 || m.role === 'assistant') out.push({ role: m.role, content: texts.join('\n'), ...reasoning });
 }
 
 function toolsOf(v: unknown): Body[] | undefined {

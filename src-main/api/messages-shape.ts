@@ -16,12 +16,14 @@ export function stopReasonOf(finish: FinishReason, stopString: string | null): S
 /** Anthropic's error types for ours (it has no "unavailable": a server that cannot serve now is overloaded). */
 const ERROR_TYPES: Record<ApiError['type'], string> = {
   invalid_request_error: 'invalid_request_error',
+  exceed_context_size_error: 'invalid_request_error',
   authentication_error: 'authentication_error',
   permission_error: 'permission_error',
   not_found_error: 'not_found_error',
   rate_limit_error: 'rate_limit_error',
   server_error: 'api_error',
   unavailable_error: 'overloaded_error',
+  not_supported_error: 'api_error',
 };
 
 export function anthropicErrorBody(e: ApiError): object {

@@ -23,6 +23,7 @@ interface Metric {
 /** Counters of what the API has generated since it started, and the text /metrics answers. */
 export class ServerMetrics {
   private promptTokens = 0;
+  private cachedTokens = 0;
   private promptMs = 0;
   private predictedTokens = 0;
   private predictedMs = 0;
@@ -35,6 +36,7 @@ export class ServerMetrics {
       const run = await backend.generate(params, onToken, signal);
       const r = run.result;
       this.promptTokens += r.promptTokens.length - r.reusedTokens;
+      this.cachedTokens += r.reusedTokens;
       this.promptMs += r.timings.promptMs;
       this.predictedTokens += r.tokens.length;
       this.predictedMs += r.timings.decodeMs;
@@ -55,6 +57,7 @@ export class ServerMetrics {
     const perSecond = (n: number, ms: number) => (ms > 0 ? (n * 1000) / ms : 0);
     const metrics: Metric[] = [
       { name: 'prompt_tokens_total', type: 'counter', help: 'Number of prompt tokens processed.', value: this.promptTokens },
+      { name: 'prompt_tokens_cached_total', type: 'counter', help: 'Number of prompt tokens reused from the cache (not decoded).', value: this.cachedTokens },
       { name: 'prompt_seconds_total', type: 'counter', help: 'Prompt process time', value: this.promptMs / 1000 },
       { name: 'tokens_predicted_total', type: 'counter', help: 'Number of generation tokens processed.', value: this.predictedTokens },
       { name: 'tokens_predicted_seconds_total', type: 'counter', help: 'Predict process time', value: this.predictedMs / 1000 },

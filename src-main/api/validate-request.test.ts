@@ -146,6 +146,21 @@ describe('validateChatRequest', () => {
     expect(validateCompletionRequest(text({ messages: [], max_completion_tokens: 3 })).ignored).toEqual(['messages', 'max_completion_tokens']);
   });
 
+  it("keeps an assistant's reasoning_content where the model's Jinja template renders the turns (tools, tool turns), and names it ignored where llama.cpp's built-in templates do", () => {
+    const turns = [
+      { role: 'user', content: 'Fix it' },
+      { role: 'assistant', content: null, reasoning_content: 'look first', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'ls', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: 'a.py' },
+    ];
+    const withTools = validateChatRequest({ messages: turns });
+    expect(withTools.messages?.[1]).toMatchObject({ role: 'assistant', reasoningContent: 'look first' });
+    expect(withTools.ignored).toEqual([]);
+    const plain = validateChatRequest({ messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: 'y', reasoning_content: 'r' }, { role: 'user', content: 'z' }] });
+    expect(plain.messages?.[1]).toEqual({ role: 'assistant', content: 'y' });
+    expect(plain.ignored).toEqual(['messages[1].reasoning_content']);
+    expect(() => validateChatRequest({ messages: [...turns.slice(0, 1), { role: 'assistant', content: 'y', reasoning_content: 3 }] })).toThrow(/reasoning_content/);
+  });
+
   it('refuses a body that is not an object', () => {
     for (const b of [null, [], 'x', 3, true]) expect(refusal(() => validateChatRequest(b)).code).toBe('invalid_body');
   });

@@ -157,6 +157,9 @@ function textOfContent(v: unknown, param: string): string {
 }
 
 const MESSAGE_FIELDS = new Set(['role', 'content', 'name', 'refusal', 'tool_calls', 'tool_call_id', 'annotations', 'audio', 'function_call']);
+/** An assistant's earlier reasoning (llama-server's field), handed to the Jinja templates that render it. */
+const ASSISTANT_FIELDS = new Set([...MESSAGE_FIELDS, 'reasoning_content']);
+const MAX_REASONING_CHARS = 1 << 22;
 const CALL_FIELDS = new Set(['id', 'type', 'function']);
 /** Tool calls one assistant message may carry. */
 export const MAX_MESSAGE_TOOL_CALLS = 128;
@@ -191,8 +194,10 @@ function checkMessages(b: Body, ignored: string[]): ChatMessage[] {
     const at = `messages[${i}]`;
     if (m === null || typeof m !== 'object' || Array.isArray(m)) throw badRequest(`'${at}' must be an object`, at, 'invalid_type');
     const o = m as Body;
-    // Fields of other servers' messages (`reasoning_content`, `prefix`…) carry nothing the template renders.
-    ignored.push(...unknownNames(o, MESSAGE_FIELDS, `${at}.`));
+    // Fields of other servers' messages (`prefix`…) carry nothing the template renders.
+    ignored.push(...unknownNames(o, o.role === 'assistant' ? ASSISTANT_FIELDS : MESSAGE_FIELDS, `${at}.`));
+    const reasoning = o.role === 'assistant' ? optString(o, 'reasoning_content', MAX_REASONING_CHARS) : null;
+    const said = reasoning ? { reasoningContent: reasoning } : {};
     optString(o, 'name', 256);
     onlyNeutral(o, 'function_call', () => false, "function calls (the deprecated 'functions' API) are not supported: use tools");
     onlyNeutral(o, 'audio', () => false, 'audio is not supported');
@@ -209,13 +214,13 @@ function checkMessages(b: Body, ignored: string[]): ChatMessage[] {
       }
     } else if (given(o.tool_call_id)) throw badRequest(`'${at}.tool_call_id' belongs to tool messages`, `${at}.tool_call_id`, 'invalid_value');
     // An assistant message that calls tools may have no content (OpenAI sends null).
-    if (toolCalls.length > 0 && !given(o.content)) return { role: 'assistant', content: '', toolCalls };
+    if (toolCalls.length > 0 && !given(o.content)) return { role: 'assistant', content: '', toolCalls, ...said };
     if (!given(o.content)) throw badRequest(`'${at}.content' is required`, `${at}.content`, 'missing_required_parameter');
     const content = textOfContent(o.content, `${at}.content`);
     if (role === 'tool') return { role, content, toolCallId: o.tool_call_id as string };
-    if (toolCalls.length > 0) return { role: 'assistant', content, toolCalls };
+    if (toolCalls.length > 0) return { role: 'assistant', content, toolCalls, ...said };
     // The chat templates know system, not OpenAI's newer name for it.
-    return { role: role === 'developer' ? 'system' : role, content };
+    return { role: role === 'developer' ? 'system' : role, content, ...said };
   });
 }
 
@@ -239,7 +244,23 @@ export function validateChatRequest(body: unknown): ApiGeneration {
   for (const p of ['service_tier', 'reasoning_effort', 'verbosity', 'prompt_cache_key', 'safety_identifier']) optString(b, p, 1024);
   checkChoices(common.n);
   const sampling = tools?.grammar ? { ...common.sampling, grammar: tools.grammar } : common.sampling;
-  return { ...common, sampling, messages, tools, echo: false, logprobs, suffix: null };
+  return { ...common, sampling, messages: reasoningRendered(messages, tools, common.ignored), tools, echo: false, logprobs, suffix: null };
+}
+
+/**
+ * Reasoning reaches the template only on the Jinja path (tools offered, or tool turns: chatTools
+ * in chat-run.ts); llama.cpp's built-in templates take no such field, so there it is named as
+ * ignored and dropped.
+ */
+function reasoningRendered(messages: ChatMessage[], tools: ApiGeneration['tools'], ignored: string[]): ChatMessage[] {
+  const jinja = (tools !== null && tools !== undefined && tools.choice !== 'none') || messages.some((m) => m.role === 'tool' || (m.toolCalls?.length ?? 0) > 0);
+  if (jinja) return messages;
+  return messages.map((m, i) => {
+    if (m.reasoningContent === undefined) return m;
+    ignored.push(`messages[${i}].reasoning_content`);
+    const { reasoningContent: _dropped, ...rest } = m;
+    return rest;
+  });
 }
 
 /** OpenAI chat's `logprobs: true` and `top_logprobs: 0..20` (which needs logprobs true). */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { apiErrorOfWorker } from './worker-errors.js';
+import { errorBody } from './errors.js';
 
 const of = (code: string | undefined, message: string, crashed = false, input: 'messages' | 'prompt' | 'input' = 'prompt') => {
   const e = apiErrorOfWorker(code, message, crashed, input);
@@ -7,9 +8,12 @@ const of = (code: string | undefined, message: string, crashed = false, input: '
 };
 
 describe('apiErrorOfWorker', () => {
-  it('a prompt longer than the context is the client\'s: 400 on the parameter that holds it, from either decode path', () => {
-    expect(of('DECODE_FAILED', 'prompt has 302 tokens; each sequence holds 256')).toEqual([400, 'invalid_request_error', 'context_length_exceeded', 'prompt']);
-    expect(of('DECODE_FAILED', 'prompt has 302 tokens; the context holds 256', false, 'messages')).toEqual([400, 'invalid_request_error', 'context_length_exceeded', 'messages']);
+  it("a prompt longer than the context is the client's: 400 on the parameter that holds it, from either decode path, as llama-server's exceed_context_size_error with n_prompt_tokens and n_ctx", () => {
+    expect(of('DECODE_FAILED', 'prompt has 302 tokens; each sequence holds 256')).toEqual([400, 'exceed_context_size_error', 'context_length_exceeded', 'prompt']);
+    expect(of('DECODE_FAILED', 'prompt has 302 tokens; the context holds 256', false, 'messages')).toEqual([400, 'exceed_context_size_error', 'context_length_exceeded', 'messages']);
+    const { error } = errorBody(apiErrorOfWorker('DECODE_FAILED', 'prompt has 302 tokens; each sequence holds 256', false, 'messages'));
+    expect(error).toMatchObject({ type: 'exceed_context_size_error', code: 'context_length_exceeded', param: 'messages', n_prompt_tokens: 302, n_ctx: 256 });
+    expect(error.message).toMatch(/^prompt has 302 tokens/);
   });
 
   it('embeddings while the weights stream are a 400 on input that says why', () => {

@@ -3,7 +3,7 @@
 import { ApiError, badRequest, serverError, unavailable } from './errors.js';
 
 /** The native layer's words for a prompt longer than a sequence's context. */
-const PROMPT_TOO_LONG = /^prompt has \d+ tokens; (each sequence|the context) holds \d+/;
+const PROMPT_TOO_LONG = /^prompt has (\d+) tokens; (?:each sequence|the context) holds (\d+)/;
 /** The native layer's words for a grammar it refused, or one that allows no token of the vocabulary. */
 const BAD_GRAMMAR = /^(the grammar is|grammar must|a grammar cannot)/;
 const STUCK_GRAMMAR = /^the grammar allows none of the model's tokens/;
@@ -14,8 +14,11 @@ const STUCK_GRAMMAR = /^the grammar allows none of the model's tokens/;
  * @param input the request's parameter that holds the prompt ('messages' or 'prompt')
  */
 export function apiErrorOfWorker(code: string | undefined, message: string, crashed: boolean, input: 'messages' | 'prompt' | 'input' = 'messages'): ApiError {
-  if (PROMPT_TOO_LONG.test(message)) {
-    return badRequest(`${message}: shorten the prompt (or load the model with a larger --ctx)`, input, 'context_length_exceeded');
+  const tooLong = PROMPT_TOO_LONG.exec(message);
+  if (tooLong) {
+    // llama-server's error type and numbers (clients of OpenAI's API go by the status and the code).
+    const details = { n_prompt_tokens: Number(tooLong[1]), n_ctx: Number(tooLong[2]) };
+    return new ApiError(400, 'exceed_context_size_error', `${message}: shorten the prompt (or load the model with a larger --ctx)`, 'context_length_exceeded', input, details);
   }
   // The request's own grammar: the client's to change (STUCK_GRAMMAR comes mid-generation).
   if (STUCK_GRAMMAR.test(message)) return badRequest(message, 'grammar', 'grammar_unsatisfiable');

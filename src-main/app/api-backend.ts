@@ -10,7 +10,7 @@ import { modelIdOf, namesFile } from '../api/model-id.js';
 import { Throughput } from '../api/throughput.js';
 import { apiErrorOfWorker } from '../api/worker-errors.js';
 import type { EngineState } from '../shared/api.js';
-import type { ChatPromptParams, EmbedInput, EmbedResult, GenerateParams, LoadParams, ModelInfo, TokenEvent, TokenizeResult } from '../shared/worker-protocol.js';
+import type { ChatPromptParams, ChatPromptResult, EmbedInput, EmbedResult, GenerateParams, LoadParams, ModelInfo, TokenEvent, TokenizeResult } from '../shared/worker-protocol.js';
 import type { RunSettings } from '../shared/settings/run-settings.js';
 import type { HostLike } from './host-like.js';
 
@@ -157,7 +157,7 @@ export class AppApiBackend implements ApiBackend {
     });
   }
 
-  async applyTemplate(params: ChatPromptParams): Promise<string> {
+  async applyTemplate(params: ChatPromptParams): Promise<ChatPromptResult> {
     const h = this.access.host();
     if (!h?.applyTemplate) throw unavailable('this worker does not render chat templates', 'apply_template_unavailable');
     return h.applyTemplate(params).catch((e: unknown) => {

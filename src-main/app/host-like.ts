@@ -1,6 +1,6 @@
 // The part of the inference worker host (src-main/worker/host.ts, `WorkerHost`) the app uses.
 // A seam so the service is tested with a fake worker and Electron can pass its own spawner.
-import type { ChatPromptParams, EmbedInput, EmbedResult, GenerateParams, GenerationResult, LoadParams, ModelInfo, ServeStep, TokenEvent, WorkerExit, TokenizeResult } from '../shared/worker-protocol.js';
+import type { ChatPromptParams, ChatPromptResult, EmbedInput, EmbedResult, GenerateParams, GenerationResult, LoadParams, ModelInfo, ServeStep, TokenEvent, WorkerExit, TokenizeResult } from '../shared/worker-protocol.js';
 import type { ResidencySample } from '../shared/residency-types.js';
 import type { CgroupReport, UsageSample } from '../shared/cgroup/report.js';
 
@@ -14,7 +14,7 @@ export interface HostLike {
   tokenize?(text: string, addSpecial: boolean, parseSpecial: boolean): Promise<TokenizeResult>;
   detokenize?(tokens: number[]): Promise<string>;
   /** The prompt text chat turns render to on the loaded model (the real worker has it; fakes may not). */
-  applyTemplate?(params: ChatPromptParams): Promise<string>;
+  applyTemplate?(params: ChatPromptParams): Promise<ChatPromptResult>;
   cancel(): void;
   kill(): void;
   close(): Promise<void>;

@@ -207,6 +207,8 @@ export interface ChatMessage {
   toolCalls?: ToolCallMessage[];
   /** tool: the id of the call this answers. */
   toolCallId?: string;
+  /** assistant: its earlier reasoning (llama-server's reasoning_content), handed to Jinja templates that render it (Qwen3's). */
+  reasoningContent?: string;
 }
 
 export interface ToolCallMessage {
@@ -308,8 +310,17 @@ export interface ChatPromptParams {
   addGenerationPrompt: boolean;
 }
 
-/** A text to embed, or its token ids in the model's vocabulary (OpenAI's token-id input). */
-export type EmbedInput = string | number[];
+/** Turns rendered: the prompt text, and the number of tokens a generation given those turns would decode from it. */
+export interface ChatPromptResult {
+  prompt: string;
+  tokens: number;
+}
+
+/**
+ * A text to embed, or its token ids in the model's vocabulary (OpenAI's token-id input), or ids
+ * and texts mixed in one sequence (llama-server's prompts: each text tokenized where it stands).
+ */
+export type EmbedInput = string | (number | string)[];
 
 /** Mean-pooled hidden states of each text (n_embd floats each, not normalized), and their tokens in all. */
 export interface EmbedResult {
@@ -384,7 +395,7 @@ export type WorkerRequest =
   /** llama-server's /tokenize and /detokenize: the loaded vocabulary's ids of a text (and each id's piece), or the text of ids. */
   | { id: number; type: 'tokenize'; text: string; addSpecial: boolean; parseSpecial: boolean }
   | { id: number; type: 'detokenize'; tokens: number[] }
-  /** llama-server's /apply-template: the prompt text the chat template makes of these turns. */
+  /** llama-server's /apply-template (and the token counts of count_tokens, input_tokens): the prompt text the chat template makes of these turns (ChatPromptResult). */
   | { id: number; type: 'apply-template'; params: ChatPromptParams }
   /** Teacher forcing: the model's greedy choice after each token of `continuation` given `prompt` before it, decoded one token a step as generation decodes. */
   | { id: number; type: 'agreement'; prompt: number[]; continuation: number[] }

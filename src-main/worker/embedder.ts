@@ -5,6 +5,8 @@
 import type { EmbedInput, EmbedResult } from '../shared/worker-protocol.js';
 import type { NativeContext, NativeModel } from '../native/addon.js';
 import { embedTokens } from '../shared/settings/run-settings.js';
+import { mixedTokens } from '../shared/mixed-prompt.js';
+import { WorkerError } from './worker-error.js';
 
 export class Embedder {
   private ctx: NativeContext | null = null;
@@ -23,7 +25,8 @@ export class Embedder {
     const vectors: number[][] = [];
     let tokens = 0;
     for (const text of texts) {
-      const all = typeof text === 'string' ? this.model.tokenize(text, true, false) : Int32Array.from(text);
+      const all = typeof text === 'string' ? this.model.tokenize(text, true, false) : Int32Array.from(mixedTokens(text, (t, first) => this.model.tokenize(t, first, true)));
+      if (all.length === 0) throw new WorkerError('EMPTY_PROMPT', 'there is nothing to embed: the text has no tokens');
       const toks = truncate && all.length > n ? all.subarray(0, n) : all;
       tokens += toks.length;
       vectors.push(Array.from(await this.ctx.embed(toks)));

@@ -2,7 +2,7 @@
 // loads (engine-load.ts), turns requests into prompt tokens (prompt-tokens.ts) and generates,
 // one request at a time (solo-generation.ts) or several together (batch-serving.ts).
 // Only this process loads the native addon.
-import type { AgreementResult, ChatPromptParams, GenerateParams, GenerationResult, LoadParams, EmbedInput, EmbedResult, ModelInfo, TokenEvent } from '../shared/worker-protocol.js';
+import type { AgreementResult, ChatPromptParams, ChatPromptResult, GenerateParams, GenerationResult, LoadParams, EmbedInput, EmbedResult, ModelInfo, TokenEvent } from '../shared/worker-protocol.js';
 import { loadAddon, type NativeContext, type NativeModel } from '../native/addon.js';
 import { loadModel } from '../native/load-model.js';
 import type { LoadedDraft } from './draft-loader.js';
@@ -14,7 +14,7 @@ import { offloadsToGpu, warmGpuContext } from './gpu-warmup.js';
 import { collectGarbage } from './collect-garbage.js';
 import { Embedder } from './embedder.js';
 import { attachDraft, createTargetContext, deviceMemoryOf, expertsUsedOverride, modelInfoOf, openChecked, placementOf } from './engine-load.js';
-import { chatPromptText, promptTokensOf } from './prompt-tokens.js';
+import { chatPromptOf, promptTokensOf } from './prompt-tokens.js';
 import { generateSolo } from './solo-generation.js';
 import { BatchServing, type ServeStepEvent } from './batch-serving.js';
 import { logprobsWithBytes } from './token-logprobs.js';
@@ -150,8 +150,8 @@ export class Engine {
   }
 
   /** The prompt text chat turns render to (llama-server's /apply-template), as a generation renders them. */
-  chatPrompt(chat: ChatPromptParams): Promise<string> {
-    return chatPromptText(this.need().model, chat);
+  chatPrompt(chat: ChatPromptParams): Promise<ChatPromptResult> {
+    return chatPromptOf(this.need().model, chat);
   }
 
   /** Sequences decoded together (the context was made with that many); 1 = one request at a time. */

@@ -10,6 +10,7 @@ import { packageRoot } from '../node/paths.js';
 import type { ResidencySample } from '../shared/residency-types.js';
 import type {
   ChatPromptParams,
+  ChatPromptResult,
   DiskProbe,
   EmbedInput,
   EmbedResult,
@@ -256,8 +257,8 @@ export class WorkerHost extends EventEmitter {
   }
 
   /** The prompt text the model's chat template makes of these turns (llama-server's /apply-template). */
-  async applyTemplate(params: ChatPromptParams): Promise<string> {
-    return (await this.request<{ prompt: string }>({ type: 'apply-template', params })).prompt;
+  applyTemplate(params: ChatPromptParams): Promise<ChatPromptResult> {
+    return this.request<ChatPromptResult>({ type: 'apply-template', params });
   }
 
   async detokenize(tokens: number[]): Promise<string> {

@@ -1,7 +1,7 @@
 // A request's prompt as tokens: raw text, the model's chat template, or (with tools) the model's
 // Jinja template rendered here, in the worker, since it is untrusted (in a bounded process:
 // template-render.ts).
-import type { ChatPromptParams, GenerateParams } from '../shared/worker-protocol.js';
+import type { ChatPromptParams, ChatPromptResult, GenerateParams } from '../shared/worker-protocol.js';
 import type { NativeModel } from '../native/addon.js';
 import { WorkerError } from './worker-error.js';
 import { ChatTemplateError, needsToolRendering } from './tool-template.js';
@@ -28,15 +28,27 @@ export async function chatPromptText(model: NativeModel, chat: ChatPromptParams)
   }
 }
 
+/**
+ * A rendered chat prompt's tokens. The rendered template carries its own special tokens as text;
+ * a Jinja template that writes bos_token itself must not get a second one from the tokenizer.
+ */
+function chatTextTokens(model: NativeModel, text: string, chat: Pick<ChatPromptParams, 'messages' | 'tools'>): number[] {
+  const bos = bosText(model);
+  const addSpecial = !needsToolRendering(chat.messages, chat.tools) || !(bos !== '' && text.startsWith(bos));
+  return Array.from(model.tokenize(text, addSpecial, true));
+}
+
+/** The prompt chat turns render to and how many tokens a generation of them is given (/apply-template, count_tokens, input_tokens). */
+export async function chatPromptOf(model: NativeModel, chat: ChatPromptParams): Promise<ChatPromptResult> {
+  const prompt = await chatPromptText(model, chat);
+  return { prompt, tokens: chatTextTokens(model, prompt, chat).length };
+}
+
 /** Prompt tokens for a request: raw text with BOS as the vocab asks, or the chat template (ChatML when the model has none). */
 export async function promptTokensOf(model: NativeModel, params: GenerateParams): Promise<number[]> {
   if (params.messages && params.messages.length > 0) {
-    const text = await chatPromptText(model, { messages: params.messages, ...(params.tools ? { tools: params.tools } : {}), addGenerationPrompt: true });
-    // The rendered template carries its own special tokens as text; a Jinja template that
-    // writes bos_token itself must not get a second one from the tokenizer.
-    const bos = bosText(model);
-    const addSpecial = !needsToolRendering(params.messages, params.tools) || !(bos !== '' && text.startsWith(bos));
-    return Array.from(model.tokenize(text, addSpecial, true));
+    const chat = { messages: params.messages, ...(params.tools ? { tools: params.tools } : {}) };
+    return chatTextTokens(model, await chatPromptText(model, { ...chat, addGenerationPrompt: true }), chat);
   }
   if (params.infill) return infillTokens(model.info(), (t) => Array.from(model.tokenize(t, false, false)), params.infill, params.prompt ?? '');
   // Ids outside the vocabulary are refused by the native side (BAD_ARGUMENT, a 400).

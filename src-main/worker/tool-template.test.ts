@@ -47,6 +47,15 @@ describe('renderToolChat', () => {
     expect(withOpening).toBe(`${without}<|im_start|>assistant\n`);
   });
 
+  it("hands an assistant's reasoning_content to the template (Qwen3's renders it in <think>), and none where there is none", () => {
+    const template = "{% for m in messages %}[{{ m.role }}{% if m.reasoning_content %} <think>{{ m.reasoning_content }}</think>{% endif %}] {{ m.content }}\n{% endfor %}";
+    const messages: ChatMessage[] = [
+      { role: 'user', content: 'Fix it' },
+      { role: 'assistant', content: 'Done.', reasoningContent: 'check the file first' },
+    ];
+    expect(renderToolChat(template, messages, tools, NO_TOKENS)).toBe('[user] Fix it\n[assistant <think>check the file first</think>] Done.\n');
+  });
+
   it('a template that does not parse or fails while rendering is a ChatTemplateError, not a crash', () => {
     const messages: ChatMessage[] = [{ role: 'user', content: 'hi' }];
     expect(() => renderToolChat('{% for x in %}', messages, [], NO_TOKENS)).toThrow(ChatTemplateError);

@@ -47,6 +47,7 @@ function hfMessage(m: ChatMessage): Record<string, unknown> {
     out.tool_calls = m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: argumentsValue(c.arguments) } }));
   }
   if (m.toolCallId !== undefined) out.tool_call_id = m.toolCallId;
+  if (m.reasoningContent !== undefined) out.reasoning_content = m.reasoningContent;
   return out;
 }
 

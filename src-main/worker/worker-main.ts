@@ -69,7 +69,7 @@ async function handle(req: Exclude<WorkerRequest, { type: 'cancel' } | { type: '
         value = { text: engine.detokenize(req.tokens) };
         break;
       case 'apply-template':
-        value = { prompt: await engine.chatPrompt(req.params) };
+        value = await engine.chatPrompt(req.params);
         break;
       case 'agreement':
         value = engine.agreement(req.prompt, req.continuation);

@@ -131,7 +131,7 @@ describe('ramforge serve --api with the requests clients already send', () => {
     expect(await form.json()).toMatchObject({ error: { code: 'invalid_json' } });
   });
 
-  it('--cors: the listed origin gets its preflight and answers it can read (with X-Ramforge-Ignored), with credentials; another origin is refused; without --cors no origin is let in', async () => {
+  it('--cors: the listed origin gets its preflight and answers it can read (with X-Ramforge-Ignored and X-Request-Id), with credentials; another origin is refused; without --cors no origin is let in', async () => {
     const pre = await fetch(`http://127.0.0.1:${server.port}/v1/chat/completions`, { method: 'OPTIONS', headers: { origin: APP, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } });
     expect(pre.status).toBe(204);
     expect(Object.fromEntries([...pre.headers].filter(([k]) => k.startsWith('access-control-')))).toEqual({
@@ -139,13 +139,13 @@ describe('ramforge serve --api with the requests clients already send', () => {
       'access-control-allow-credentials': 'true',
       'access-control-allow-methods': 'POST, OPTIONS',
       'access-control-allow-headers': 'authorization, content-type',
-      'access-control-expose-headers': 'x-ramforge-ignored',
+      'access-control-expose-headers': 'x-ramforge-ignored, x-request-id',
       'access-control-max-age': '600',
     });
     const r = await post('/v1/completions', { prompt: 'x', max_tokens: 1, cache_prompt: true }, { 'content-type': 'application/json', origin: APP });
     expect(r.status).toBe(200);
     expect(r.headers.get('access-control-allow-origin')).toBe(APP);
-    expect(r.headers.get('access-control-expose-headers')).toBe('x-ramforge-ignored');
+    expect(r.headers.get('access-control-expose-headers')).toBe('x-ramforge-ignored, x-request-id');
     expect(r.headers.get('x-ramforge-ignored')).toBe('cache_prompt');
     const other = await post('/v1/completions', { prompt: 'x', max_tokens: 1 }, { 'content-type': 'text/plain', origin: 'https://evil.example' });
     expect(other.status).toBe(403);
@@ -281,5 +281,26 @@ describe('ramforge serve --api with the requests clients already send', () => {
     expect(events.map((e) => e.content).join('')).toBe(same.choices[0]?.text);
     const bad = await fetch(at, { method: 'POST', body: JSON.stringify({ prompt: 'x', n_predict: 'many' }) });
     expect(bad.status).toBe(400);
+  });
+
+  it("llama-server's /completion prompt forms: a batch answered as a list in order, ids and text mixed in one sequence, prompt_string objects", async () => {
+    const at = `http://127.0.0.1:${server.port}/completion`;
+    const ask = async (prompt: unknown) => {
+      const r = await fetch(at, { method: 'POST', body: JSON.stringify({ prompt, n_predict: 3, temperature: 0 }) });
+      expect(r.status, await r.clone().text()).toBe(200);
+      return (await r.json()) as unknown;
+    };
+    const ids = ((await (await fetch(`http://127.0.0.1:${server.port}/tokenize`, { method: 'POST', body: JSON.stringify({ content: 'Once upon a time', add_special: true }) })).json()) as { tokens: number[] }).tokens;
+    const one = (await ask(ids)) as { content: string; tokens_evaluated: number };
+    const batch = (await ask([ids, 'Once upon a time', { prompt_string: 'Once upon a time' }])) as { content: string }[];
+    expect(batch.map((b) => b.content)).toEqual([one.content, one.content, one.content]);
+    // Ids, then a text: the text is tokenized where it stands, without a BOS of its own.
+    const rest = ((await (await fetch(`http://127.0.0.1:${server.port}/tokenize`, { method: 'POST', body: JSON.stringify({ content: ' upon a time' }) })).json()) as { tokens: number[] }).tokens;
+    const head = ids.slice(0, 2);
+    const mixed = (await ask([...head, ' upon a time'])) as { content: string; tokens_evaluated: number };
+    const spelt = (await ask([...head, ...rest])) as { content: string; tokens_evaluated: number };
+    expect(mixed).toMatchObject({ content: spelt.content, tokens_evaluated: head.length + rest.length });
+    const streamed = await fetch(at, { method: 'POST', body: JSON.stringify({ prompt: ['a', 'b'], stream: true }) });
+    expect(streamed.status).toBe(400);
   });
 });

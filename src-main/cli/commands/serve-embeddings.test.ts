@@ -61,6 +61,29 @@ describe('ramforge serve --api embeddings', () => {
     legacy.forEach((v, i) => expect(v / n).toBeCloseTo(e[i] as number, 5));
   });
 
+  it("token ids and texts mixed in one sequence, as llama-server takes them: each text tokenized where it stands (BOS only before a leading text); an empty text is embedded", async () => {
+    const post = async (input: unknown) => {
+      const r = await fetch(`${server.url}/embeddings`, { method: 'POST', body: JSON.stringify({ input, encoding_format: 'float' }) });
+      expect(r.status, await r.clone().text()).toBe(200);
+      return ((await r.json()) as { data: { embedding: number[] }[]; usage: { prompt_tokens: number } });
+    };
+    const ids = async (content: string, addSpecial: boolean) => ((await (await fetch(`http://127.0.0.1:${server.port}/tokenize`, { method: 'POST', body: JSON.stringify({ content, add_special: addSpecial }) })).json()) as { tokens: number[] }).tokens;
+    const sea = await ids(' the sea', false);
+    const mixed = await post([12, 34, ' the sea', 56]);
+    const same = await post([12, 34, ...sea, 56]);
+    expect(mixed.usage.prompt_tokens).toBe(4 + sea.length - 1);
+    mixed.data[0]?.embedding.forEach((v, i) => expect(v).toBeCloseTo(same.data[0]?.embedding[i] as number, 6));
+    // A leading text gets the vocabulary's BOS, as alone.
+    const lead = await post(['The sea', 7]);
+    const leadIds = await post([[...(await ids('The sea', true)), 7]]);
+    lead.data[0]?.embedding.forEach((v, i) => expect(v).toBeCloseTo(leadIds.data[0]?.embedding[i] as number, 6));
+    // A list of sequences may mix texts, ids and mixed sequences.
+    expect((await post(['string1', [12, 34, 56], [12, 'string', 34]])).data).toHaveLength(3);
+    expect((await post('')).data[0]?.embedding).toHaveLength(N_EMBD);
+    const bad = await fetch(`${server.url}/embeddings`, { method: 'POST', body: JSON.stringify({ input: [12, { text: 'x' }] }) });
+    expect(bad.status).toBe(400);
+  });
+
   it('generation works beside it, and an input longer than one embedding takes is a 400', async () => {
     const c = client();
     const [text, vec] = await Promise.all([

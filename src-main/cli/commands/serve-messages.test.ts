@@ -66,6 +66,15 @@ describe('POST /v1/messages', () => {
     expect(s.find((e) => e.event === 'message_delta')?.data).toMatchObject({ delta: { stop_reason: 'max_tokens', stop_sequence: null }, usage: { output_tokens: 6 } });
   });
 
+  it("message_start's usage has the prompt's token count (as Anthropic sends it), the count the chat route reports", async () => {
+    const turns = { system: 'Be brief.', messages: [{ role: 'user', content: 'Hello!' }], max_tokens: 2, temperature: 0 };
+    const chat = await post('/v1/chat/completions', { messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello!' }], max_tokens: 1 });
+    const prompt = ((await chat.json()) as { usage: { prompt_tokens: number } }).usage.prompt_tokens;
+    expect(prompt).toBeGreaterThan(0);
+    const s = await events(await post('/v1/messages', { ...turns, stream: true }));
+    expect(s[0]?.data).toMatchObject({ type: 'message_start', message: { usage: { input_tokens: prompt, output_tokens: 0 } } });
+  });
+
   it('stop_sequences end the text before the sequence, and name it', async () => {
     const free = (await (await post('/v1/messages', { messages: [{ role: 'user', content: 'Hello!' }], max_tokens: 12, temperature: 0 })).json()) as { content: { text: string }[] };
     const whole = free.content[0]?.text ?? '';
@@ -106,6 +115,21 @@ describe('POST /v1/messages', () => {
     });
     expect(back.status).toBe(200);
     expect(((await back.json()) as { usage: { input_tokens: number } }).usage.input_tokens).toBeGreaterThan(r.usage.input_tokens);
+  });
+
+  it('POST /v1/messages/count_tokens: {"input_tokens"} alone, what a generation of the same body is given (tools and system included); no max_tokens needed', async () => {
+    const body = { model: 'claude-x', system: 'Be brief.', messages: [{ role: 'user', content: 'Weather in Oslo?' }], tools: [weather] };
+    const count = await post('/v1/messages/count_tokens', body);
+    expect(count.status).toBe(200);
+    const counted = (await count.json()) as Record<string, unknown>;
+    expect(Object.keys(counted)).toEqual(['input_tokens']);
+    const ran = (await (await post('/v1/messages', { ...body, max_tokens: 1 })).json()) as { usage: { input_tokens: number } };
+    expect(counted.input_tokens).toBe(ran.usage.input_tokens);
+    const plain = (await (await post('/v1/messages/count_tokens', { messages: [{ role: 'user', content: 'Weather in Oslo?' }] })).json()) as { input_tokens: number };
+    expect(plain.input_tokens).toBeLessThan(ran.usage.input_tokens);
+    const bad = await post('/v1/messages/count_tokens', { messages: 'hi' });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
   });
 
   it("errors are in Anthropic's shape: no key 401, a wrong type 400, an image 400", async () => {

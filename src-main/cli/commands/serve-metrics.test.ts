@@ -1,10 +1,11 @@
 // GET /metrics on a real `ramforge serve --api` (the built CLI, a real worker, a synthetic
-// model): off unless --metrics (a 404 saying so), and with it Prometheus text under
+// model): off unless --metrics (a 501 saying so, as llama-server answers), and with it Prometheus text under
 // llama-server's names whose counters add up the tokens the requests were answered with, and
 // whose gauges see a request while it runs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { get } from 'node:http';
 import { join } from 'node:path';
 import { serveApi, stopServed, synthModel, type Served } from './serve-api.test-util.js';
 
@@ -19,6 +20,10 @@ async function metrics(): Promise<Record<string, number>> {
   const r = await fetch(at(withMetrics, '/metrics'));
   expect(r.status).toBe(200);
   expect(r.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  // llama-server's Process-Start-Time-Unix: when the server's process (and so its counters) started.
+  const started = Number(r.headers.get('process-start-time-unix'));
+  expect(started).toBeGreaterThan(Date.now() / 1000 - 600);
+  expect(started).toBeLessThanOrEqual(Date.now() / 1000);
   const text = await r.text();
   const out: Record<string, number> = {};
   for (const m of text.matchAll(/^(llamacpp:\w+) (\S+)$/gm)) {
@@ -46,10 +51,21 @@ afterAll(async () => {
 });
 
 describe('GET /metrics', () => {
-  it('is off without --metrics: a 404 that says how to turn it on', async () => {
+  it("is off without --metrics: llama-server's 501 (not_supported_error) that says how to turn it on", async () => {
     const r = await fetch(at(without, '/metrics'));
-    expect(r.status).toBe(404);
+    expect(r.status).toBe(501);
+    expect(((await r.clone().json()) as { error: { type: string } }).error.type).toBe('not_supported_error');
     expect(((await r.json()) as { error: { message: string } }).error.message).toMatch(/--metrics/);
+  });
+
+  it('sends Process-Start-Time-Unix spelt as llama-server spells it (its suite reads headers into a case-sensitive map)', async () => {
+    const raw = await new Promise<string[]>((resolve, reject) => {
+      get(at(withMetrics, '/metrics'), (res) => {
+        res.resume();
+        resolve(res.rawHeaders);
+      }).once('error', reject);
+    });
+    expect(raw).toContain('Process-Start-Time-Unix');
   });
 
   it("counts the prompt and generated tokens of the requests under llama-server's names, and sees a running request", async () => {
@@ -61,6 +77,8 @@ describe('GET /metrics', () => {
     expect(after['llamacpp:tokens_predicted_total']).toBe(a.completion_tokens + b.completion_tokens);
     expect(after['llamacpp:prompt_tokens_total']).toBeGreaterThan(0);
     expect(after['llamacpp:prompt_tokens_total']).toBeLessThanOrEqual(a.prompt_tokens + b.prompt_tokens);
+    // The rest came from the cache: llama-server counts them apart.
+    expect((after['llamacpp:prompt_tokens_total'] ?? 0) + (after['llamacpp:prompt_tokens_cached_total'] ?? NaN)).toBe(a.prompt_tokens + b.prompt_tokens);
     expect(after['llamacpp:tokens_predicted_seconds_total']).toBeGreaterThan(0);
     expect(after['llamacpp:predicted_tokens_seconds']).toBeGreaterThan(0);
 

@@ -91,6 +91,20 @@ describe('POST /v1/responses', () => {
     expect(back.usage?.output_tokens).toBeGreaterThan(0);
   });
 
+  it("POST /v1/responses/input_tokens (the client's responses.inputTokens.count): the input tokens a response to the same body is given", async () => {
+    const body = { instructions: 'Be brief.', input: 'Weather in Oslo?', tools: [weather], tool_choice: { type: 'function' as const, name: 'get_weather' } };
+    const counted = await client.responses.inputTokens.count({ model: 'gpt-5', ...body });
+    expect(counted.object).toBe('response.input_tokens');
+    const ran = await client.responses.create({ ...body, max_output_tokens: 1 });
+    expect(counted.input_tokens).toBe(ran.usage?.input_tokens);
+    const plain = await client.responses.inputTokens.count({ input: 'Weather in Oslo?' });
+    expect(plain.input_tokens).toBeGreaterThan(0);
+    expect(plain.input_tokens).toBeLessThan(counted.input_tokens);
+    const bad = await post('/v1/responses/input_tokens', { input: 42 });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error: { param: 'input', code: 'invalid_type' } });
+  });
+
   it('malformed values are 400s in OpenAI error shape, server-kept state is refused, unknown fields are named back', async () => {
     const wrongType = await post('/v1/responses', { input: 'hi', max_output_tokens: 'many' });
     expect(wrongType.status).toBe(400);

@@ -1,0 +1,37 @@
+// Counting a request's prompt without generating: OpenAI's POST /v1/responses/input_tokens
+// (openai-python's `responses.input_tokens.count`) and Anthropic's POST /v1/messages/count_tokens.
+// The body is the one the generating route takes, checked by the same validation, and its turns
+// and tools are prepared and rendered exactly as that route's generation would be (prepareChat,
+// then the worker's chat rendering and tokenizer), so the count is the prompt a generation decodes.
+import type { ApiBackend } from './backend.js';
+import { prepareChat, type PreparedChat } from './chat-run.js';
+import { unavailable } from './errors.js';
+import type { ApiGeneration } from './request-types.js';
+import { validateMessagesRequest } from './messages-request.js';
+import { validateResponsesRequest } from './responses-request.js';
+
+/** The prompt tokens a chat generation of this request would be given. */
+async function promptTokenCount(req: ApiGeneration, backend: ApiBackend): Promise<number> {
+  return preparedTokenCount(await prepareChat(req, backend), backend);
+}
+
+/** The prompt tokens of a prepared chat turn, before it runs (Anthropic's message_start tells them). */
+export async function preparedTokenCount({ params }: PreparedChat, backend: ApiBackend): Promise<number> {
+  if (!backend.applyTemplate) throw unavailable('this server cannot render chat templates', 'apply_template_unavailable');
+  const { tokens } = await backend.applyTemplate({ messages: params.messages ?? [], ...(params.tools ? { tools: params.tools } : {}), addGenerationPrompt: true });
+  return tokens;
+}
+
+/** OpenAI's InputTokenCountResponse. */
+export async function answerInputTokens(body: unknown, backend: ApiBackend, noteIgnored: (names: string[]) => void): Promise<{ object: 'response.input_tokens'; input_tokens: number }> {
+  const { gen } = validateResponsesRequest(body);
+  noteIgnored(gen.ignored);
+  return { object: 'response.input_tokens', input_tokens: await promptTokenCount(gen, backend) };
+}
+
+/** Anthropic's count: `{"input_tokens"}` and nothing else (max_tokens is not needed). */
+export async function answerCountTokens(body: unknown, backend: ApiBackend, noteIgnored: (names: string[]) => void): Promise<{ input_tokens: number }> {
+  const gen = validateMessagesRequest(body);
+  noteIgnored(gen.ignored);
+  return { input_tokens: await promptTokenCount(gen, backend) };
+}
