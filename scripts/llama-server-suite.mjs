@@ -12,11 +12,11 @@
 import { PY_MODULES, suitePython } from './llama-server-suite/python.mjs';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseJunit, classify, summarize, markdown, knownTables } from './llama-server-suite/results.mjs';
+import { freePort } from './free-port.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const suiteDir = join(root, 'e2e', 'llama-server-suite');
@@ -70,16 +70,6 @@ function prepareModels(dir) {
   }
 }
 
-/** A port free now: the suite's servers take it in turn (llama-server's 8080 may be in use). */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer().once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function main() {
   const o = options(process.argv.slice(2));

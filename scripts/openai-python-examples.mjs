@@ -14,11 +14,11 @@
 // from a bare clone (--git: read at HEAD).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { classify, markdown, summarize } from './openai-python-examples/results.mjs';
+import { freePort } from './free-port.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const here = join(root, 'e2e', 'openai-python-examples');
@@ -62,15 +62,6 @@ function examplesDir(o, work) {
   return existsSync(join(given, 'examples', 'demo.py')) ? join(given, 'examples') : given;
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer().once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function synthModel(path) {
   const args = ['synth', '--quiet', '--preset', 'tiny', '--tool-template', '--seed', '42', '--out', path];
