@@ -80,7 +80,8 @@ const WRONG_GBNF: Record<string, unknown[]> = {
 };
 const WRONG_EMBED: Record<string, unknown[]> = {
   model: [1, true, {}, []],
-  input: [5, [], [1, 2], [[1, 2]], [''], ['a', 3], {}, null, Array(3000).fill('x')],
+  // Token ids, an empty text and ids mixed with texts are llama-server's inputs, and valid.
+  input: [5, [], [1.5], [-1], [[]], [['a']], [[true]], [true], [null], {}, null, Array(3000).fill('x')],
   encoding_format: ['int8', 1, 'FLOAT'],
   dimensions: [0, -1, 'x', 1.5, 1 << 20],
   user: [5],
