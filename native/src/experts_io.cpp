@@ -26,16 +26,10 @@ namespace {
 // when the thread starts: the runtime budgets EXPERT_IO_BUFFER_BYTES per thread for it.
 constexpr size_t kBounce = 2u << 20;
 
-// The buffer, on a 2 MiB boundary so that it can be one huge page; null if it cannot be mapped.
+// The buffer, one huge page; null if it cannot be mapped.
 char* MapBounce() {
-  void* raw = mmap(nullptr, 2 * kBounce, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (raw == MAP_FAILED) return nullptr;
-  char* r = static_cast<char*>(raw);
-  char* m = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(r) + kBounce - 1) & ~static_cast<uintptr_t>(kBounce - 1));
-  if (m > r) munmap(r, static_cast<size_t>(m - r));
-  if (r + 2 * kBounce > m + kBounce) munmap(m + kBounce, static_cast<size_t>(r + 2 * kBounce - (m + kBounce)));
-  madvise(m, kBounce, MADV_HUGEPAGE);
-  std::memset(m, 0, kBounce);  // charged now, and touched once from user space (experts_setup.cpp)
+  char* m = MapHugeAligned(kBounce);
+  if (m) std::memset(m, 0, kBounce);  // charged now, and touched once from user space (experts_setup.cpp)
   return m;
 }
 

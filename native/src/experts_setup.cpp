@@ -42,8 +42,6 @@ void TouchPages(char* m, size_t len) {
   for (size_t off = 0; off < len; off += page) reinterpret_cast<volatile char*>(m)[off] = 0;
 }
 
-constexpr size_t kHugePage = 2u << 20;
-
 // Anonymous memory whose address is congruent to `residue` modulo the page size (so that a
 // slice lies in memory at the same offset within a page as in the file: direct reads then go
 // straight into it), charged now rather than on first use. It starts on a 2 MiB boundary and
@@ -53,14 +51,8 @@ constexpr size_t kHugePage = 2u << 20;
 // The mapping ends where the slots end, so no huge page reaches past them to be charged whole.
 char* MapCongruent(size_t bytes, size_t residue, std::vector<char*>* maps, std::vector<size_t>* lens) {
   size_t len = ExpertAlignUp(bytes + residue);
-  void* raw = mmap(nullptr, len + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (raw == MAP_FAILED) return nullptr;
-  char* r = static_cast<char*>(raw);
-  char* m = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(r) + kHugePage - 1) & ~static_cast<uintptr_t>(kHugePage - 1));
-  if (m > r) munmap(r, static_cast<size_t>(m - r));
-  size_t tail = static_cast<size_t>(r + len + kHugePage - (m + len));
-  if (tail > 0) munmap(m + len, tail);
-  madvise(m, len, MADV_HUGEPAGE);
+  char* m = MapHugeAligned(len);
+  if (!m) return nullptr;
   if (madvise(m, len, MADV_POPULATE_WRITE) != 0) std::memset(m, 0, len);
   TouchPages(m, len);
   maps->push_back(m);
