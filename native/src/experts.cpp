@@ -64,7 +64,10 @@ bool ExpertCache::Ask(ggml_tensor* t) {
     // No routing seen for this micro-batch (a graph whose selection node has another name):
     // every expert of the layer, at its own index, is correct whatever the selection says.
     if (!L.prepared) StageAll(L, li);
-    WaitReady(L, p);
+    // ggml-cpu's MUL_MAT_ID asks slot by slot (experts_kernel_wait.cpp): the experts held are
+    // computed while the misses are still being read. Anything else waits for all first.
+    L.kernel_wait = kernel_wait_ && !device_ && !L.staged && t->op == GGML_OP_MUL_MAT_ID && t->src[0] && IsHostTensor(t->src[0]);
+    if (!L.kernel_wait) WaitReady(L, p);
     if (device_) Upload(L);
     const bool stop = PointSelection(L, t);
     return stop || !error().empty();

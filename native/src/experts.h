@@ -145,6 +145,9 @@ class ExpertCache {
     std::vector<int> device_slots;  // the expert each device slot holds (empty: no device tier)
   };
   std::vector<LayerState> Residents();
+  // Asked by ggml's CPU MUL_MAT_ID before it computes with slot `slot` of the expert tensor `w`
+  // (experts_kernel_wait.cpp): whether its bytes are read; with `wait`, once they are.
+  bool KernelReady(const ggml_tensor* w, int64_t slot, bool wait);
   // Every slot emptied (none being read), as after setup: a later pass starts from a cold cache.
   // Counters and use counts stay. Call between passes only.
   void Empty();
@@ -227,6 +230,9 @@ class ExpertCache {
     std::vector<int32_t> slot_ids_bytes;
     ggml_tensor* ids_source = nullptr;  // what the expert ops read before they were pointed at the copy
     int direct = -1;
+    // The expert op about to run waits inside the kernel, slot by slot (KernelReady), not
+    // before it starts.
+    bool kernel_wait = false;
     int stage_pending = 0;   // staging reads outstanding
     int ops_done = 0;        // expert ops (MUL_MAT_ID, ADD_ID) computed in this micro-batch
     std::vector<int> predicted;  // experts predicted for the next micro-batch
@@ -277,6 +283,8 @@ class ExpertCache {
   int Coldest(const Layer& L, const std::vector<Slot>& slots, const std::vector<char>& keep) const;
   void PointAt(Layer& L, bool staging);
   void WaitReady(Layer& L, int proj);
+  void RegisterKernelWait();
+  void UnregisterKernelWait();
   void IoLoop();
   bool ReadSlice(const Proj& p, int expert, char* dst, char* bounce);
 
@@ -304,6 +312,9 @@ class ExpertCache {
   int staged_layer_ = -1;      // the layer whose routed experts the staging buffer holds
   void PromoteStagedLocked();
   int waiting_ = 0;            // compute threads waiting on ready_cv_ (I/O threads wake only them)
+  bool kernel_wait_ = false;   // the expert ops wait slot by slot inside ggml-cpu's kernel
+  int kernel_waiters_ = 0;     // compute threads waiting there now
+  double kernel_wait_since_ = 0;
   int io_in_flight_ = 0;       // reads the I/O threads are doing (io_busy_ms)
   double io_busy_since_ = 0;
   void WakeIo(size_t jobs);

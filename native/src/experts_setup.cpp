@@ -71,6 +71,7 @@ int BlockOf(const std::string& name) {
 ExpertCache::ExpertCache(StreamEventSink sink) : sink_(std::move(sink)) {}
 
 ExpertCache::~ExpertCache() {
+  UnregisterKernelWait();
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
@@ -111,6 +112,8 @@ std::string ExpertCache::Configure(ExpertConfig cfg, const std::vector<std::stri
     for (auto& L : layers_)
       for (auto& p : L.projs) p.t->data = p.cache;
     SetUpRepack();
+    // Repacked slots are computed by other kernels, which do not ask.
+    if (!repack_buffer_) RegisterKernelWait();
   }
   counters_.slots_per_layer = slots;
   counters_.layers = static_cast<int>(layers_.size());
