@@ -44,3 +44,22 @@ describe('bench against the physical limit', () => {
     expect(benchTable([row('stream', report(1, 1e9)), row('resident', report(5, 0))])).not.toMatch(/vs limit|device read rate/);
   });
 });
+
+describe('bench against the plan', () => {
+  const planned = (tokS: number, predicted: number): RunReport => ({ ...report(tokS, 1e8), plan: { quantities: { predictedDecodeTokS: { value: predicted, formula: '' } } } }) as unknown as RunReport;
+  it("stream's row shows the plan's predicted decode speed and measured ÷ plan; other policies predict nothing", () => {
+    const rows = [row('off', planned(0.2, 10)), row('stream', planned(8, 10)), row('resident', report(12, 0))];
+    const j = benchJson('m', 1, true, rows);
+    expect(j.results[0]!.plan_decode_tok_s).toBeNull();
+    expect(j.results[1]!.plan_decode_tok_s).toBe(10);
+    expect(j.results[1]!.measured_over_plan).toBeCloseTo(0.8, 12);
+    const table = benchTable(rows);
+    expect(table).toMatch(/plan tok\/s\s+measured\/plan/);
+    expect(table).toMatch(/10\.00\s+0\.80×/);
+  });
+  it('a plan without a prediction (cannot-run) claims no ratio', () => {
+    const j = benchJson('m', 1, true, [row('stream', { ...report(1, 0), plan: null } as unknown as RunReport)]);
+    expect(j.results[0]!.measured_over_plan).toBeNull();
+    expect(benchTable([row('stream', report(1, 0))])).not.toMatch(/plan tok\/s/);
+  });
+});

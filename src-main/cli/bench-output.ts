@@ -86,6 +86,7 @@ export function benchJson(model: string, capBytes: number, enforced: boolean, ro
         token_ids: r.generation?.token_ids ?? null,
         identical_tokens: first && r.generation ? JSON.stringify(first) === JSON.stringify(r.generation.token_ids) : null,
         ...(policy === 'resident' ? {} : limitColumns(r, resident, device)),
+        ...planColumns(policy, r),
         ...draftColumns(policy, r, rows),
         ...expertColumns(r),
         ...networkColumns(r),
@@ -93,6 +94,16 @@ export function benchJson(model: string, capBytes: number, enforced: boolean, ro
       };
     }),
   };
+}
+
+/**
+ * The plan's predicted decode speed beside the measured one: the plan predicts the schedule the
+ * runtime runs under the cap (`stream`), so other policies' rows have none.
+ */
+function planColumns(policy: string, r: RunReport) {
+  const planned = policy === 'stream' ? (r.plan?.quantities.predictedDecodeTokS.value ?? null) : null;
+  const tok = r.generation?.decode_tok_s ?? null;
+  return { plan_decode_tok_s: planned, measured_over_plan: ratio(tok, planned) };
 }
 
 /** A run with a lossy knob: the knob, and its teacher-forced agreement with the lossless run of its repetition. */
@@ -153,6 +164,7 @@ export function benchTable(rows: BenchRow[], device: BenchDevice | null = null):
   const whole = benchJson('', 0, false, rows, undefined, device);
   const j = whole.results;
   const limits = j.some((r) => r.vs_limit != null);
+  const planned = j.some((r) => r.plan_decode_tok_s != null);
   const drafts = j.some((r) => r.tokens_per_target_pass !== undefined);
   const experts = j.some((r) => r.experts !== undefined);
   const network = j.some((r) => r.network_nodes !== undefined);
@@ -162,6 +174,7 @@ export function benchTable(rows: BenchRow[], device: BenchDevice | null = null):
     'policy', 'status', 'decode tok/s', 'vs first', 'prompt tok/s', 'read/token', 'floor/token', 'read/floor', 'limit hits (decode)', 'locked min', 'read rate', 'peak', 'same tokens',
     ...(drafts ? ['tokens/pass', 'accepted', 'vs ideal'] : []),
     ...(limits ? ['compute/token', 'read/token at device', 'vs limit'] : []),
+    ...(planned ? ['plan tok/s', 'measured/plan'] : []),
     ...(experts ? ['experts cached', 'cache hits', 'ready in time', 'predicted', 'read/optimal', 'read ahead on', 'read in vain', 'expert read rate'] : []),
     ...(vram ? ['VRAM hits'] : []),
     ...(network ? ['network/token', 'wait on nodes/token'] : []),
@@ -197,6 +210,7 @@ export function benchTable(rows: BenchRow[], device: BenchDevice | null = null):
           r.vs_limit == null ? '—' : `${r.vs_limit.toFixed(2)}×`,
         ]
       : []),
+    ...(planned ? [r.plan_decode_tok_s == null ? '—' : r.plan_decode_tok_s.toFixed(2), r.measured_over_plan == null ? '—' : `${r.measured_over_plan.toFixed(2)}×`] : []),
     ...(experts
       ? [
           r.experts ? `${r.experts.slots_per_layer ?? '—'} of ${r.experts.experts ?? '—'}` : '—',
