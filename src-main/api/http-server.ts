@@ -16,7 +16,7 @@ import { ClientGone, DEFAULT_BODY_LIMITS, readJsonBody, type BodyLimits } from '
 import { corsHeaders, preflightHeaders } from './cors.js';
 import { answerTokens } from './tokenize-routes.js';
 import { answerApplyTemplate } from './apply-template-route.js';
-import { answerCountTokens, answerInputTokens } from './token-count-routes.js';
+import { answerChatInputTokens, answerCountTokens, answerInputTokens } from './token-count-routes.js';
 import { handleLlamaCompletion } from './llama-completion.js';
 import { handleResponses } from './responses-handler.js';
 import { handleMessages } from './messages-handler.js';
@@ -93,6 +93,7 @@ const ROUTES: Record<string, string[]> = {
   '/apply-template': ['POST'],
   '/responses': ['POST'],
   '/responses/input_tokens': ['POST'],
+  '/chat/completions/input_tokens': ['POST'],
   '/metrics': ['GET'],
   '/messages': ['POST'],
   '/messages/count_tokens': ['POST'],
@@ -233,6 +234,7 @@ async function handlePost(route: string, body: unknown, x: OllamaPostContext): P
   if (route === '/apply-template') return sendJson(x.res, 200, await answerApplyTemplate(body, x.backend, x.noteIgnored));
   if (route === '/responses/input_tokens') return sendJson(x.res, 200, await answerInputTokens(body, x.backend, x.noteIgnored));
   if (route === '/messages/count_tokens') return sendJson(x.res, 200, await answerCountTokens(body, x.backend, x.noteIgnored));
+  if (route === '/chat/completions/input_tokens') return sendJson(x.res, 200, await answerChatInputTokens(body, x.backend, x.noteIgnored));
   if (route === '/embeddings') {
     const req = validateEmbeddingsRequest(body);
     x.noteIgnored(req.ignored);

@@ -171,3 +171,20 @@ describe("today's date in chat templates", () => {
     expect(days.some((d) => (r.body.prompt as string).startsWith(d)), r.body.prompt as string).toBe(true);
   });
 });
+
+describe('POST /v1/chat/completions/input_tokens', () => {
+  it("counts the prompt tokens a chat completion of the same body is given (llama-server's route), and checks the body as chat does", async () => {
+    const messages = [
+      { role: 'system', content: 'Book' },
+      { role: 'user', content: 'What is the best book' },
+    ];
+    const counted = await post(withDefaults, '/v1/chat/completions/input_tokens', { messages });
+    expect(counted.status).toBe(200);
+    expect(Object.keys(counted.body)).toEqual(['input_tokens']);
+    const ran = await post(withDefaults, '/v1/chat/completions', { messages, max_tokens: 1 });
+    expect(counted.body.input_tokens).toBe(ran.body.usage.prompt_tokens);
+    expect((await post(withDefaults, '/chat/completions/input_tokens', { messages })).body.input_tokens).toBe(counted.body.input_tokens);
+    const bad = await post(withDefaults, '/v1/chat/completions/input_tokens', { messages: 'hi' });
+    expect(bad.status).toBe(400);
+  });
+});
