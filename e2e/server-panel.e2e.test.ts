@@ -133,4 +133,38 @@ describe.runIf(haveChromium || IS_CI)('the OpenAI-compatible API setting, in Chr
     expect(await byId('api-error').count()).toBe(0);
     await byId('api-enabled').uncheck();
   });
+
+  it("llama-server's server-wide options from the sidebar: sampling defaults, model names and tags, GET /slots off; a wrong default is refused with its reason", async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/v1`;
+    await byId('api-port').fill(String(port));
+    await byId('api-defaults').fill('seed=42, max-tokens=5, temp=0.3');
+    await byId('api-alias').fill('zeta, code');
+    await byId('api-tags').fill('chat');
+    await byId('api-slots').uncheck();
+    await byId('api-enabled').check();
+    await app.page.waitForFunction((u) => document.querySelector('[data-testid="api-url"]')?.textContent === u, url, { timeout: 30_000 });
+    const props = (await (await fetch(`http://127.0.0.1:${port}/props`)).json()) as { model_alias: string; default_generation_settings: { params: Record<string, unknown> } };
+    expect(props.default_generation_settings.params).toMatchObject({ seed: 42, n_predict: 5, temperature: 0.3 });
+    expect(props.model_alias).toBe('code');
+    const models = (await (await fetch(`${url}/models`)).json()) as { data: { id: string; aliases: string[]; tags: string[] }[] };
+    expect(models.data[0]).toMatchObject({ id: 'code', aliases: ['zeta', 'code'], tags: ['chat'] });
+    const done = (await (await fetch(`${url}/completions`, { method: 'POST', body: JSON.stringify({ prompt: 'Once upon a time' }) })).json()) as { usage: { completion_tokens: number } };
+    expect(done.usage.completion_tokens).toBe(5);
+    expect((await fetch(`http://127.0.0.1:${port}/slots`)).status).toBe(501);
+    // Kept: the fields show what the server runs with, as the flags name it.
+    expect(await byId('api-defaults').inputValue()).toBe('temperature=0.3, seed=42, max-tokens=5');
+    await byId('api-defaults').fill('temperature=hot');
+    await byId('api-apply').click();
+    await app.page.waitForSelector('[data-testid="api-error"]', { timeout: 30_000 });
+    expect(await byId('api-error').textContent()).toMatch(/^temperature must be a number from 0 to 100/);
+    // Emptied: each API's own defaults again (the switch applies the whole form, so it comes first).
+    await byId('api-defaults').fill('');
+    await byId('api-alias').fill('');
+    await byId('api-tags').fill('');
+    await byId('api-slots').check();
+    await byId('api-apply').click();
+    await app.page.waitForFunction(() => document.querySelector('[data-testid="api-error"]') === null, undefined, { timeout: 30_000 });
+    await byId('api-enabled').uncheck();
+  });
 });

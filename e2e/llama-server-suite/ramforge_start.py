@@ -28,10 +28,10 @@ PRESET_MODELS = {
 }
 
 # Options with no counterpart in serve that change what the server does; named in the log so a
-# failing test says why. (temperature, seed, n_predict, jinja and the like only set defaults a
-# request overrides, and serve renders the model's template with Jinja always.)
+# failing test says why. (The sampling defaults, temperature, seed and n_predict, are serve's
+# --temp, --seed and --n-predict; serve renders the model's template with Jinja always.)
 UNSUPPORTED = [
-    "model_draft", "lora_files", "slot_save_path", "server_slots", "models_dir",
+    "model_draft", "lora_files", "slot_save_path", "models_dir",
     "models_preset", "models_max", "no_models_autoload", "enable_ctx_shift", "spec_type",
     "sleep_idle_seconds", "server_tools", "mcp_servers_config", "mcp_servers_json", "ui_mcp_proxy",
     "gcp_compat", "mmproj_url", "media_path", "chat_template", "reasoning_format", "reasoning",
@@ -90,10 +90,23 @@ def serve_args(server, model: str) -> list[str]:
             args += [flag, str(value)]
     if server.api_key:
         args += ["--api-key", server.api_key]
+    # The names the model is served under (llama-server's --alias and --tags).
+    if server.model_alias:
+        args += ["--alias", server.model_alias]
+    if server.model_tags:
+        args += ["--tags", server.model_tags]
     if server.cors_origins:
         args += ["--cors", server.cors_origins]
     if server.server_metrics:
         args += ["--metrics"]
+    # llama-server's start function always passes --slots or --no-slots.
+    args += ["--slots" if server.server_slots else "--no-slots"]
+    # llama-server's server-wide sampling defaults (the suite always passes --temp and --seed).
+    # llama-server's -1 (a random seed, no token limit) is serve's own default: nothing to pass.
+    for field, flag in (("temperature", "--temp"), ("seed", "--seed"), ("n_predict", "--n-predict")):
+        value = getattr(server, field, None)
+        if value is not None and (value > 0 if field == "n_predict" else value >= 0):
+            args += [flag, str(value)]
     return [*args, model]
 
 

@@ -2,6 +2,7 @@
 // and a way to run one generation on it. A seam, so the server is tested without a worker.
 import type { ChatPromptParams, ChatPromptResult, EmbedInput, EmbedResult, GenerateParams, GenerationResult, TokenEvent, TokenizeResult } from '../shared/worker-protocol.js';
 import type { ApiError } from './errors.js';
+import type { ModelNames } from '../shared/model-names.js';
 import type { RamforgeExtras } from './response-shape.js';
 
 export interface ServedModel {
@@ -19,6 +20,8 @@ export interface ServedModel {
   policy: string | null;
   /** What the file says about itself (Ollama's /api/tags and /api/show list it); absent when unknown. */
   facts?: ModelFacts;
+  /** The names and tags the user gave it (`serve --alias`, `--tags`); absent: none. */
+  names?: ModelNames;
 }
 
 export interface ModelFacts {
@@ -77,8 +80,13 @@ export interface ApiBackend {
   modelOnDisk?(name: string): Promise<string | null>;
   /** llama-server's /tokenize: the served model's ids of a text, and each id's text. */
   tokenize?(text: string, addSpecial: boolean, parseSpecial: boolean): Promise<TokenizeResult>;
-  /** llama-server's /detokenize. */
-  detokenize?(tokens: number[]): Promise<string>;
+  /**
+   * llama-server's /slots: per slot (one of the `sequences` generations that may run at once),
+   * whether a generation holds it now.
+   */
+  slots?(): boolean[];
+  /** llama-server's /detokenize; `special`: BOS and the like written as their text (`<s>`). */
+  detokenize?(tokens: number[], special?: boolean): Promise<string>;
   /**
    * llama-server's /apply-template: the prompt text the served model's chat template makes of
    * the turns, as a chat generation renders them, and its token count (Anthropic's

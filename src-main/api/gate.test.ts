@@ -25,6 +25,26 @@ describe('GenerationGate', () => {
     expect(changes).toBeGreaterThan(5);
   });
 
+  it('each admitted generation holds the lowest free slot until it leaves (GET /slots reads them); a waiter gets the slot given back', async () => {
+    const g = new GenerationGate(3, 4);
+    expect(g.slots()).toEqual([false, false, false]);
+    const a = await g.enter();
+    const b = await g.enter();
+    const c = await g.enter();
+    const d = g.enter();
+    b();
+    b(); // leaving twice frees its slot once
+    const leaveD = await d;
+    expect(g.slots()).toEqual([true, true, true]);
+    a();
+    expect(g.slots()).toEqual([false, true, true]);
+    c();
+    leaveD();
+    expect(g.slots()).toEqual([false, false, false]);
+    g.setCapacity(2);
+    expect(g.slots()).toEqual([false, false]);
+  });
+
   it("the app's own chat waits past the queue limit, never refused", async () => {
     const g = new GenerationGate(1, 0);
     const a = await g.enter();

@@ -37,6 +37,8 @@ export class QueueAbortedError extends Error {
 
 export class GenerationGate {
   private active = 0;
+  /** The slots (0 … capacity-1) held now: each admitted generation holds the lowest free one until it leaves. */
+  private readonly held = new Set<number>();
   private readonly waiters: Waiter[] = [];
   private refused = 0;
   private completed = 0;
@@ -54,6 +56,11 @@ export class GenerationGate {
     this.onChange();
   }
 
+  /** Per slot, whether a generation holds it now (llama-server's /slots `is_processing`). */
+  slots(): boolean[] {
+    return Array.from({ length: this.capacity }, (_, i) => this.held.has(i));
+  }
+
   counts(): GateCounts {
     return { capacity: this.capacity, active: this.active, queued: this.waiters.length, refused: this.refused, completed: this.completed };
   }
@@ -64,8 +71,9 @@ export class GenerationGate {
     if (signal?.aborted) return Promise.reject(new QueueAbortedError());
     if (this.active < this.capacity && this.waiters.length === 0) {
       this.active++;
+      const leave = this.leaver();
       this.onChange();
-      return Promise.resolve(this.leaver());
+      return Promise.resolve(leave);
     }
     if (opts.limited && this.waiters.length >= this.maxQueue) {
       this.refused++;
@@ -96,9 +104,13 @@ export class GenerationGate {
 
   private leaver(): () => void {
     let left = false;
+    let slot = 0;
+    while (this.held.has(slot)) slot++;
+    this.held.add(slot);
     return () => {
       if (left) return;
       left = true;
+      this.held.delete(slot);
       this.active--;
       this.completed++;
       this.admitWaiting();

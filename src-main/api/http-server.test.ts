@@ -63,7 +63,7 @@ describe('API server: routes and access', () => {
       expect(r.status).toBe(200);
       expect(await r.json()).toEqual({
         object: 'list',
-        data: [{ id: 'fake', object: 'model', created: 1700000000, owned_by: 'ramforge', ramforge: { arch: 'llama', chat_template: true, ctx_per_sequence: 64, sequences: 2, policy: 'stream', aliases: ['fake.gguf'] } }],
+        data: [{ id: 'fake', aliases: [], tags: [], object: 'model', created: 1700000000, owned_by: 'ramforge', ramforge: { arch: 'llama', chat_template: true, ctx_per_sequence: 64, sequences: 2, policy: 'stream', aliases: ['fake.gguf'] } }],
       });
     }
     expect((await (await fetch(url('/v1/models/fake.gguf'))).json()) as object).toMatchObject({ id: 'fake', object: 'model' });

@@ -16,7 +16,7 @@ import { ClientGone, DEFAULT_BODY_LIMITS, readJsonBody, type BodyLimits } from '
 import { corsHeaders, preflightHeaders } from './cors.js';
 import { answerTokens } from './tokenize-routes.js';
 import { answerApplyTemplate } from './apply-template-route.js';
-import { answerCountTokens, answerInputTokens } from './token-count-routes.js';
+import { answerChatInputTokens, answerCountTokens, answerInputTokens } from './token-count-routes.js';
 import { handleLlamaCompletion } from './llama-completion.js';
 import { handleResponses } from './responses-handler.js';
 import { handleMessages } from './messages-handler.js';
@@ -24,11 +24,15 @@ import type { ServerMetrics } from './metrics.js';
 import { anthropicErrorBody } from './messages-shape.js';
 import { drainRequest, sendError, sendJson, type ErrorShape } from './http-reply.js';
 import { namesModel } from './model-id.js';
-import { modelList, modelObject, propsObject } from './models-list.js';
+import { modelList, modelObject, propsObject, slotsList } from './models-list.js';
 import { IGNORED_HEADER, ignoredHeaderValue } from './ignored-header.js';
 import { OLLAMA_OPEN_ROUTES, OLLAMA_ROUTES, isOllamaRoute, ollamaGet, ollamaPost, type OllamaPostContext } from './ollama-routes.js';
 import { ollamaErrorBody } from './ollama-shape.js';
 import { validateChatRequest, validateCompletionRequest } from './validate-request.js';
+import { generationDefaults } from './generation-defaults.js';
+import type { ApiSamplingDefaults } from '../shared/api-defaults.js';
+import type { ModelNames } from '../shared/model-names.js';
+import { namedBackend } from './named-backend.js';
 
 export interface ApiServerOptions {
   backend: ApiBackend;
@@ -46,6 +50,12 @@ export interface ApiServerOptions {
   cors?: string[];
   /** GET /metrics answers these (`--metrics`); absent: a 501 saying how to turn it on, as llama-server answers. */
   metrics?: ServerMetrics;
+  /** Sampling for fields a request does not set (`serve --temp …`); /props shows them. */
+  defaults?: ApiSamplingDefaults;
+  /** The names the model is served under (`serve --alias`, `--tags`); absent: its file's. */
+  names?: ModelNames;
+  /** GET /slots answers (`serve --slots`, the default, as llama-server's); false: a 501 saying how to turn it on. */
+  slots?: boolean;
 }
 
 export interface RunningApiServer {
@@ -75,6 +85,7 @@ const ROUTES: Record<string, string[]> = {
   '/embeddings': ['POST'],
   '/health': ['GET'],
   '/props': ['GET'],
+  '/slots': ['GET'],
   '/tokenize': ['POST'],
   '/completion': ['POST'],
   '/infill': ['POST'],
@@ -82,6 +93,7 @@ const ROUTES: Record<string, string[]> = {
   '/apply-template': ['POST'],
   '/responses': ['POST'],
   '/responses/input_tokens': ['POST'],
+  '/chat/completions/input_tokens': ['POST'],
   '/metrics': ['GET'],
   '/messages': ['POST'],
   '/messages/count_tokens': ['POST'],
@@ -160,7 +172,7 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, cx: Serv
     return void res.writeHead(200, headers).end(cx.metrics.text());
   }
   if (req.method === 'GET') {
-    const answer = route.startsWith('/api/') ? ollamaGet(route, opts.backend) : answerGet(route, opts.backend);
+    const answer = route.startsWith('/api/') ? ollamaGet(route, opts.backend) : answerGet(route, opts);
     return answer instanceof ApiError ? refuse(req, res, answer) : sendJson(res, 200, answer);
   }
   let body: unknown;
@@ -185,19 +197,23 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, cx: Serv
     cx.log(`ramforge API: ${route}: ignored ${value}`);
   };
   try {
-    await handlePost(route, body, { backend: opts.backend, res, clientGone: gone.signal, noteIgnored });
+    await handlePost(route, body, { backend: opts.backend, res, clientGone: gone.signal, noteIgnored, defaults: opts.defaults ?? {} });
   } catch (e) {
     if (!gone.signal.aborted) sendError(res, asApiError(e), {}, shape);
   }
 }
 
 /** OpenAI's and llama-server's GET routes: the answer, or the error to send. */
-function answerGet(route: string, backend: ApiBackend): object | ApiError {
+function answerGet(route: string, opts: ApiServerOptions): object | ApiError {
+  const { backend } = opts;
+  // llama-server's answer when its /slots is off.
+  if (route === '/slots' && (opts.slots === false || !backend.slots)) return new ApiError(501, 'not_supported_error', 'This server does not support slots endpoint. Start it with `--slots`', 'slots_disabled');
   const m = backend.model();
   // While the model loads there is none to list yet: 503, as llama-server answers, not an empty list.
   if (m instanceof ApiError && m.code === 'model_loading') return m;
   if (route === '/models') return modelList(m instanceof ApiError ? null : m);
-  if (route === '/props') return m instanceof ApiError ? m : propsObject(m);
+  if (route === '/props') return m instanceof ApiError ? m : propsObject(m, generationDefaults(opts.defaults));
+  if (route === '/slots') return m instanceof ApiError ? m : slotsList(m, backend.slots?.() ?? []);
   let id = route.slice('/models/'.length);
   try {
     id = decodeURIComponent(id);
@@ -218,13 +234,15 @@ async function handlePost(route: string, body: unknown, x: OllamaPostContext): P
   if (route === '/apply-template') return sendJson(x.res, 200, await answerApplyTemplate(body, x.backend, x.noteIgnored));
   if (route === '/responses/input_tokens') return sendJson(x.res, 200, await answerInputTokens(body, x.backend, x.noteIgnored));
   if (route === '/messages/count_tokens') return sendJson(x.res, 200, await answerCountTokens(body, x.backend, x.noteIgnored));
+  if (route === '/chat/completions/input_tokens') return sendJson(x.res, 200, await answerChatInputTokens(body, x.backend, x.noteIgnored));
   if (route === '/embeddings') {
     const req = validateEmbeddingsRequest(body);
     x.noteIgnored(req.ignored);
     return handleEmbeddings(req, 'openai', x);
   }
   const chat = route === '/chat/completions';
-  const request = chat ? validateChatRequest(body) : validateCompletionRequest(body);
+  const defaults = generationDefaults(x.defaults);
+  const request = chat ? validateChatRequest(body, defaults) : validateCompletionRequest(body, defaults);
   x.noteIgnored(request.ignored);
   await handleCompletion(request, {
     ...x,
@@ -246,7 +264,8 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   const log = opts.log ?? ((l: string) => void process.stderr.write(l + '\n'));
   let port = 0;
   const metrics = opts.metrics ?? null;
-  const backend = metrics ? metrics.counting(opts.backend) : opts.backend;
+  const named = opts.names ? namedBackend(opts.backend, opts.names) : opts.backend;
+  const backend = metrics ? metrics.counting(named) : named;
   const cx: ServerContext = { opts: { ...opts, backend }, limits, auth: bearerCheck(opts.apiKey ?? null), loopback: isLoopbackHost(host), port: () => port, log, cors: opts.cors ?? [], metrics };
   const handle = (req: IncomingMessage, res: ServerResponse) => handleRequest(req, res, cx);
 

@@ -7,6 +7,8 @@
 // `n_probs` adds `completion_probabilities` (llama-server's default shape: log-probabilities of
 // the raw logits). POST /infill is the same with the prompt built for fill-in-the-middle from
 // `input_prefix`, `input_suffix`, `input_extra` and `prompt` (infill-tokens.ts in the worker).
+import { generationDefaults } from './generation-defaults.js';
+import type { ApiSamplingDefaults } from '../shared/api-defaults.js';
 import type { ServerResponse } from 'node:http';
 import type { ApiBackend } from './backend.js';
 import { badRequest } from './errors.js';
@@ -22,18 +24,24 @@ import { validateCompletionRequest } from './validate-request.js';
 import type { Body } from './check-value.js';
 import type { GenerateParams, InfillParts, PositionLogprobs } from '../shared/worker-protocol.js';
 import { llamaProbabilities } from './logprobs-shape.js';
+import { generationSettings } from './generation-settings.js';
+import { checkResponseFields, pickFields } from './response-fields.js';
 
 const RENAMED: Record<string, string> = { n_predict: 'max_tokens' };
 /** llama-server's own fields that have no effect here (the cache and slots are the server's). */
 const NO_EFFECT = new Set(['cache_prompt', 'id_slot', 'n_keep', 'return_tokens', 'samplers', 't_max_predict_ms', 'n_indent']);
 /** /infill's own fields, checked by infillOf. */
 const INFILL_FIELDS = new Set(['input_prefix', 'input_suffix', 'input_extra']);
+/** Read here, not by the completion's checks (response-fields.ts). */
+const OWN_FIELDS = new Set(['response_fields']);
 
 interface Ctx {
   backend: ApiBackend;
   res: ServerResponse;
   clientGone: AbortSignal;
   noteIgnored: (names: string[]) => void;
+  /** The server's sampling defaults for fields the request does not set (OpenAI's when absent). */
+  defaults?: ApiSamplingDefaults;
 }
 
 /** The body in /v1/completions' terms, and llama-server's own fields that have no effect here. */
@@ -46,7 +54,7 @@ function translated(body: unknown, infill: boolean): { b: Body; noEffect: string
       noEffect.push(k);
       continue;
     }
-    if (infill && INFILL_FIELDS.has(k)) continue;
+    if ((infill && INFILL_FIELDS.has(k)) || OWN_FIELDS.has(k)) continue;
     // n_probs 0 (llama-server's default) asks for none.
     if (k === 'n_probs') {
       if (v !== 0) out.logprobs = v;
@@ -83,25 +91,36 @@ export async function handleLlamaCompletion(body: unknown, ctx: Ctx, infill = fa
   const tokenize = ctx.backend.tokenize?.bind(ctx.backend);
   if (!infill && Array.isArray(b.prompt) && tokenize) b.prompt = await llamaPrompt(b.prompt, async (t, first) => (await tokenize(t, first, true)).tokens);
   // /infill's prompt is optional (the start of the middle).
-  const req = validateCompletionRequest(infill ? { prompt: '', ...b } : b);
+  const req = validateCompletionRequest(infill ? { prompt: '', ...b } : b, generationDefaults(ctx.defaults));
   const parts = infill ? infillOf(body as Body) : null;
+  const fields = checkResponseFields((body as Body).response_fields);
   ctx.noteIgnored([...noEffect, ...req.ignored]);
   const prompts = req.prompts ?? [req.promptTokens ?? req.prompt ?? ''];
   if (req.n > 1 || (prompts.length > 1 && (infill || req.stream))) throw badRequest(`${infill ? '/infill' : '/completion'} answers one prompt${infill ? '' : ', or a batch of them unstreamed'}: send a string or one array of token ids as 'prompt'`, 'prompt', 'invalid_value');
   if (parts && req.promptTokens) throw badRequest('"prompt" must be a string', 'prompt', 'invalid_type');
   const served = await servedFor(ctx.backend, req.model, namesModel, 'GET /v1/models');
   const inputOf = (p: string | number[]) => (parts ? { prompt: req.prompt ?? '', infill: parts } : typeof p === 'string' ? { prompt: p } : { promptTokens: p });
-  const finals = await Promise.all(prompts.map((p) => answerOne(req, served.id, { ...inputOf(p), maxTokens: req.maxTokens ?? served.ctxPerSequence }, ctx)));
+  const finals = await Promise.all(prompts.map((p) => answerOne(req, { model: served.id, fields }, { ...inputOf(p), maxTokens: req.maxTokens ?? served.ctxPerSequence }, ctx)));
   // Streamed, the answer has been written; a batch is a list, one object per prompt, in order.
   if (req.stream || finals.some((f) => f === null)) return;
   sendJson(ctx.res, 200, prompts.length === 1 ? finals[0] : finals);
 }
 
 /**
+ * The prompt as the model read it, special tokens written out (`<s> Once upon…`), as llama-server
+ * shows it; left out when the worker cannot say.
+ */
+async function promptText(backend: ApiBackend, tokens: number[]): Promise<{ prompt?: string }> {
+  if (!backend.detokenize || tokens.length === 0) return {};
+  const text = await backend.detokenize(tokens, true).catch(() => null);
+  return text === null ? {} : { prompt: text };
+}
+
+/**
  * One prompt's generation in llama-server's shape: streamed to the client (then null), or the
  * final object returned; null too when the client left.
  */
-async function answerOne(req: ApiGeneration, model: string, input: Omit<GenerateParams, 'sampling'>, ctx: Ctx): Promise<object | null> {
+async function answerOne(req: ApiGeneration, out: { model: string; fields: string[] }, input: Omit<GenerateParams, 'sampling'>, ctx: Ctx): Promise<object | null> {
   const params: GenerateParams = { ...input, sampling: req.sampling, ...(req.logprobs !== null ? { logprobs: req.logprobs } : {}) };
   const probs = req.logprobs !== null;
   const pieces: string[] = [];
@@ -122,19 +141,22 @@ async function answerOne(req: ApiGeneration, model: string, input: Omit<Generate
   if (!done) return null;
   const r = done.run.result;
   const stopType = done.stopHit ? 'word' : r.stopReason === 'max_tokens' || r.stopReason === 'ctx_full' ? 'limit' : 'eos';
-  const final = {
+  const whole = {
     content: req.stream ? '' : pieces.join(''),
     ...(probs ? { completion_probabilities: llamaProbabilities(req.stream ? done.restLogprobs : [...allProbs, ...done.restLogprobs]) } : {}),
     stop: true,
-    model,
+    model: out.model,
     tokens_predicted: r.tokens.length,
     tokens_evaluated: r.promptTokens.length,
+    generation_settings: generationSettings({ sampling: params.sampling, maxTokens: req.maxTokens, stream: req.stream, nProbs: req.logprobs ?? 0 }),
+    ...(await promptText(ctx.backend, r.promptTokens)),
     stop_type: stopType,
     stopping_word: '',
     truncated: false,
     timings: llamaTimings(r),
     ramforge: done.run.extras,
   };
+  const final = pickFields(out.fields, whole);
   if (!req.stream) return final;
   if (!started) ctx.res.writeHead(200, SSE_HEADERS);
   writerOf(ctx.res)(sseData(final));

@@ -3,6 +3,8 @@
 // text_delta per piece, content_block_stop), each tool call as a tool_use block with its input as
 // one input_json_delta, then message_delta (stop reason, usage) and message_stop. The status
 // line goes out with the first text, so a refusal before then keeps its own status.
+import { generationDefaults } from './generation-defaults.js';
+import type { ApiSamplingDefaults } from '../shared/api-defaults.js';
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { ApiBackend } from './backend.js';
@@ -21,6 +23,8 @@ export interface MessagesContext {
   res: ServerResponse;
   clientGone: AbortSignal;
   noteIgnored: (names: string[]) => void;
+  /** The server's sampling defaults for fields the request does not set (OpenAI's when absent). */
+  defaults?: ApiSamplingDefaults;
 }
 
 /** The finished message's blocks: the text (unless the turn is only calls), then the calls. */
@@ -82,7 +86,7 @@ class MessageStream {
 }
 
 export async function handleMessages(body: unknown, ctx: MessagesContext): Promise<void> {
-  const gen = validateMessagesRequest(body);
+  const gen = validateMessagesRequest(body, generationDefaults(ctx.defaults));
   ctx.noteIgnored(gen.ignored);
   const prepared = await prepareChat(gen, ctx.backend);
   const ids: MessageIds = { id: `msg_${randomUUID().replace(/-/g, '').slice(0, 24)}`, model: prepared.served.id };

@@ -10,6 +10,7 @@ import { given, optInt, optNumber, optObject, unknownNames, type Body } from './
 import { LIMITS } from '../shared/settings/run-settings.js';
 import type { ApiGeneration } from './request-types.js';
 import { validateChatRequest } from './validate-request.js';
+import { OPENAI_DEFAULTS, type GenerationDefaults } from './generation-defaults.js';
 
 const MESSAGES_PARAMS = new Set([
   'model', 'messages', 'system', 'max_tokens', 'stop_sequences', 'temperature', 'top_p', 'top_k', 'stream', 'tools', 'tool_choice', 'metadata',
@@ -93,7 +94,7 @@ function toolChoiceOf(v: unknown): { choice?: unknown; parallel?: boolean } {
   throw badRequest("'tool_choice' must be {\"type\": \"auto\"}, {\"type\": \"any\"}, {\"type\": \"none\"} or {\"type\": \"tool\", \"name\": …}", 'tool_choice', 'invalid_value');
 }
 
-export function validateMessagesRequest(body: unknown): ApiGeneration {
+export function validateMessagesRequest(body: unknown, defaults: GenerationDefaults = OPENAI_DEFAULTS): ApiGeneration {
   if (!isObject(body)) throw badRequest('the request body must be a JSON object', null, 'invalid_body');
   const b = body;
   const ignored = unknownNames(b, MESSAGES_PARAMS);
@@ -116,6 +117,6 @@ export function validateMessagesRequest(body: unknown): ApiGeneration {
   const { choice, parallel } = toolChoiceOf(b.tool_choice);
   if (choice !== undefined) chat.tool_choice = choice;
   if (parallel !== undefined) chat.parallel_tool_calls = parallel;
-  const gen = validateChatRequest(chat);
+  const gen = validateChatRequest(chat, defaults);
   return { ...gen, ignored: [...ignored, ...gen.ignored] };
 }

@@ -11,6 +11,8 @@ import { LIMITS } from '../shared/settings/run-settings.js';
 import { badRequest } from './errors.js';
 import { given, optBool, optInt, optNumber, unknownNames, type Body } from './check-value.js';
 import { MAX_STOP_LENGTH, MAX_STOP_STRINGS, RANDOM_SEED } from './validate-request.js';
+import { generationDefaults, type GenerationDefaults } from './generation-defaults.js';
+import type { ApiSamplingDefaults } from '../shared/api-defaults.js';
 
 export interface OllamaOptions {
   sampling: SamplingParams;
@@ -45,6 +47,9 @@ export const OLLAMA_OPTIONS = new Set([...HONOURED, ...LOAD_ONLY_INTS, ...LOAD_O
 /** Ollama's defaults where the request gives no value. */
 export const OLLAMA_DEFAULTS = { temperature: 0.8, topK: 40, topP: 0.9, minP: 0, repeatPenalty: 1.1, repeatLastN: 64 } as const;
 
+/** Ollama's defaults as the base the server's own are laid over. */
+const OLLAMA_GENERATION: GenerationDefaults = { sampling: { ...OLLAMA_DEFAULTS, seed: RANDOM_SEED }, maxTokens: null };
+
 const named = (o: Body): Body => {
   // Messages name the option as clients write it (options.temperature).
   const out: Body = {};
@@ -64,14 +69,19 @@ function checkStop(v: unknown): string[] {
   });
 }
 
-function checkSeed(b: Body): number {
+function checkSeed(b: Body, fallback: number): number {
   const v = optInt(b, 'options.seed', -1, RANDOM_SEED - 1);
-  // Ollama's default and -1 both mean a random seed.
-  return v === null || v === -1 ? RANDOM_SEED : v;
+  // -1 means a random seed, as Ollama's default does; unset, the server's default (random unless set).
+  if (v === null) return fallback;
+  return v === -1 ? RANDOM_SEED : v;
 }
 
-/** `options` of a request (undefined or null: all defaults); options not applied are added to `ignored`. */
-export function checkOllamaOptions(v: unknown, ignored: string[]): OllamaOptions {
+/**
+ * `options` of a request (undefined or null: all defaults: the server's where `serve` was given
+ * one, else Ollama's); options not applied are added to `ignored`.
+ */
+export function checkOllamaOptions(v: unknown, ignored: string[], server?: ApiSamplingDefaults): OllamaOptions {
+  const d = generationDefaults(server, OLLAMA_GENERATION);
   if (given(v) && (typeof v !== 'object' || Array.isArray(v))) throw badRequest("'options' must be an object", 'options', 'invalid_type');
   const raw = (given(v) ? v : {}) as Body;
   ignored.push(...unknownNames(raw, OLLAMA_OPTIONS, 'options.'));
@@ -89,16 +99,16 @@ export function checkOllamaOptions(v: unknown, ignored: string[]): OllamaOptions
   const numCtx = optInt(b, 'options.num_ctx', 1, 1 << 24);
   return {
     sampling: {
-      temperature: optNumber(b, 'options.temperature', 0, 2) ?? OLLAMA_DEFAULTS.temperature,
-      topK: optInt(b, 'options.top_k', LIMITS.topK.min, LIMITS.topK.max) ?? OLLAMA_DEFAULTS.topK,
-      topP: optNumber(b, 'options.top_p', 0, 1) ?? OLLAMA_DEFAULTS.topP,
-      minP: optNumber(b, 'options.min_p', 0, 1) ?? OLLAMA_DEFAULTS.minP,
-      repeatPenalty: optNumber(b, 'options.repeat_penalty', 0, 10) ?? OLLAMA_DEFAULTS.repeatPenalty,
+      temperature: optNumber(b, 'options.temperature', 0, 2) ?? d.sampling.temperature,
+      topK: optInt(b, 'options.top_k', LIMITS.topK.min, LIMITS.topK.max) ?? d.sampling.topK,
+      topP: optNumber(b, 'options.top_p', 0, 1) ?? d.sampling.topP,
+      minP: optNumber(b, 'options.min_p', 0, 1) ?? d.sampling.minP,
+      repeatPenalty: optNumber(b, 'options.repeat_penalty', 0, 10) ?? d.sampling.repeatPenalty,
       // Ollama: -1 = the whole context, 0 = off.
-      repeatLastN: optInt(b, 'options.repeat_last_n', -1, 1 << 20) ?? OLLAMA_DEFAULTS.repeatLastN,
-      seed: checkSeed(b),
+      repeatLastN: optInt(b, 'options.repeat_last_n', -1, 1 << 20) ?? d.sampling.repeatLastN,
+      seed: checkSeed(b, d.sampling.seed),
     },
-    maxTokens: predict === null || predict < 0 ? null : predict,
+    maxTokens: predict === null ? d.maxTokens : predict < 0 ? null : predict,
     stop: checkStop(b['options.stop']),
     numCtx,
   };

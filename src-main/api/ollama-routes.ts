@@ -1,6 +1,7 @@
 // Ollama's routes on the API server: which exist with which method, and what each answers. The
 // HTTP server does access, auth and body limits for them as for OpenAI's routes, and writes
 // their errors in Ollama's shape.
+import type { ApiSamplingDefaults } from '../shared/api-defaults.js';
 import type { ServerResponse } from 'node:http';
 import { RAMFORGE_VERSION } from '../shared/version.js';
 import type { ApiBackend } from './backend.js';
@@ -47,6 +48,8 @@ export interface OllamaPostContext {
   clientGone: AbortSignal;
   /** Names the request's accepted-but-ignored fields to the client (a header) and the log. */
   noteIgnored: (names: string[]) => void;
+  /** The server's sampling defaults (`serve --temp …`) for fields a request does not set. */
+  defaults?: ApiSamplingDefaults;
 }
 
 /** The POST routes; an ApiError thrown before an answer began is the caller's to send. */
@@ -63,7 +66,7 @@ export async function ollamaPost(route: string, body: unknown, ctx: OllamaPostCo
     ctx.noteIgnored(req.ignored);
     return handleEmbeddings(req, route === '/api/embed' ? 'ollama' : 'ollama-legacy', ctx);
   }
-  const req = route === '/api/chat' ? validateOllamaChat(body) : validateOllamaGenerate(body);
+  const req = route === '/api/chat' ? validateOllamaChat(body, ctx.defaults) : validateOllamaGenerate(body, ctx.defaults);
   ctx.noteIgnored(req.ignored);
   await handleOllama(req, { ...ctx, now: () => performance.now() });
 }

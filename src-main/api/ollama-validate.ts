@@ -5,6 +5,7 @@
 // gets what it asked for or a 400 saying why not; a field Ollama does not have is accepted and
 // ignored, as Ollama does, and named in the request's `ignored` list (a header and a log line).
 // Pure.
+import type { ApiSamplingDefaults } from '../shared/api-defaults.js';
 import { MAX_TOP_LOGPROBS, type ChatMessage } from '../shared/worker-protocol.js';
 import { badRequest } from './errors.js';
 import { given, onlyNeutral, optBool, optInt, optString, unknownNames, type Body } from './check-value.js';
@@ -74,7 +75,7 @@ function checkKeepAlive(b: Body): boolean {
   return Number(m[1]) === 0;
 }
 
-function checkCommon(b: Body, known: Set<string>): { model: string | null; stream: boolean; ignored: string[]; unload: boolean; logprobs: number | null } & OllamaOptions {
+function checkCommon(b: Body, known: Set<string>, server?: ApiSamplingDefaults): { model: string | null; stream: boolean; ignored: string[]; unload: boolean; logprobs: number | null } & OllamaOptions {
   const ignored = unknownNames(b, known);
   const model = checkModel(b);
   const stream = optBool(b, 'stream') ?? true;
@@ -82,7 +83,7 @@ function checkCommon(b: Body, known: Set<string>): { model: string | null; strea
   onlyNeutral(b, 'think', (v) => v === false, 'this server does not separate thinking from the answer');
   const logprobs = optBool(b, 'logprobs') ? (optInt(b, 'top_logprobs', 0, MAX_TOP_LOGPROBS) ?? 0) : (optInt(b, 'top_logprobs', 0, MAX_TOP_LOGPROBS), null);
   const unload = checkKeepAlive(b);
-  const options = checkOllamaOptions(b.options, ignored);
+  const options = checkOllamaOptions(b.options, ignored, server);
   return { model, stream, ignored, unload, logprobs, ...options, sampling: grammar !== null ? { ...options.sampling, grammar } : options.sampling };
 }
 
@@ -113,17 +114,17 @@ function checkMessages(b: Body, ignored: string[]): ChatMessage[] {
   });
 }
 
-export function validateOllamaChat(body: unknown): OllamaRequest {
+export function validateOllamaChat(body: unknown, server?: ApiSamplingDefaults): OllamaRequest {
   const b = asBody(body);
-  const common = checkCommon(b, OLLAMA_CHAT_FIELDS);
+  const common = checkCommon(b, OLLAMA_CHAT_FIELDS, server);
   // Ollama has no tool_choice: the model may call or answer (its `auto`).
   const tools = checkToolRequest({ tools: b.tools });
   return { api: 'chat', ...common, messages: checkMessages(b, common.ignored), prompt: '', system: null, raw: false, tools, suffix: null };
 }
 
-export function validateOllamaGenerate(body: unknown): OllamaRequest {
+export function validateOllamaGenerate(body: unknown, server?: ApiSamplingDefaults): OllamaRequest {
   const b = asBody(body);
-  const common = checkCommon(b, OLLAMA_GENERATE_FIELDS);
+  const common = checkCommon(b, OLLAMA_GENERATE_FIELDS, server);
   const prompt = optString(b, 'prompt', 1 << 22) ?? '';
   const system = optString(b, 'system', 1 << 22);
   const raw = optBool(b, 'raw') ?? false;

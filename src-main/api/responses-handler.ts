@@ -4,6 +4,8 @@
 // events, then each function call as an item with its arguments, then response.completed (or
 // response.incomplete when the token limit ended it). The status line goes out with the first
 // text, so a refusal before then (queue full, prompt too long) keeps its own status.
+import { generationDefaults } from './generation-defaults.js';
+import type { ApiSamplingDefaults } from '../shared/api-defaults.js';
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { ApiBackend } from './backend.js';
@@ -19,6 +21,8 @@ export interface ResponsesContext {
   res: ServerResponse;
   clientGone: AbortSignal;
   noteIgnored: (names: string[]) => void;
+  /** The server's sampling defaults for fields the request does not set (OpenAI's when absent). */
+  defaults?: ApiSamplingDefaults;
 }
 
 const hex = (n: number) => randomUUID().replace(/-/g, '').slice(0, n);
@@ -95,7 +99,7 @@ class ResponseStream {
 }
 
 export async function handleResponses(body: unknown, ctx: ResponsesContext): Promise<void> {
-  const { gen, echo } = validateResponsesRequest(body);
+  const { gen, echo } = validateResponsesRequest(body, generationDefaults(ctx.defaults));
   ctx.noteIgnored(gen.ignored);
   const prepared = await prepareChat(gen, ctx.backend);
   const ids: ResponseIds = { id: `resp_${hex(32)}`, messageId: `msg_${hex(32)}`, createdAt: Math.floor(Date.now() / 1000), model: prepared.served.id };

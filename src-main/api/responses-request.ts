@@ -9,6 +9,7 @@ import { given, onlyNeutral, optBool, optInt, optNumber, optObject, optString, u
 import { LIMITS } from '../shared/settings/run-settings.js';
 import type { ApiGeneration } from './request-types.js';
 import { validateChatRequest } from './validate-request.js';
+import { OPENAI_DEFAULTS, type GenerationDefaults } from './generation-defaults.js';
 
 /** What the answer repeats of the request (the Response object echoes its settings). */
 export interface ResponsesEcho {
@@ -122,7 +123,7 @@ function formatOf(b: Body, ignored: string[]): { responseFormat: Body | undefine
   return { responseFormat: { type: 'json_schema', json_schema: schema }, echo: f };
 }
 
-export function validateResponsesRequest(body: unknown): ResponsesRequest {
+export function validateResponsesRequest(body: unknown, defaults: GenerationDefaults = OPENAI_DEFAULTS): ResponsesRequest {
   if (!isObject(body)) throw badRequest('the request body must be a JSON object', null, 'invalid_body');
   const b = body;
   const ignored = unknownNames(b, RESPONSES_PARAMS);
@@ -142,7 +143,7 @@ export function validateResponsesRequest(body: unknown): ResponsesRequest {
   if (tools) chat.tools = tools;
   if (given(b.tool_choice)) chat.tool_choice = toolChoiceOf(b.tool_choice);
   if (responseFormat) chat.response_format = responseFormat;
-  const gen = validateChatRequest(chat);
+  const gen = validateChatRequest(chat, defaults);
   return {
     gen: { ...gen, ignored: [...ignored, ...gen.ignored] },
     echo: {

@@ -1,5 +1,6 @@
 // Counting a request's prompt without generating: OpenAI's POST /v1/responses/input_tokens
-// (openai-python's `responses.input_tokens.count`) and Anthropic's POST /v1/messages/count_tokens.
+// (openai-python's `responses.input_tokens.count`), Anthropic's POST /v1/messages/count_tokens
+// and llama-server's POST /v1/chat/completions/input_tokens (a chat completion's body).
 // The body is the one the generating route takes, checked by the same validation, and its turns
 // and tools are prepared and rendered exactly as that route's generation would be (prepareChat,
 // then the worker's chat rendering and tokenizer), so the count is the prompt a generation decodes.
@@ -9,6 +10,7 @@ import { unavailable } from './errors.js';
 import type { ApiGeneration } from './request-types.js';
 import { validateMessagesRequest } from './messages-request.js';
 import { validateResponsesRequest } from './responses-request.js';
+import { validateChatRequest } from './validate-request.js';
 
 /** The prompt tokens a chat generation of this request would be given. */
 async function promptTokenCount(req: ApiGeneration, backend: ApiBackend): Promise<number> {
@@ -32,6 +34,13 @@ export async function answerInputTokens(body: unknown, backend: ApiBackend, note
 /** Anthropic's count: `{"input_tokens"}` and nothing else (max_tokens is not needed). */
 export async function answerCountTokens(body: unknown, backend: ApiBackend, noteIgnored: (names: string[]) => void): Promise<{ input_tokens: number }> {
   const gen = validateMessagesRequest(body);
+  noteIgnored(gen.ignored);
+  return { input_tokens: await promptTokenCount(gen, backend) };
+}
+
+/** llama-server's count for a chat completion's body: `{"input_tokens"}`. */
+export async function answerChatInputTokens(body: unknown, backend: ApiBackend, noteIgnored: (names: string[]) => void): Promise<{ input_tokens: number }> {
+  const gen = validateChatRequest(body);
   noteIgnored(gen.ignored);
   return { input_tokens: await promptTokenCount(gen, backend) };
 }

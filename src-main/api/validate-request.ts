@@ -14,6 +14,7 @@ import { given, onlyNeutral, optBool, optInt, optNumber, optObject, optString, t
 import type { ApiGeneration, ApiKind } from './request-types.js';
 import { checkGrammarText, checkJsonSchema, checkResponseFormat } from './response-format.js';
 import { checkToolRequest } from './tool-request.js';
+import { OPENAI_DEFAULTS, RANDOM_SEED, type GenerationDefaults } from './generation-defaults.js';
 
 /** Stop strings a request may give (OpenAI allows 4; llama-server more). */
 export const MAX_STOP_STRINGS = 16;
@@ -21,8 +22,7 @@ export const MAX_STOP_LENGTH = 1000;
 export const MAX_MESSAGES = 10_000;
 /** Choices one request may ask for: prompts of a batch times `n`. */
 export const MAX_CHOICES = 128;
-/** The worker's "random seed". */
-export const RANDOM_SEED = 0xffffffff;
+export { RANDOM_SEED } from './generation-defaults.js';
 
 /** A suffix is text as a prompt is; the body's own limit bounds both. */
 const MAX_SUFFIX_CHARS = 16 * 1024 * 1024;
@@ -79,9 +79,9 @@ function checkStop(b: Body): string[] {
   });
 }
 
-function checkSeed(b: Body): number {
+function checkSeed(b: Body, fallback: number): number {
   const v = b.seed;
-  if (!given(v)) return RANDOM_SEED;
+  if (!given(v)) return fallback;
   if (typeof v !== 'number' || !Number.isInteger(v)) throw badRequest("'seed' must be an integer", 'seed', 'invalid_type');
   // -1 is llama-server's "random"; 0xffffffff is the worker's.
   if (v === -1) return RANDOM_SEED;
@@ -98,18 +98,18 @@ function checkGrammar(b: Body): string | null {
   return gbnf ?? schema ?? format;
 }
 
-function checkSampling(b: Body): SamplingParams {
+/** The request's samplers; a field it does not set gets the server's default (generation-defaults.ts). */
+function checkSampling(b: Body, d: GenerationDefaults['sampling']): SamplingParams {
   const grammar = checkGrammar(b);
   return {
     ...(grammar !== null ? { grammar } : {}),
-    // OpenAI's defaults: temperature 1, top_p 1; llama.cpp's extra samplers off unless asked for.
-    temperature: optNumber(b, 'temperature', 0, 2) ?? 1,
-    topP: optNumber(b, 'top_p', 0, 1) ?? 1,
-    topK: optInt(b, 'top_k', LIMITS.topK.min, LIMITS.topK.max) ?? 0,
-    minP: optNumber(b, 'min_p', 0, 1) ?? 0,
-    repeatPenalty: optNumber(b, 'repeat_penalty', 0, 10) ?? 1,
-    repeatLastN: 64,
-    seed: checkSeed(b),
+    temperature: optNumber(b, 'temperature', 0, 2) ?? d.temperature,
+    topP: optNumber(b, 'top_p', 0, 1) ?? d.topP,
+    topK: optInt(b, 'top_k', LIMITS.topK.min, LIMITS.topK.max) ?? d.topK,
+    minP: optNumber(b, 'min_p', 0, 1) ?? d.minP,
+    repeatPenalty: optNumber(b, 'repeat_penalty', 0, 10) ?? d.repeatPenalty,
+    repeatLastN: d.repeatLastN,
+    seed: checkSeed(b, d.seed),
   };
 }
 
@@ -124,13 +124,13 @@ function checkStreamOptions(b: Body, stream: boolean, ignored: string[]): boolea
 }
 
 /** What both endpoints share. */
-function checkCommon(b: Body, kind: ApiKind, maxTokensParam: string | null, known: Set<string>): Omit<ApiGeneration, 'messages' | 'prompt' | 'echo' | 'logprobs' | 'suffix'> {
+function checkCommon(b: Body, kind: ApiKind, maxTokensParam: string | null, known: Set<string>, d: GenerationDefaults): Omit<ApiGeneration, 'messages' | 'prompt' | 'echo' | 'logprobs' | 'suffix'> {
   const ignored = unknownNames(b, known);
   const model = checkModel(b);
   // A text completion may ask for no new token: lm-eval-harness scores a prompt with echo, logprobs and max_tokens 0.
   const max = (p: string) => optInt(b, p, kind === 'completion' ? 0 : 1, LIMITS.maxTokens.max);
   // max_completion_tokens replaces max_tokens in OpenAI's chat API; either is honoured.
-  const maxTokens = (maxTokensParam ? max(maxTokensParam) : null) ?? max('max_tokens');
+  const maxTokens = (maxTokensParam ? max(maxTokensParam) : null) ?? max('max_tokens') ?? d.maxTokens;
   const n = optInt(b, 'n', 1, MAX_CHOICES) ?? 1;
   optNumber(b, 'frequency_penalty', -2, 2);
   optNumber(b, 'presence_penalty', -2, 2);
@@ -139,7 +139,7 @@ function checkCommon(b: Body, kind: ApiKind, maxTokensParam: string | null, know
   if (optObject(b, 'logit_bias') !== null && !isEmptyObject(b.logit_bias)) ignored.push('logit_bias');
   const stream = optBool(b, 'stream') ?? false;
   const includeUsage = checkStreamOptions(b, stream, ignored);
-  return { kind, model, maxTokens, sampling: checkSampling(b), stop: checkStop(b), stream, includeUsage, ignored, n };
+  return { kind, model, maxTokens, sampling: checkSampling(b, d.sampling), stop: checkStop(b), stream, includeUsage, ignored, n };
 }
 
 function textOfContent(v: unknown, param: string): string {
@@ -224,9 +224,9 @@ function checkMessages(b: Body, ignored: string[]): ChatMessage[] {
   });
 }
 
-export function validateChatRequest(body: unknown): ApiGeneration {
+export function validateChatRequest(body: unknown, defaults: GenerationDefaults = OPENAI_DEFAULTS): ApiGeneration {
   const b = asBody(body);
-  const common = checkCommon(b, 'chat', 'max_completion_tokens', CHAT_PARAMS);
+  const common = checkCommon(b, 'chat', 'max_completion_tokens', CHAT_PARAMS, defaults);
   const messages = checkMessages(b, common.ignored);
   const logprobs = checkChatLogprobs(b);
   const tools = checkToolRequest(b);
@@ -296,9 +296,9 @@ function checkChoices(count: number): void {
   if (count > MAX_CHOICES) throw badRequest(`a request may ask for at most ${MAX_CHOICES} choices (prompts × n), got ${count}`, 'n', 'invalid_value');
 }
 
-export function validateCompletionRequest(body: unknown): ApiGeneration {
+export function validateCompletionRequest(body: unknown, defaults: GenerationDefaults = OPENAI_DEFAULTS): ApiGeneration {
   const b = asBody(body);
-  const common = checkCommon(b, 'completion', null, COMPLETION_PARAMS);
+  const common = checkCommon(b, 'completion', null, COMPLETION_PARAMS, defaults);
   const prompts = checkPrompts(b);
   checkChoices(prompts.length * common.n);
   const first = prompts[0] as string | number[];

@@ -149,10 +149,14 @@ export class AppApiBackend implements ApiBackend {
     });
   }
 
-  async detokenize(tokens: number[]): Promise<string> {
+  slots(): boolean[] {
+    return this.gate().slots();
+  }
+
+  async detokenize(tokens: number[], special = false): Promise<string> {
     const h = this.access.host();
     if (!h?.detokenize) throw unavailable('this worker does not detokenize', 'tokenize_unavailable');
-    return h.detokenize(tokens).catch((e: unknown) => {
+    return h.detokenize(tokens, special).catch((e: unknown) => {
       throw apiErrorOfWorker((e as { code?: string }).code, (e as Error).message, false, 'input');
     });
   }

@@ -9,6 +9,8 @@ import type { ApiServerState } from '../shared/api-server-state.js';
 import { ApiServerOptionsError, validateApiServerOptions } from '../shared/api-server-state.js';
 import { parseCorsOrigins } from '../api/cors.js';
 import { readApiSetting, writeApiSetting } from './api-setting.js';
+import { apiDefaultsText, type ApiSamplingDefaults } from '../shared/api-defaults.js';
+import { NO_MODEL_NAMES, type ModelNames } from '../shared/model-names.js';
 
 export interface ListenOptions {
   host: string;
@@ -18,6 +20,12 @@ export interface ListenOptions {
   cors?: string[];
   /** GET /metrics answers (`serve --metrics`). */
   metrics?: boolean;
+  /** Sampling for request fields left unset (`serve --temp …`, the app's setting); none when absent. */
+  defaults?: ApiSamplingDefaults;
+  /** The names the model is served under (`serve --alias`, `--tags`, the app's setting); the file's when absent. */
+  names?: ModelNames;
+  /** GET /slots answers (`serve --slots`, the default; the app's setting); off: 501. */
+  slots?: boolean;
 }
 
 /** The origins the app was given, as `serve --cors` takes them (ApiServerOptionsError when one is not an origin). */
@@ -28,6 +36,13 @@ function corsOf(list: string[]): string[] {
   } catch (e) {
     throw new ApiServerOptionsError((e as Error).message.replace(/^--cors:? ?/, 'CORS origins: '));
   }
+}
+
+/** Nothing a running server was started with would change (else it restarts with the new options). */
+function sameListen(a: ListenOptions, b: ListenOptions): boolean {
+  const defaults = (l: ListenOptions) => apiDefaultsText(l.defaults ?? {});
+  const names = (l: ListenOptions) => JSON.stringify(l.names ?? NO_MODEL_NAMES);
+  return a.host === b.host && a.port === b.port && a.apiKey === b.apiKey && (a.cors ?? []).join(',') === (b.cors ?? []).join(',') && defaults(a) === defaults(b) && names(a) === names(b) && (a.slots ?? true) === (b.slots ?? true);
 }
 
 export class ApiServerControl {
@@ -51,6 +66,9 @@ export class ApiServerControl {
       hasKey: (this.listen?.apiKey ?? null) !== null,
       error: this.error,
       cors: this.listen?.cors ?? [],
+      defaults: this.listen?.defaults ?? {},
+      names: this.listen?.names ?? NO_MODEL_NAMES,
+      slots: this.listen?.slots ?? true,
     };
   }
 
@@ -59,7 +77,7 @@ export class ApiServerControl {
     await this.chain.catch(() => undefined);
     if (this.listen === null) {
       const s = await readApiSetting(this.settingFile);
-      return { enabled: s.enabled, url: null, port: s.port, hasKey: s.apiKey !== null, error: null, cors: s.cors };
+      return { enabled: s.enabled, url: null, port: s.port, hasKey: s.apiKey !== null, error: null, cors: s.cors, defaults: s.defaults, names: s.names, slots: s.slots };
     }
     return this.state();
   }
@@ -72,8 +90,11 @@ export class ApiServerControl {
       const before = await readApiSetting(this.settingFile);
       const apiKey = o.apiKey === undefined ? before.apiKey : o.apiKey;
       const cors = asked ?? before.cors;
-      await writeApiSetting(this.settingFile, { enabled: o.enabled, port: o.port, apiKey, cors });
-      await this.apply(o.enabled, { host: '127.0.0.1', port: o.port, apiKey, cors });
+      const defaults = o.defaults ?? before.defaults;
+      const names = o.names ?? before.names;
+      const slots = o.slots ?? before.slots;
+      await writeApiSetting(this.settingFile, { enabled: o.enabled, port: o.port, apiKey, cors, defaults, names, slots });
+      await this.apply(o.enabled, { host: '127.0.0.1', port: o.port, apiKey, cors, defaults, names, slots });
       return this.state();
     });
   }
@@ -82,7 +103,7 @@ export class ApiServerControl {
   restore(): Promise<ApiServerState> {
     return this.serial(async () => {
       const s = await readApiSetting(this.settingFile);
-      await this.apply(s.enabled, { host: '127.0.0.1', port: s.port, apiKey: s.apiKey, cors: s.cors });
+      await this.apply(s.enabled, { host: '127.0.0.1', port: s.port, apiKey: s.apiKey, cors: s.cors, defaults: s.defaults, names: s.names, slots: s.slots });
       return this.state();
     });
   }
@@ -107,8 +128,7 @@ export class ApiServerControl {
   }
 
   private async apply(enabled: boolean, l: ListenOptions): Promise<void> {
-    const same =
-      this.server !== null && this.listen !== null && this.listen.host === l.host && this.listen.port === l.port && this.listen.apiKey === l.apiKey && (this.listen.cors ?? []).join(',') === (l.cors ?? []).join(',');
+    const same = this.server !== null && this.listen !== null && sameListen(this.listen, l);
     this.enabled = enabled;
     this.listen = l;
     if (enabled && same) return;
@@ -126,7 +146,7 @@ export class ApiServerControl {
         return { active: now.activeRequests, queued: now.queued };
       };
       const metrics = l.metrics ? new ServerMetrics(load) : null;
-      this.server = await startApiServer({ backend: this.backend, host: l.host, port: l.port, apiKey: l.apiKey, ...(l.cors ? { cors: l.cors } : {}), ...(metrics ? { metrics } : {}) });
+      this.server = await startApiServer({ backend: this.backend, host: l.host, port: l.port, apiKey: l.apiKey, ...(l.cors ? { cors: l.cors } : {}), ...(metrics ? { metrics } : {}), ...(l.defaults ? { defaults: l.defaults } : {}), ...(l.names ? { names: l.names } : {}), slots: l.slots ?? true });
       this.feed.start(this.server.url);
     } catch (e) {
       const err = e as NodeJS.ErrnoException;

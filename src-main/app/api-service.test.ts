@@ -71,10 +71,10 @@ afterEach(async () => {
 
 describe('AppService with the API server', () => {
   it('is off by default; on, it listens on 127.0.0.1, serves the loaded model, keeps the setting (owner-only), and goes off again', async () => {
-    expect(await svc.getApiServer()).toEqual({ enabled: false, url: null, port: 8080, hasKey: false, error: null, cors: [] });
+    expect(await svc.getApiServer()).toEqual({ enabled: false, url: null, port: 8080, hasKey: false, error: null, cors: [], defaults: {}, names: { aliases: [], tags: [] }, slots: true });
     const port = await freePort();
     const on = await svc.setApiServer({ enabled: true, port, apiKey: null });
-    expect(on).toEqual({ enabled: true, url: `http://127.0.0.1:${port}/v1`, port, hasKey: false, error: null, cors: [] });
+    expect(on).toEqual({ enabled: true, url: `http://127.0.0.1:${port}/v1`, port, hasKey: false, error: null, cors: [], defaults: {}, names: { aliases: [], tags: [] }, slots: true });
     expect((await stat(join(dir, 'api-server.json'))).mode & 0o777).toBe(0o600);
     const noModel = await complete(on.url as string, {});
     expect(noModel.status).toBe(503);
@@ -90,6 +90,55 @@ describe('AppService with the API server', () => {
     expect(off).toMatchObject({ enabled: false, url: null });
     expect(stats().at(-1)?.url).toBeNull();
     await expect(fetch(`${on.url}/models`)).rejects.toThrow();
+  });
+
+  it("sampling defaults from the setting: a request that sets nothing gets them, /props shows them, they are kept, and a wrong one is refused", async () => {
+    const port = await freePort();
+    const on = await svc.setApiServer({ enabled: true, port, apiKey: null, defaults: { maxTokens: 4, seed: 42, temperature: 0.2 } });
+    expect(on.defaults).toEqual({ maxTokens: 4, seed: 42, temperature: 0.2 });
+    await svc.load(join(dir, 'm.gguf'), defaultSettings());
+    const silent = await complete(on.url as string, { max_tokens: undefined });
+    expect(((await silent.json()) as { choices: { text: string }[] }).choices[0]?.text).toBe('t0 t1 t2 t3 ');
+    const props = (await (await fetch(`http://127.0.0.1:${port}/props`)).json()) as { default_generation_settings: { params: object } };
+    expect(props.default_generation_settings.params).toMatchObject({ seed: 42, temperature: 0.2, n_predict: 4, top_p: 1 });
+    await svc.setApiServer({ enabled: false, port });
+    expect((await svc.setApiServer({ enabled: true, port })).defaults).toEqual({ maxTokens: 4, seed: 42, temperature: 0.2 });
+    await expect(Promise.resolve().then(() => svc.setApiServer({ enabled: true, port, defaults: { temperature: 'hot' } as never }))).rejects.toThrow(/temperature must be a number/);
+    const cleared = await svc.setApiServer({ enabled: true, port, defaults: {} });
+    expect(cleared.defaults).toEqual({});
+    const open = await complete(cleared.url as string, { max_tokens: undefined });
+    expect(((await open.json()) as { usage: { completion_tokens: number } }).usage.completion_tokens).toBeGreaterThan(4);
+  });
+
+  it('model names from the setting: /v1/models lists the first alias with every alias and tag, requests may use any; kept', async () => {
+    const port = await freePort();
+    const on = await svc.setApiServer({ enabled: true, port, apiKey: null, names: { aliases: ['zeta', 'alpha'], tags: ['chat'] } });
+    expect(on.names).toEqual({ aliases: ['zeta', 'alpha'], tags: ['chat'] });
+    await svc.load(join(dir, 'm.gguf'), defaultSettings());
+    const list = (await (await fetch(`${on.url}/models`)).json()) as { data: object[] };
+    expect(list.data).toEqual([expect.objectContaining({ id: 'alpha', aliases: ['zeta', 'alpha'], tags: ['chat'] })]);
+    for (const model of ['alpha', 'zeta', 'm']) expect((await complete(on.url as string, { model })).status, model).toBe(200);
+    await svc.setApiServer({ enabled: false, port });
+    expect((await svc.setApiServer({ enabled: true, port })).names).toEqual({ aliases: ['zeta', 'alpha'], tags: ['chat'] });
+    await expect(Promise.resolve().then(() => svc.setApiServer({ enabled: true, port, names: { aliases: ['a b'], tags: [] } }))).rejects.toThrow(/alias 'a b'/);
+  });
+
+  it("GET /slots from the setting: a slot per sequence, busy while a generation runs (the app's chat too); off, a 501", async () => {
+    const port = await freePort();
+    const on = await svc.setApiServer({ enabled: true, port, apiKey: null });
+    expect(on.slots).toBe(true);
+    await svc.load(join(dir, 'm.gguf'), { ...defaultSettings(), parallel: 2 });
+    const slots = async () => (await (await fetch(`http://127.0.0.1:${port}/slots`)).json()) as { id: number; is_processing: boolean }[];
+    expect((await slots()).map((s) => [s.id, s.is_processing])).toEqual([[0, false], [1, false]]);
+    await svc.generate('ui-1', [{ role: 'user', content: 'hi' }], DEFAULT_SAMPLING, 50);
+    await waitFor(() => events.some((e) => e.type === 'token'));
+    expect((await slots()).map((s) => s.is_processing)).toEqual([true, false]);
+    await svc.stop();
+    const off = await svc.setApiServer({ enabled: true, port, slots: false });
+    expect(off.slots).toBe(false);
+    // The server restarted with the new setting: a pooled connection to the old one may be closed once.
+    const status = () => fetch(`http://127.0.0.1:${port}/slots`).then((r) => r.status, () => fetch(`http://127.0.0.1:${port}/slots`).then((r) => r.status));
+    expect(await status()).toBe(501);
   });
 
   it('a key is kept when the switch is flipped without one, and only whether there is one is told', async () => {

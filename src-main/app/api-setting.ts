@@ -3,6 +3,8 @@
 import { readFile } from 'node:fs/promises';
 import { DEFAULT_API_PORT, validateApiServerOptions } from '../shared/api-server-state.js';
 import { writeFileAtomic } from '../node/atomic-write.js';
+import type { ApiSamplingDefaults } from '../shared/api-defaults.js';
+import { NO_MODEL_NAMES, type ModelNames } from '../shared/model-names.js';
 
 export interface ApiSetting {
   enabled: boolean;
@@ -10,14 +12,20 @@ export interface ApiSetting {
   apiKey: string | null;
   /** Origins let in from a browser; [] = none. */
   cors: string[];
+  /** Sampling for request fields left unset; {} = each API's own. */
+  defaults: ApiSamplingDefaults;
+  /** Aliases and tags the model is served under; empty = the file's name. */
+  names: ModelNames;
+  /** GET /slots answers (on by default, as in llama-server). */
+  slots: boolean;
 }
 
-export const DEFAULT_API_SETTING: ApiSetting = { enabled: false, port: DEFAULT_API_PORT, apiKey: null, cors: [] };
+export const DEFAULT_API_SETTING: ApiSetting = { enabled: false, port: DEFAULT_API_PORT, apiKey: null, cors: [], defaults: {}, names: NO_MODEL_NAMES, slots: true };
 
 export async function readApiSetting(file: string): Promise<ApiSetting> {
   try {
     const o = validateApiServerOptions(JSON.parse(await readFile(file, 'utf8')));
-    return { enabled: o.enabled, port: o.port, apiKey: o.apiKey ?? null, cors: o.cors ?? [] };
+    return { enabled: o.enabled, port: o.port, apiKey: o.apiKey ?? null, cors: o.cors ?? [], defaults: o.defaults ?? {}, names: o.names ?? NO_MODEL_NAMES, slots: o.slots ?? true };
   } catch {
     return { ...DEFAULT_API_SETTING };
   }

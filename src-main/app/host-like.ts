@@ -12,7 +12,7 @@ export interface HostLike {
   embed?(texts: EmbedInput[], truncate?: boolean): Promise<EmbedResult>;
   /** The loaded vocabulary's ids of a text, and the text of ids (the real worker has them; fakes may not). */
   tokenize?(text: string, addSpecial: boolean, parseSpecial: boolean): Promise<TokenizeResult>;
-  detokenize?(tokens: number[]): Promise<string>;
+  detokenize?(tokens: number[], special?: boolean): Promise<string>;
   /** The prompt text chat turns render to on the loaded model (the real worker has it; fakes may not). */
   applyTemplate?(params: ChatPromptParams): Promise<ChatPromptResult>;
   cancel(): void;

@@ -2,6 +2,9 @@
 // (setApiServer) and what it is told (getApiServer). The key itself never goes back to the
 // renderer: it only learns whether one is set. Pure.
 
+import { validateApiDefaults, type ApiSamplingDefaults } from './api-defaults.js';
+import { validateModelNames, type ModelNames } from './model-names.js';
+
 /** llama-server's default port, so clients configured for it work unchanged. */
 export const DEFAULT_API_PORT = 8080;
 
@@ -17,6 +20,12 @@ export interface ApiServerState {
   error: string | null;
   /** Origins whose pages may call the API from a browser (`serve --cors`); [] = none. */
   cors: string[];
+  /** Sampling for request fields left unset (`serve --temp …`); {} = each API's own defaults. */
+  defaults: ApiSamplingDefaults;
+  /** The names the model is served under (`serve --alias`, `--tags`); none = the file's name. */
+  names: ModelNames;
+  /** GET /slots answers (`serve --slots`, on by default). */
+  slots: boolean;
 }
 
 export interface ApiServerOptions {
@@ -26,6 +35,12 @@ export interface ApiServerOptions {
   apiKey?: string | null;
   /** Origins let in from a browser (`*` = any, never with credentials); [] = none. Omitted: keep those set before. */
   cors?: string[];
+  /** Sampling for request fields left unset; {} = none. Omitted: keep those set before. */
+  defaults?: ApiSamplingDefaults;
+  /** Aliases and tags; empty lists = the file's name. Omitted: keep those set before. */
+  names?: ModelNames;
+  /** GET /slots answers. Omitted: keep what was set before (on by default). */
+  slots?: boolean;
 }
 
 export class ApiServerOptionsError extends TypeError {
@@ -58,6 +73,16 @@ export function validateApiServerOptions(v: unknown): ApiServerOptions {
       throw new ApiServerOptionsError('cors must be a list of at most 32 origins (https://host[:port]) or *');
     }
     out.cors = o.cors as string[];
+  }
+  if (o.slots !== undefined) {
+    if (typeof o.slots !== 'boolean') throw new ApiServerOptionsError('slots must be true or false');
+    out.slots = o.slots;
+  }
+  try {
+    if (o.defaults !== undefined) out.defaults = validateApiDefaults(o.defaults);
+    if (o.names !== undefined) out.names = validateModelNames(o.names);
+  } catch (e) {
+    throw new ApiServerOptionsError((e as Error).message);
   }
   return out;
 }

@@ -232,7 +232,7 @@ export type WorkerRequest =
   | { id: number; type: 'embed'; texts: EmbedInput[]; truncate?: boolean }
   /** llama-server's /tokenize and /detokenize: the loaded vocabulary's ids of a text (and each id's piece), or the text of ids. */
   | { id: number; type: 'tokenize'; text: string; addSpecial: boolean; parseSpecial: boolean }
-  | { id: number; type: 'detokenize'; tokens: number[] }
+  | { id: number; type: 'detokenize'; tokens: number[]; /** Special tokens (BOS…) written as their text (`<s>`), as llama-server's /completion shows its prompt. */ special?: boolean }
   /** llama-server's /apply-template (and the token counts of count_tokens, input_tokens): the prompt text the chat template makes of these turns (ChatPromptResult). */
   | { id: number; type: 'apply-template'; params: ChatPromptParams }
   /** Teacher forcing: the model's greedy choice after each token of `continuation` given `prompt` before it, decoded one token a step as generation decodes. */

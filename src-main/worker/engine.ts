@@ -120,8 +120,9 @@ export class Engine {
     return tokens.map((t) => model.tokenToPiece(t, true).toString('utf8'));
   }
 
-  detokenize(tokens: number[]): string {
-    return this.need().model.detokenize(Int32Array.from(tokens)).toString('utf8');
+  /** `special`: control tokens (BOS, EOS) written as their text rather than left out. */
+  detokenize(tokens: number[], special = false): string {
+    return this.need().model.detokenize(Int32Array.from(tokens), false, special).toString('utf8');
   }
 
   logits(tokens: number[]): number[] {

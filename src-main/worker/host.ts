@@ -261,8 +261,8 @@ export class WorkerHost extends EventEmitter {
     return this.request<ChatPromptResult>({ type: 'apply-template', params });
   }
 
-  async detokenize(tokens: number[]): Promise<string> {
-    return (await this.request<{ text: string }>({ type: 'detokenize', tokens })).text;
+  async detokenize(tokens: number[], special = false): Promise<string> {
+    return (await this.request<{ text: string }>({ type: 'detokenize', tokens, ...(special ? { special } : {}) })).text;
   }
 
   embed(texts: EmbedInput[], truncate = false): Promise<EmbedResult> {

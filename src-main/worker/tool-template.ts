@@ -8,6 +8,7 @@
 // Pure apart from the interpreter.
 import { Template } from '@huggingface/jinja';
 import type { ChatMessage, ToolSpec } from '../shared/worker-protocol.js';
+import { templateDate } from './template-date.js';
 
 /** A rendered prompt longer than this is refused: no context holds it, and it would only be tokenized to be refused. */
 export const MAX_RENDERED_CHARS = 8 * 1024 * 1024;
@@ -87,6 +88,8 @@ export function renderToolChat(template: string, messages: ChatMessage[], tools:
       add_generation_prompt: addGenerationPrompt,
       bos_token: tokens.bos,
       eos_token: tokens.eos,
+      // Today's date, as llama.cpp gives it to every template (Llama 3.x prints it in the system turn).
+      ...templateDate(new Date()),
     });
   } catch (e) {
     throw new ChatTemplateError(`the chat template cannot be rendered: ${e instanceof Error ? e.message.slice(0, 500) : String(e).slice(0, 500)}`);

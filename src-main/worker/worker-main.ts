@@ -66,7 +66,7 @@ async function handle(req: Exclude<WorkerRequest, { type: 'cancel' } | { type: '
         break;
       }
       case 'detokenize':
-        value = { text: engine.detokenize(req.tokens) };
+        value = { text: engine.detokenize(req.tokens, req.special === true) };
         break;
       case 'apply-template':
         value = await engine.chatPrompt(req.params);

@@ -2,6 +2,8 @@
 // series of throughput over time. Pure; the server slice and the server panel read it.
 import type { ApiServerOptions, ApiServerState } from '../../src-main/shared/api.js';
 import type { ServerStats } from '../../src-main/shared/server-stats.js';
+import { parseApiDefaultsText } from '../../src-main/shared/api-defaults.js';
+import { parseNameList } from '../../src-main/shared/model-names.js';
 
 export interface ServerPoint {
   /** Seconds since the first stats of this page. */
@@ -38,6 +40,13 @@ export interface ApiServerForm {
   clearKey: boolean;
   /** Origins let in from a browser, separated by commas (empty: none); undefined keeps those set before. */
   corsText?: string;
+  /** Sampling defaults as `temperature=0.2, seed=42` (empty: none); undefined keeps those set before. */
+  defaultsText?: string;
+  /** Names the model is served under and its tags, comma-separated (`serve --alias`, `--tags`); undefined keeps those set before. */
+  aliasText?: string;
+  tagsText?: string;
+  /** GET /slots answers (`serve --slots`); undefined keeps what was set before. */
+  slots?: boolean;
 }
 
 /** The setApiServer request for a form, or what is wrong with it (checked as the host checks it). */
@@ -48,6 +57,21 @@ export function apiServerRequest(f: ApiServerForm): { ok: ApiServerOptions } | {
   const out: ApiServerOptions = { enabled: f.enabled, port };
   // The host checks each origin (as `serve --cors` does) and says which one is not.
   if (f.corsText !== undefined) out.cors = f.corsText.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (f.defaultsText !== undefined) {
+    try {
+      out.defaults = parseApiDefaultsText(f.defaultsText);
+    } catch (e) {
+      return { error: (e as Error).message };
+    }
+  }
+  if (f.aliasText !== undefined || f.tagsText !== undefined) {
+    try {
+      out.names = { aliases: parseNameList(f.aliasText ?? '', 'alias'), tags: parseNameList(f.tagsText ?? '', 'tag') };
+    } catch (e) {
+      return { error: (e as Error).message };
+    }
+  }
+  if (f.slots !== undefined) out.slots = f.slots;
   if (f.clearKey) out.apiKey = null;
   else if (f.keyText !== '') {
     if (!/^[\x21-\x7e]{1,256}$/.test(f.keyText)) return { error: 'the key must be 1 to 256 printable characters without spaces' };

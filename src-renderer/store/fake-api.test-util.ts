@@ -33,9 +33,9 @@ export function fakeApi(): FakeApi & RamforgeApi {
     saveConversation: vi.fn(async () => {}),
     lastReport: vi.fn(async () => null),
     takeRecoveryNotice: vi.fn(async () => null),
-    getApiServer: vi.fn(async () => ({ enabled: false, url: null, port: 8080, hasKey: false, error: null, cors: [] })),
-    setApiServer: vi.fn(async (o: { enabled: boolean; port: number; apiKey?: string | null }) => ({
-      enabled: o.enabled, url: o.enabled ? `http://127.0.0.1:${o.port}/v1` : null, port: o.port, hasKey: typeof o.apiKey === 'string', error: null, cors: [],
+    getApiServer: vi.fn(async () => ({ enabled: false, url: null, port: 8080, hasKey: false, error: null, cors: [], defaults: {}, names: { aliases: [], tags: [] }, slots: true })),
+    setApiServer: vi.fn(async (o: { enabled: boolean; port: number; apiKey?: string | null; defaults?: Record<string, number> }) => ({
+      enabled: o.enabled, url: o.enabled ? `http://127.0.0.1:${o.port}/v1` : null, port: o.port, hasKey: typeof o.apiKey === 'string', error: null, cors: [], defaults: o.defaults ?? {}, names: { aliases: [], tags: [] }, slots: true,
     })),
     exportReport: vi.fn(async () => 'saved.json'),
     pathForFile: vi.fn(() => null),

@@ -24,7 +24,7 @@ describe('API server state', () => {
   it('reads the setting at start', async () => {
     await flush();
     expect(api.getApiServer).toHaveBeenCalledTimes(1);
-    expect(useStore.getState().apiServer).toEqual({ enabled: false, url: null, port: 8080, hasKey: false, error: null, cors: [] });
+    expect(useStore.getState().apiServer).toEqual({ enabled: false, url: null, port: 8080, hasKey: false, error: null, cors: [], defaults: {}, names: { aliases: [], tags: [] }, slots: true });
   });
 
   it('server-stats events give the latest figures and a series over time', () => {

@@ -17,7 +17,9 @@ import { typedFlags, type FlagSpec, type FlagValue } from '../args.js';
 import { UsageError } from '../../shared/errors.js';
 import { openModelInput } from '../model-input.js';
 import { openDraftInput } from '../draft-input.js';
-import { flagValues, flagsNamed } from '../run-flags.js';
+import { FLAGS, flagValues, flagsNamed, type FlagName } from '../run-flags.js';
+import { parseNameList, type ModelNames } from '../../shared/model-names.js';
+import { API_DEFAULT_FIELDS, API_DEFAULT_NAMES, type ApiDefaultField, type ApiSamplingDefaults } from '../../shared/api-defaults.js';
 import { askRpcNodes } from '../rpc-nodes.js';
 import type { OpenedModel } from '../../node/gguf-file.js';
 import { loadMachine, runDiskBandwidth } from '../../node/load-machine.js';
@@ -33,11 +35,27 @@ const API_FLAGS = [
   { name: 'api-queue', type: 'int', default: DEFAULT_MAX_QUEUE, range: { min: 0, max: 10_000 }, description: 'API requests that may wait for a free sequence; more are refused with 429' },
   { name: 'cors', type: 'string', valueName: 'ORIGIN,...', description: "let pages of these origins call the API from a browser (* = any, never with credentials); none by default" },
   { name: 'metrics', type: 'boolean', description: "answer GET /metrics (Prometheus text, llama-server's names); off by default, as in llama-server" },
+  { name: 'slots', type: 'boolean', default: true, description: "answer GET /slots (llama-server's: each slot's context and whether a request runs in it); --no-slots: a 501" },
+  { name: 'alias', type: 'string', valueName: 'NAME,...', description: "names the API serves the model under (llama-server's --alias): /v1/models lists the first in sorted order, requests may use any (default: the file's name)" },
+  { name: 'tags', type: 'string', valueName: 'TAG,...', description: "labels /v1/models lists beside the model (llama-server's --tags)" },
   { name: 'ui', type: 'boolean', default: true, description: '--no-ui: serve the API only, not the browser UI (needs --api)' },
 ] as const satisfies readonly FlagSpec[];
 
+/**
+ * Server-wide sampling defaults (llama-server's --temp, --seed, --top-k, --top-p, --min-p,
+ * --repeat-penalty, --n-predict): run's flags under the same names and spellings, without run's
+ * defaults, since a field no one set falls to each API's own default (OpenAI's temperature 1…).
+ */
+const DEFAULT_FLAGS = Object.entries(API_DEFAULT_NAMES).map(([field, flag]) => ({ flag: flag as FlagName, field: field as ApiDefaultField }));
+
+const SAMPLING_DEFAULT_FLAGS: FlagSpec[] = DEFAULT_FLAGS.map(({ flag, field }) => {
+  const { default: _runs, ...spec }: FlagSpec = FLAGS[flag];
+  return { ...spec, range: API_DEFAULT_FIELDS[field].limit, description: `${spec.description}: the default of API requests that do not set it (else each API's own)` };
+});
+
 export const SERVE_API_FLAGS: FlagSpec[] = [
   ...API_FLAGS,
+  ...SAMPLING_DEFAULT_FLAGS,
   // As `run` declares them (run-flags.ts); a draft serves one sequence, so the API then decodes one request at a time.
   ...flagsNamed('parallel', 'ram', 'enforce-ram', 'ctx', 'batch', 'threads', 'policy', 'draft', 'draft-max', 'draft-min', 'rpc'),
 ];
@@ -62,6 +80,31 @@ export interface ServeApiFlags {
   cors: string[];
   /** GET /metrics answers. */
   metrics: boolean;
+  /** Sampling for request fields left unset (--temp, --seed, --n-predict…); only those given. */
+  defaults: ApiSamplingDefaults;
+  /** --alias and --tags. */
+  names: ModelNames;
+  /** GET /slots answers (--no-slots: 501). */
+  slots: boolean;
+}
+
+/** One of --alias and --tags, as a usage error (exit 2) when a name is not one. */
+function nameList(flag: 'alias' | 'tags', text: string | undefined): string[] {
+  try {
+    return text === undefined ? [] : parseNameList(text, flag === 'alias' ? 'alias' : 'tag');
+  } catch (e) {
+    throw new UsageError(`--${flag}: ${(e as Error).message}`);
+  }
+}
+
+/** The sampling defaults given on the command line. */
+function samplingDefaults(f: Record<string, FlagValue | undefined>): ApiSamplingDefaults {
+  const out: ApiSamplingDefaults = {};
+  for (const { flag, field } of DEFAULT_FLAGS) {
+    const v = f[flag];
+    if (typeof v === 'number') out[field] = v;
+  }
+  return out;
 }
 
 /** The API's flags, or null without --api (then none of them may be given). */
@@ -72,6 +115,11 @@ export function serveApiFlags(f: Record<string, FlagValue | undefined>, uiPort: 
     if (f['api-key'] !== undefined) throw new UsageError('--api-key needs --api');
     if (f.cors !== undefined) throw new UsageError('--cors needs --api');
     if (f.metrics !== undefined) throw new UsageError('--metrics needs --api');
+    for (const n of ['alias', 'tags']) if (f[n] !== undefined) throw new UsageError(`--${n} names the model for the API: it needs --api`);
+    // --slots is the default: only --no-slots says something without --api.
+    if (f.slots === false) throw new UsageError('--no-slots needs --api');
+    const given = DEFAULT_FLAGS.find(({ flag }) => f[flag] !== undefined);
+    if (given) throw new UsageError(`--${given.flag} is a default for API requests: it needs --api`);
     return null;
   }
   const api = typedFlags(f, API_FLAGS);
@@ -89,7 +137,7 @@ export function serveApiFlags(f: Record<string, FlagValue | undefined>, uiPort: 
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
-  return { host, port, loopback: isLoopbackHost(host), apiKey: key, queue, ui: f.ui !== false, cors, metrics: f.metrics === true };
+  return { host, port, loopback: isLoopbackHost(host), apiKey: key, queue, ui: f.ui !== false, cors, metrics: f.metrics === true, defaults: samplingDefaults(f), names: { aliases: nameList('alias', api.alias), tags: nameList('tags', api.tags) }, slots: api.slots };
 }
 
 /**

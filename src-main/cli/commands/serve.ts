@@ -14,6 +14,7 @@ import { startServer } from '../../server/index.js';
 import { dataRoot, packageRoot } from '../../node/paths.js';
 import { serveApiFlags, startSettings, SERVE_API_FLAGS, SERVE_API_HELP, type ServeApiFlags } from './serve-api-flags.js';
 import { modelIdOf } from '../../api/model-id.js';
+import { servedId } from '../../shared/model-names.js';
 import { catchStopSignals } from '../stop-signals.js';
 import { routingCachePath } from '../../node/routing-cache.js';
 import { recoveryLine } from '../../shared/recovery.js';
@@ -127,7 +128,7 @@ export const command: CommandSpec = {
     if (model && settings && !signals.stopped) {
       const m = model;
       service.load(m, settings).then(
-        (info) => process.stderr.write(`ramforge serve: loaded ${info.name} (${m})${api ? `; the API serves it as '${modelIdOf(m)}'` : ''}\n`),
+        (info) => process.stderr.write(`ramforge serve: loaded ${info.name} (${m})${api ? `; the API serves it as '${servedId(api.names, modelIdOf(m))}'` : ''}\n`),
         (e: unknown) => process.stderr.write(`ramforge serve: could not load ${m}: ${(e as Error).message}\n`),
       );
     }
@@ -135,7 +136,7 @@ export const command: CommandSpec = {
       if (!api.loopback) process.stderr.write(`ramforge serve: warning: the API listens on ${api.host}, reachable from other machines${api.apiKey === null ? ' and without a key (--api-key)' : ''}\n`);
       let listening;
       try {
-        listening = await service.startApiServer({ host: api.host, port: api.port, apiKey: api.apiKey, cors: api.cors, metrics: api.metrics });
+        listening = await service.startApiServer({ host: api.host, port: api.port, apiKey: api.apiKey, cors: api.cors, metrics: api.metrics, defaults: api.defaults, names: api.names, slots: api.slots });
       } catch (e) {
         await Promise.allSettled([service.close(), server?.close()]);
         process.stderr.write(`ramforge serve: ${(e as Error).message}\n`);

@@ -3,6 +3,7 @@
 import { useEffect, useState } from 'react';
 import { DEFAULT_API_PORT } from '../../../src-main/shared/api-server-state.js';
 import { apiServerRequest } from '../../lib/server-model.js';
+import { apiDefaultsText } from '../../../src-main/shared/api-defaults.js';
 import { useStore } from '../../store/index.js';
 import './server.css';
 
@@ -23,8 +24,19 @@ export function ApiServerSection() {
   }, [state?.port]);
   const corsNow = (state?.cors ?? []).join(', ');
   useEffect(() => setCorsText(corsNow), [corsNow]);
+  const [defaultsText, setDefaultsText] = useState('');
+  const defaultsNow = apiDefaultsText(state?.defaults ?? {});
+  useEffect(() => setDefaultsText(defaultsNow), [defaultsNow]);
+  const [aliasText, setAliasText] = useState('');
+  const [tagsText, setTagsText] = useState('');
+  const aliasNow = (state?.names.aliases ?? []).join(', ');
+  const tagsNow = (state?.names.tags ?? []).join(', ');
+  useEffect(() => setAliasText(aliasNow), [aliasNow]);
+  useEffect(() => setTagsText(tagsNow), [tagsNow]);
+  const [slots, setSlots] = useState(true);
+  useEffect(() => setSlots(state?.slots ?? true), [state?.slots]);
   const submit = (enabled: boolean, clearKey = false) => {
-    const r = apiServerRequest({ enabled, portText, keyText, clearKey, corsText });
+    const r = apiServerRequest({ enabled, portText, keyText, clearKey, corsText, defaultsText, aliasText, tagsText, slots });
     if ('error' in r) return setFormError(r.error);
     setFormError(null);
     setKeyText('');
@@ -54,6 +66,22 @@ export function ApiServerSection() {
         <label className="field" title="Let web pages of these origins call the API from a browser (a chat front-end on another port or site), as serve --cors does: https://host[:port], comma-separated, or * for any (never with credentials). Empty: no page of another origin.">
           <span>CORS origins</span>
           <input type="text" data-testid="api-cors" placeholder="none (e.g. http://localhost:3000)" value={corsText} disabled={busy} onChange={(e) => setCorsText(e.currentTarget.value)} />
+        </label>
+        <label className="field" title="Sampling for requests that do not set it, as serve --temp, --seed, --top-k, --top-p, --min-p, --repeat-penalty and --n-predict give it (llama-server's server-wide defaults): name=value, comma-separated, e.g. temperature=0.2, seed=42, max-tokens=256. Empty: each API's own (OpenAI's temperature 1, Ollama's 0.8).">
+          <span>Sampling defaults</span>
+          <input type="text" data-testid="api-defaults" placeholder="each API's own (e.g. temperature=0.2, seed=42)" value={defaultsText} disabled={busy} onChange={(e) => setDefaultsText(e.currentTarget.value)} />
+        </label>
+        <label className="field" title="Names clients may give as the model (serve --alias, llama-server's --alias): /v1/models lists the first in sorted order; comma-separated. Empty: the file's name.">
+          <span>Model names</span>
+          <input type="text" data-testid="api-alias" placeholder="the file's name" value={aliasText} disabled={busy} onChange={(e) => setAliasText(e.currentTarget.value)} />
+        </label>
+        <label className="field" title="Labels /v1/models lists beside the model (serve --tags); comma-separated. Nothing is chosen by them.">
+          <span>Tags</span>
+          <input type="text" data-testid="api-tags" placeholder="none" value={tagsText} disabled={busy} onChange={(e) => setTagsText(e.currentTarget.value)} />
+        </label>
+        <label className="check" title="Answer llama-server's GET /slots (serve --slots, on by default): each slot's context and whether a request runs in it; no prompts or answers are shown. Off: 501, as serve --no-slots.">
+          <input type="checkbox" data-testid="api-slots" checked={slots} disabled={busy} onChange={(e) => setSlots(e.currentTarget.checked)} />
+          Answer GET /slots
         </label>
         <div className="row wrap api-actions">
           <button className="btn small" data-testid="api-apply" disabled={busy || state === null} onClick={() => submit(enabled)}>
