@@ -63,22 +63,10 @@ export function ApiServerSection() {
           <span>API key</span>
           <input type="password" autoComplete="off" data-testid="api-key" placeholder={state?.hasKey ? 'set (type to replace)' : 'none'} value={keyText} disabled={busy} onChange={(e) => setKeyText(e.currentTarget.value)} />
         </label>
-        <label className="field" title="Let web pages of these origins call the API from a browser (a chat front-end on another port or site), as serve --cors does: https://host[:port], comma-separated, or * for any (never with credentials). Empty: no page of another origin.">
-          <span>CORS origins</span>
-          <input type="text" data-testid="api-cors" placeholder="none (e.g. http://localhost:3000)" value={corsText} disabled={busy} onChange={(e) => setCorsText(e.currentTarget.value)} />
-        </label>
-        <label className="field" title="Sampling for requests that do not set it, as serve --temp, --seed, --top-k, --top-p, --min-p, --repeat-penalty and --n-predict give it (llama-server's server-wide defaults): name=value, comma-separated, e.g. temperature=0.2, seed=42, max-tokens=256. Empty: each API's own (OpenAI's temperature 1, Ollama's 0.8).">
-          <span>Sampling defaults</span>
-          <input type="text" data-testid="api-defaults" placeholder="each API's own (e.g. temperature=0.2, seed=42)" value={defaultsText} disabled={busy} onChange={(e) => setDefaultsText(e.currentTarget.value)} />
-        </label>
-        <label className="field" title="Names clients may give as the model (serve --alias, llama-server's --alias): /v1/models lists the first in sorted order; comma-separated. Empty: the file's name.">
-          <span>Model names</span>
-          <input type="text" data-testid="api-alias" placeholder="the file's name" value={aliasText} disabled={busy} onChange={(e) => setAliasText(e.currentTarget.value)} />
-        </label>
-        <label className="field" title="Labels /v1/models lists beside the model (serve --tags); comma-separated. Nothing is chosen by them.">
-          <span>Tags</span>
-          <input type="text" data-testid="api-tags" placeholder="none" value={tagsText} disabled={busy} onChange={(e) => setTagsText(e.currentTarget.value)} />
-        </label>
+        <TextSetting label="CORS origins" title="Let web pages of these origins call the API from a browser (a chat front-end on another port or site), as serve --cors does: https://host[:port], comma-separated, or * for any (never with credentials). Empty: no page of another origin." testId="api-cors" placeholder="none (e.g. http://localhost:3000)" value={corsText} disabled={busy} onChange={setCorsText} />
+        <TextSetting label="Sampling defaults" title="Sampling for requests that do not set it, as serve --temp, --seed, --top-k, --top-p, --min-p, --repeat-penalty and --n-predict give it (llama-server's server-wide defaults): name=value, comma-separated, e.g. temperature=0.2, seed=42, max-tokens=256. Empty: each API's own (OpenAI's temperature 1, Ollama's 0.8)." testId="api-defaults" placeholder="each API's own (e.g. temperature=0.2, seed=42)" value={defaultsText} disabled={busy} onChange={setDefaultsText} />
+        <TextSetting label="Model names" title="Names clients may give as the model (serve --alias, llama-server's --alias): /v1/models lists the first in sorted order; comma-separated. Empty: the file's name." testId="api-alias" placeholder="the file's name" value={aliasText} disabled={busy} onChange={setAliasText} />
+        <TextSetting label="Tags" title="Labels /v1/models lists beside the model (serve --tags); comma-separated. Nothing is chosen by them." testId="api-tags" placeholder="none" value={tagsText} disabled={busy} onChange={setTagsText} />
         <label className="check" title="Answer llama-server's GET /slots (serve --slots, on by default): each slot's context and whether a request runs in it; no prompts or answers are shown. Off: 501, as serve --no-slots.">
           <input type="checkbox" data-testid="api-slots" checked={slots} disabled={busy} onChange={(e) => setSlots(e.currentTarget.checked)} />
           Answer GET /slots
@@ -103,5 +91,15 @@ export function ApiServerSection() {
         </div>
       )}
     </div>
+  );
+}
+
+/** One text setting of the section: a label, its help on hover, the field. */
+function TextSetting(p: { label: string; title?: string; testId: string; placeholder?: string; value: string; disabled: boolean; onChange: (v: string) => void; numeric?: boolean }) {
+  return (
+    <label className="field" title={p.title}>
+      <span>{p.label}</span>
+      <input type="text" inputMode={p.numeric ? 'numeric' : undefined} data-testid={p.testId} placeholder={p.placeholder} value={p.value} disabled={p.disabled} onChange={(e) => p.onChange(e.currentTarget.value)} />
+    </label>
   );
 }
