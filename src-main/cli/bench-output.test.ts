@@ -63,3 +63,14 @@ describe('bench against the plan', () => {
     expect(benchTable([row('stream', report(1, 0))])).not.toMatch(/plan tok\/s/);
   });
 });
+
+describe('the read-ahead A/B runs in both orders', () => {
+  it('stream and stream-no-read-ahead swap places in every other repetition; other runs keep theirs', async () => {
+    const { runOrder } = await import('./bench-runner.js');
+    const v = ['off', 'stream', 'stream-no-read-ahead', 'resident'].map((label) => ({ label }));
+    expect(runOrder(v, 0).map((x) => x.label)).toEqual(['off', 'stream', 'stream-no-read-ahead', 'resident']);
+    expect(runOrder(v, 1).map((x) => x.label)).toEqual(['off', 'stream-no-read-ahead', 'stream', 'resident']);
+    expect(runOrder(v, 2).map((x) => x.label)).toEqual(['off', 'stream', 'stream-no-read-ahead', 'resident']);
+    expect(runOrder([{ label: 'off' }, { label: 'stream' }], 1).map((x) => x.label)).toEqual(['off', 'stream']);
+  });
+});

@@ -98,7 +98,7 @@ export async function benchAtCap(o: BenchOptions): Promise<BenchResult> {
   for (let rep = 0; rep < o.reps; rep++) {
     // This repetition's lossless tokens by label: what a lossy row is teacher-forced against.
     const lossless = new Map<string, { prompt: number[]; continuation: number[] }>();
-    for (const v of variants) {
+    for (const v of runOrder(variants, rep)) {
       o.onRun?.(v.label, rep);
       const load = { ...loadParams(o.modelPath, v.flags, v.run, v.policy), repack, ...(v.uncapped ? { prefault: true } : {}) };
       const generate = { prompt: o.prompt, maxTokens: o.tokens, sampling: GREEDY };
@@ -142,5 +142,19 @@ function lossyVariants(o: BenchOptions, variants: readonly Variant[]): Variant[]
       const flags = { ...base.flags, ...knob };
       out.push({ label: `${base.label}+${name}`, policy: base.policy, run: prepareRun(o.opened, flags), flags, lossyOf: base.label });
     }
+  return out;
+}
+
+/**
+ * The order of one repetition's runs: as listed, except that an A/B pair (`stream`, then
+ * `stream-no-read-ahead`) swaps places in every other repetition, so that neither side always
+ * runs right after the same run (after the resident run the machine's memory is in another state:
+ * on the gpt-oss trace the side that followed it was slower in most pairs whichever it was).
+ */
+export function runOrder<T extends { label: string }>(variants: readonly T[], rep: number): T[] {
+  const out = [...variants];
+  if (rep % 2 === 0) return out;
+  for (let i = 0; i + 1 < out.length; i++)
+    if (out[i]!.label === 'stream' && out[i + 1]!.label === 'stream-no-read-ahead') [out[i], out[i + 1]] = [out[i + 1]!, out[i]!];
   return out;
 }
