@@ -65,9 +65,11 @@ bool ExpertCache::Ask(ggml_tensor* t) {
     // every expert of the layer, at its own index, is correct whatever the selection says.
     if (!L.prepared) StageAll(L, li);
     // ggml-cpu's MUL_MAT_ID asks slot by slot (experts_kernel_wait.cpp): the experts held are
-    // computed while the misses are still being read. Anything else waits for all first.
-    L.kernel_wait = kernel_wait_ && !device_ && !L.staged && t->op == GGML_OP_MUL_MAT_ID && t->src[0] && IsHostTensor(t->src[0]);
-    if (!L.kernel_wait) WaitReady(L, p);
+    // computed while the misses are still being read. Anything else waits for all first: an
+    // ADD_ID (a per-expert bias) does not ask. The flag is the micro-batch's, not the op's: the
+    // scheduler asks about every op of a layer before it computes them.
+    L.kernel_wait = kernel_wait_ && !device_ && !L.staged;
+    if (!L.kernel_wait || t->op != GGML_OP_MUL_MAT_ID || !IsHostTensor(t->src[0])) WaitReady(L, p);
     if (device_) Upload(L);
     const bool stop = PointSelection(L, t);
     return stop || !error().empty();
