@@ -22,6 +22,11 @@ const OWN: Record<string, string> = {
   'synth: experts-used': "the experts per token the written model declares, not a run's lossy override",
   'sweep-caps: seed': "the sweep's seed (which cases), not sampling's",
   'bench-binding: threads': 'both runs of the comparison use the same fixed count (default 2)',
+  // serve's sampling flags are the server's defaults for requests that leave a field unset
+  // (llama-server's server-wide options): no default of their own, each API's applies.
+  ...Object.fromEntries(
+    ['temperature', 'top-k', 'top-p', 'min-p', 'repeat-penalty', 'seed', 'max-tokens'].map((f) => [`serve: ${f}`, "the default for requests that leave it unset, none of its own (each API's applies)"]),
+  ),
 };
 
 describe('the flag table', () => {
