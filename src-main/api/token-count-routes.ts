@@ -12,11 +12,6 @@ import { validateMessagesRequest } from './messages-request.js';
 import { validateResponsesRequest } from './responses-request.js';
 import { validateChatRequest } from './validate-request.js';
 
-/** The prompt tokens a chat generation of this request would be given. */
-async function promptTokenCount(req: ApiGeneration, backend: ApiBackend): Promise<number> {
-  return preparedTokenCount(await prepareChat(req, backend), backend);
-}
-
 /** The prompt tokens of a prepared chat turn, before it runs (Anthropic's message_start tells them). */
 export async function preparedTokenCount({ params }: PreparedChat, backend: ApiBackend): Promise<number> {
   if (!backend.applyTemplate) throw unavailable('this server cannot render chat templates', 'apply_template_unavailable');
@@ -24,23 +19,25 @@ export async function preparedTokenCount({ params }: PreparedChat, backend: ApiB
   return tokens;
 }
 
-/** OpenAI's InputTokenCountResponse. */
-export async function answerInputTokens(body: unknown, backend: ApiBackend, noteIgnored: (names: string[]) => void): Promise<{ object: 'response.input_tokens'; input_tokens: number }> {
-  const { gen } = validateResponsesRequest(body);
+type NoteIgnored = (names: string[]) => void;
+
+/** The prompt tokens a chat generation of this checked request would be given; what it ignores is named first. */
+async function countOf(gen: ApiGeneration, backend: ApiBackend, noteIgnored: NoteIgnored): Promise<number> {
   noteIgnored(gen.ignored);
-  return { object: 'response.input_tokens', input_tokens: await promptTokenCount(gen, backend) };
+  return preparedTokenCount(await prepareChat(gen, backend), backend);
+}
+
+/** OpenAI's InputTokenCountResponse. */
+export async function answerInputTokens(body: unknown, backend: ApiBackend, noteIgnored: NoteIgnored): Promise<{ object: 'response.input_tokens'; input_tokens: number }> {
+  return { object: 'response.input_tokens', input_tokens: await countOf(validateResponsesRequest(body).gen, backend, noteIgnored) };
 }
 
 /** Anthropic's count: `{"input_tokens"}` and nothing else (max_tokens is not needed). */
-export async function answerCountTokens(body: unknown, backend: ApiBackend, noteIgnored: (names: string[]) => void): Promise<{ input_tokens: number }> {
-  const gen = validateMessagesRequest(body);
-  noteIgnored(gen.ignored);
-  return { input_tokens: await promptTokenCount(gen, backend) };
+export async function answerCountTokens(body: unknown, backend: ApiBackend, noteIgnored: NoteIgnored): Promise<{ input_tokens: number }> {
+  return { input_tokens: await countOf(validateMessagesRequest(body), backend, noteIgnored) };
 }
 
 /** llama-server's count for a chat completion's body: `{"input_tokens"}`. */
-export async function answerChatInputTokens(body: unknown, backend: ApiBackend, noteIgnored: (names: string[]) => void): Promise<{ input_tokens: number }> {
-  const gen = validateChatRequest(body);
-  noteIgnored(gen.ignored);
-  return { input_tokens: await promptTokenCount(gen, backend) };
+export async function answerChatInputTokens(body: unknown, backend: ApiBackend, noteIgnored: NoteIgnored): Promise<{ input_tokens: number }> {
+  return { input_tokens: await countOf(validateChatRequest(body), backend, noteIgnored) };
 }
