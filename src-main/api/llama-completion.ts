@@ -149,7 +149,8 @@ async function answerOne(req: ApiGeneration, out: { model: string; fields: strin
     tokens_predicted: r.tokens.length,
     tokens_evaluated: r.promptTokens.length,
     generation_settings: generationSettings({ sampling: params.sampling, maxTokens: req.maxTokens, stream: req.stream, nProbs: req.logprobs ?? 0 }),
-    ...(await promptText(ctx.backend, r.promptTokens)),
+    // A round trip to the worker, made only when the answer will carry it.
+    ...(out.fields.length === 0 || out.fields.includes('prompt') ? await promptText(ctx.backend, r.promptTokens) : {}),
     stop_type: stopType,
     stopping_word: '',
     truncated: false,
