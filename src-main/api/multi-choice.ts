@@ -18,7 +18,7 @@ import { writerOf } from './stopped-generation.js';
 import { stoppedGeneration } from './stopped-generation.js';
 import { ChoiceLogprobs } from './logprobs-shape.js';
 import type { PositionLogprobs } from '../shared/worker-protocol.js';
-import { RANDOM_SEED } from './validate-request.js';
+import { RANDOM_SEED } from './generation-defaults.js';
 import type { BackendRun } from './backend.js';
 
 interface Choice {

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startApiServer, type RunningApiServer } from './http-server.js';
 import { FAKE_MODEL, FakeBackend, crash } from './fake-backend.test-util.js';
 import { unavailable } from './errors.js';
-import { RANDOM_SEED } from './validate-request.js';
+import { RANDOM_SEED } from './generation-defaults.js';
 
 let backend: FakeBackend;
 let srv: RunningApiServer;

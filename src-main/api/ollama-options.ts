@@ -10,8 +10,8 @@ import type { SamplingParams } from '../shared/worker-protocol.js';
 import { LIMITS } from '../shared/settings/run-settings.js';
 import { badRequest } from './errors.js';
 import { given, optBool, optInt, optNumber, unknownNames, type Body } from './check-value.js';
-import { MAX_STOP_LENGTH, MAX_STOP_STRINGS, RANDOM_SEED } from './validate-request.js';
-import { generationDefaults, type GenerationDefaults } from './generation-defaults.js';
+import { MAX_STOP_LENGTH, MAX_STOP_STRINGS } from './validate-request.js';
+import { generationDefaults, RANDOM_SEED, type GenerationDefaults } from './generation-defaults.js';
 import type { ApiSamplingDefaults } from '../shared/api-defaults.js';
 
 export interface OllamaOptions {

@@ -3,7 +3,7 @@ import { ApiError } from './errors.js';
 import { JSON_OBJECT_GBNF, jsonSchemaToGbnf } from './json-schema-grammar.js';
 import { OLLAMA_DEFAULTS } from './ollama-options.js';
 import { validateOllamaChat, validateOllamaGenerate, validateOllamaShow } from './ollama-validate.js';
-import { RANDOM_SEED } from './validate-request.js';
+import { RANDOM_SEED } from './generation-defaults.js';
 
 const chat = (extra: Record<string, unknown> = {}) => ({ model: 'm', messages: [{ role: 'user', content: 'hi' }], ...extra });
 const gen = (extra: Record<string, unknown> = {}) => ({ model: 'm', prompt: 'Once', ...extra });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from './errors.js';
 import { JSON_OBJECT_GBNF, jsonSchemaToGbnf } from './json-schema-grammar.js';
-import { RANDOM_SEED, validateChatRequest, validateCompletionRequest } from './validate-request.js';
+import { validateChatRequest, validateCompletionRequest } from './validate-request.js';
+import { RANDOM_SEED } from './generation-defaults.js';
 
 const chat = (extra: Record<string, unknown> = {}) => ({ model: 'm', messages: [{ role: 'user', content: 'hi' }], ...extra });
 const text = (extra: Record<string, unknown> = {}) => ({ model: 'm', prompt: 'Once', ...extra });

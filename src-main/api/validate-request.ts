@@ -22,7 +22,6 @@ export const MAX_STOP_LENGTH = 1000;
 export const MAX_MESSAGES = 10_000;
 /** Choices one request may ask for: prompts of a batch times `n`. */
 export const MAX_CHOICES = 128;
-export { RANDOM_SEED } from './generation-defaults.js';
 
 /** A suffix is text as a prompt is; the body's own limit bounds both. */
 const MAX_SUFFIX_CHARS = 16 * 1024 * 1024;
