@@ -55,10 +55,7 @@ export function ApiServerSection() {
             Serve the loaded model
           </label>
         </div>
-        <label className="field">
-          <span>Port</span>
-          <input type="text" inputMode="numeric" data-testid="api-port" value={portText} disabled={busy} onChange={(e) => setPortText(e.currentTarget.value)} />
-        </label>
+        <TextSetting label="Port" testId="api-port" numeric value={portText} disabled={busy} onChange={setPortText} />
         <label className="field">
           <span>API key</span>
           <input type="password" autoComplete="off" data-testid="api-key" placeholder={state?.hasKey ? 'set (type to replace)' : 'none'} value={keyText} disabled={busy} onChange={(e) => setKeyText(e.currentTarget.value)} />
