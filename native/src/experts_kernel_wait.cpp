@@ -50,6 +50,9 @@ void ExpertCache::UnregisterKernelWait() {
     if (it->second == this) it = Owners().erase(it);
     else ++it;
   }
+  // With no cache left (a later run without streaming in the same process), the kernels ask no
+  // one: nothing to stream costs nothing.
+  if (Owners().empty()) ggml_cpu_set_mul_mat_id_ready(nullptr, nullptr);
 }
 
 // Slot `slot` of the projection `w`: its bytes read (or no read of this micro-batch is for it).
