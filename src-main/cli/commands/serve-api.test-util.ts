@@ -4,6 +4,7 @@
 import { expect } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { cliPath, runCli } from '../built-cli.test-util.js';
 
 export interface Served {
@@ -59,4 +60,10 @@ export async function stopServed(s: Served | undefined): Promise<void> {
   const gone = new Promise((r) => s.child.once('exit', r));
   s.child.kill('SIGTERM');
   await gone;
+}
+
+/** A test file's servers stopped and its folder (models, data) removed. */
+export async function stopAllServed(dir: string | undefined, served: (Served | undefined)[]): Promise<void> {
+  await Promise.all(served.map(stopServed));
+  if (dir) await rm(dir, { recursive: true, force: true });
 }

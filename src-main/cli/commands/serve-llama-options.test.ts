@@ -8,11 +8,11 @@
 // response_fields and its prompt text, and today's date handed to chat templates as llama.cpp
 // hands it (date_string, datetime, strftime_now).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../built-cli.test-util.js';
-import { serveApi, stopServed, synthModel, type Served } from './serve-api.test-util.js';
+import { serveApi, stopAllServed, synthModel, type Served } from './serve-api.test-util.js';
 
 let dir = '';
 let model = '';
@@ -43,8 +43,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await Promise.all([stopServed(withDefaults), stopServed(plain), stopServed(dated)]);
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await stopAllServed(dir, [withDefaults, plain, dated]);
 });
 
 describe('serve --api with sampling defaults', () => {

@@ -5,13 +5,13 @@
 // official openai and ollama clients; llama-server's `grammar` is honoured exactly; a grammar
 // llama.cpp rejects is a 400 and the server serves on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Ajv from 'ajv';
 import OpenAI from 'openai';
 import { Ollama } from 'ollama';
-import { serveApi, stopServed, synthModel, type Served } from './serve-api.test-util.js';
+import { serveApi, stopAllServed, synthModel, type Served } from './serve-api.test-util.js';
 
 let dir = '';
 let solo: Served;
@@ -48,8 +48,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await Promise.all([stopServed(solo), stopServed(batched), stopServed(drafted)]);
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await stopAllServed(dir, [solo, batched, drafted]);
 });
 
 describe('structured output on a synthetic model', () => {
