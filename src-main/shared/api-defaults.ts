@@ -37,8 +37,11 @@ export class ApiDefaultsError extends TypeError {
   }
 }
 
-/** Defaults that crossed a process boundary or came from a file (untrusted shape), field by field. */
-export function validateApiDefaults(v: unknown): ApiSamplingDefaults {
+/**
+ * Defaults that crossed a process boundary or came from a file (untrusted shape), field by field;
+ * `nameOf` names a field in the error as its reader knows it.
+ */
+export function validateApiDefaults(v: unknown, nameOf: (field: string) => string = (f) => `sampling default ${f}`): ApiSamplingDefaults {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new ApiDefaultsError('sampling defaults must be an object');
   const out: ApiSamplingDefaults = {};
   for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
@@ -46,7 +49,7 @@ export function validateApiDefaults(v: unknown): ApiSamplingDefaults {
     if (!spec) throw new ApiDefaultsError(`unknown sampling default '${k.slice(0, 40)}' (known: ${Object.keys(API_DEFAULT_FIELDS).join(', ')})`);
     if (x === undefined) continue;
     const ok = typeof x === 'number' && Number.isFinite(x) && (!spec.int || Number.isInteger(x)) && x >= spec.limit.min && x <= spec.limit.max;
-    if (!ok) throw new ApiDefaultsError(`sampling default ${k} must be ${spec.int ? 'an integer' : 'a number'} from ${spec.limit.min} to ${spec.limit.max} (got ${String(x).slice(0, 40)})`);
+    if (!ok) throw new ApiDefaultsError(`${nameOf(k)} must be ${spec.int ? 'an integer' : 'a number'} from ${spec.limit.min} to ${spec.limit.max} (got ${String(x).slice(0, 40)})`);
     out[k as ApiDefaultField] = x as number;
   }
   return out;
@@ -82,11 +85,6 @@ export function parseApiDefaultsText(text: string): ApiSamplingDefaults {
     const n = Number(m[2]);
     raw[field] = Number.isNaN(n) ? m[2] : n;
   }
-  try {
-    return validateApiDefaults(raw);
-  } catch (e) {
-    // Said with the names the user typed, not the fields'.
-    const msg = (e as Error).message.replace(/sampling default (\w+)/, (_, f: string) => API_DEFAULT_NAMES[f as ApiDefaultField] ?? f);
-    throw new ApiDefaultsError(msg);
-  }
+  // Said with the names the user types, not the fields'.
+  return validateApiDefaults(raw, (f) => API_DEFAULT_NAMES[f as ApiDefaultField]);
 }
