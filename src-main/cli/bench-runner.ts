@@ -66,7 +66,8 @@ export async function benchAtCap(o: BenchOptions): Promise<BenchResult> {
   if (o.tokens < 2) throw new UsageError('--tokens must be at least 2 (bytes per token need two decode samples)');
   if (o.reps < 1) throw new UsageError('--reps must be at least 1');
   // The lossy knobs run as rows of their own beside the lossless runs (lossyVariants).
-  const f: ParsedArgs['flags'] = { ...o.flags, ram: o.capBytes, 'enforce-ram': o.enforced, 'experts-used': undefined, 'skip-cold-experts': undefined };
+  // Every run decodes o.tokens (its plan predicts a trace's cache warming over as many steps).
+  const f: ParsedArgs['flags'] = { ...o.flags, ram: o.capBytes, 'enforce-ram': o.enforced, 'experts-used': undefined, 'skip-cold-experts': undefined, 'max-tokens': o.tokens };
   // The comparison runs without a draft and without the nodes: its plan is this machine's own.
   const settingsFlags = o.draft || o.rpcNodes?.length ? { ...f, draft: undefined, rpc: undefined } : f;
   // Under an enforced cap a budget below the minimum is refused here (BelowMinimumError).

@@ -4,6 +4,7 @@
 import type { DraftPlanInput } from '../shared/plan/plan-types.js';
 import type { MeasuredRouting } from '../shared/moe/measured-routing.js';
 import type { TraceRouting } from '../shared/moe/trace-routing.js';
+import type { ComputeLookup } from '../shared/plan/measured-compute.js';
 import { UsageError } from '../shared/errors.js';
 import { parseSize } from '../shared/size.js';
 import { PlanInputError } from '../shared/plan/plan.js';
@@ -36,6 +37,8 @@ export interface PlanContext {
   readonly rpcNodes?: readonly RpcNodeInfo[];
   /** Planned as a server loads it (`plan --serve`): the embeddings context budgeted. */
   readonly serving?: boolean;
+  /** Schedules' compute measured earlier on the model's shadow (`bench`), for the plan of the same schedule. */
+  readonly compute?: ComputeLookup;
 }
 
 /** `--disk-bw` when given (a bad value is a UsageError), else null. */
@@ -60,7 +63,7 @@ export function planForView(view: ModelView, flags: ParsedArgs['flags'], c: Plan
     // With a draft the shape makes room for it, as it does for `run --draft`.
     const shape = chooseRunShape({ view, settings: { ...settings, serving: c.serving === true }, physicalCores: physicalCores(), ...(c.draft ? { draft: c.draft } : {}) });
     const kv = flagValues(flags)['kv-bytes'] ?? DEFAULT_KV_ELEMENT_BYTES;
-    const machine = { physicalCores: physicalCores(), machineBytes: totalmem(), diskBandwidthBytesPerS: c.disk.bytesPerS, diskBandwidthSource: c.disk.source, readaheadBytes: c.readaheadBytes, kvTypeBytes: kv, routing: c.routing ?? null, routeTrace: c.routeTrace ?? null, gpus: c.gpus ?? null, rpcNodes: c.rpcNodes ?? [] };
+    const machine = { physicalCores: physicalCores(), machineBytes: totalmem(), diskBandwidthBytesPerS: c.disk.bytesPerS, diskBandwidthSource: c.disk.source, readaheadBytes: c.readaheadBytes, kvTypeBytes: kv, routing: c.routing ?? null, routeTrace: c.routeTrace ?? null, gpus: c.gpus ?? null, rpcNodes: c.rpcNodes ?? [], ...(c.compute ? { compute: c.compute } : {}) };
     const plan = planForShape(view, settings, shape, machine, settings.ramBytes, c.draft, c.serving === true);
     return { plan, shape };
   } catch (e) {

@@ -108,6 +108,10 @@ describe.skipIf(!built)('routing traces', () => {
     expect(x.prefetch_issued_share).toBeLessThan(0.5);
     expect(stream.residency.limit_hits_decode).toBe(0);
     expect(stream.cgroup.oom_kills ?? 0).toBe(0);
+    // The stream rows' plan predicts with this schedule's compute, measured on the model's shadow before the runs.
+    expect(stream.plan.quantities.predictedDecodeTokS.formula).toMatch(/on the model's shadow/);
+    expect(rows[1]!.plan_decode_tok_s).toBe(stream.plan.quantities.predictedDecodeTokS.value);
+    expect(b.stderr).toMatch(/measuring the compute of the stream schedule on the model's shadow/);
     // The resident run holds the model without the cap: nothing read per token.
     expect(rows[3]!.bytes_read_per_token).toBe(0);
     // The physical limit, measured in the same command: the device's rate on this file (direct

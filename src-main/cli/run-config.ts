@@ -11,6 +11,7 @@ import { givenDiskBandwidth } from './make-plan.js';
 import { loadMachine, runDiskBandwidth } from '../node/load-machine.js';
 import { SettingsError, checkPolicy, validateSampling } from '../shared/settings/run-settings.js';
 import { checkRoutingSettings } from '../node/route-trace-file.js';
+import { firstDecodeSteps } from '../shared/moe/trace-routing.js';
 import type { RunShape } from '../shared/settings/run-shape.js';
 import type { RpcNodeInfo } from '../shared/remote/rpc-endpoint.js';
 import { draftPlanInput } from '../shared/draft/draft-budget.js';
@@ -45,7 +46,10 @@ export function prepareRun(opened: OpenedModel, f: ParsedArgs['flags'], draft: O
   checkLayerFlags(opened, f);
   const lossy = lossyRefusal(opened.view, settings);
   if (lossy) throw new UsageError(lossy);
-  const routeTrace = checkRoutingSettings(opened.view, settings);
+  const traced = checkRoutingSettings(opened.view, settings);
+  // A run of N tokens sees the trace's first N decode steps: its cache is predicted as it warms over them.
+  const tokens = flagValues(f)['max-tokens'];
+  const routeTrace = traced && tokens !== undefined ? firstDecodeSteps(traced, tokens) : traced;
   const files = opened.shards.map((x) => x.path);
   const disk = runDiskBandwidth(files[0] as string, givenDiskBandwidth(f));
   const draftInput = draft ? (ctx: number) => draftPlanInput(opened, { path: draft.shards[0]!.path, shards: draft.shards, view: draft.view }, { ctx, max: settings.draftMax }) : undefined;

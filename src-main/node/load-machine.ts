@@ -10,6 +10,7 @@ import { ASSUMED_BYTES_PER_S, cachedDiskBandwidth, type DiskBandwidth } from './
 import { cachedRouting } from './routing-cache.js';
 import { probeGpus } from './gpu-devices.js';
 import { measuredPopularity, type MeasuredRouting } from '../shared/moe/measured-routing.js';
+import { computeLookup } from './compute-cache.js';
 
 /** The device's bandwidth as a run takes it: given, else measured earlier (cached), else assumed. */
 export function runDiskBandwidth(file: string, given: DiskBandwidth | null): DiskBandwidth {
@@ -35,6 +36,8 @@ export function loadMachine(files: string[], disk: DiskBandwidth, kvTypeBytes?: 
     // Direct reads put nothing in the page cache: no kernel read-ahead to leave room for.
     readaheadBytes: directIoWorks(files) ? 0 : DEFAULT_READAHEAD_BYTES,
     routing: measuredRoutingOf(files[0] as string),
+    // What `bench` measured of a schedule's compute on this file's shadow, for the plans of the same schedule.
+    compute: computeLookup(files[0] as string),
     ...(kvTypeBytes !== undefined ? { kvTypeBytes } : {}),
     ...(opts.gpus ? { gpus: probeGpus() } : {}),
   };

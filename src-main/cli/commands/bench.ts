@@ -15,6 +15,7 @@ import { LIMITS } from '../../shared/settings/run-settings.js';
 import { totalmem } from 'node:os';
 import { measureDiskBandwidth } from '../../node/disk-bw.js';
 import { measureInWorker } from '../disk-probe.js';
+import { scheduleCompute } from '../shadow-compute.js';
 import type { BenchDevice } from '../bench-output.js';
 
 /**
@@ -74,6 +75,11 @@ export const command: CommandSpec = {
     }
     const reps = own.reps;
     const device = opened.shards.length === 1 ? await deviceNow(opened.shards[0]?.path as string) : null;
+    // The stream rows' plan predicts with this schedule's compute measured (as benchAtCap's stream runs are set).
+    if (policies.includes('stream')) {
+      const streamFlags = { ...f, ram, 'enforce-ram': enforced, 'experts-used': undefined, 'skip-cold-experts': undefined, draft: undefined, rpc: undefined, 'max-tokens': tokens };
+      await scheduleCompute({ opened, flags: streamFlags, policies, prompt: own.prompt, tokens, log: (l) => void process.stderr.write(`ramforge bench: ${l}\n`) });
+    }
     const { prepared, rows } = await benchAtCap({
       modelPath,
       opened,

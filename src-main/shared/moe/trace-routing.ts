@@ -40,3 +40,18 @@ export function traceHitRate(r: TraceRouting, perLayer: number, policy: 'lru' | 
   }
   return routed > 0 ? 1 - misses / routed : 0;
 }
+
+/**
+ * The requests a run of `tokens` decoded tokens sees of the trace: the prompt, then that many
+ * decode steps, from the first, starting over where the run outlasts the trace (as the runtime
+ * replays it). A short run's cache is still warming: its hit rate is not the trace's steady one.
+ */
+export function firstDecodeSteps(r: TraceRouting, tokens: number): TraceRouting {
+  const n = Math.max(0, Math.floor(tokens));
+  const layers = r.layers.map((reqs) => {
+    const prompt = reqs.filter((q) => q.phase === 0);
+    const decode = reqs.filter((q) => q.phase === 1);
+    return decode.length === 0 ? prompt : [...prompt, ...Array.from({ length: n }, (_, i) => decode[i % decode.length] as RouteRequest)];
+  });
+  return { name: r.name, decodeSteps: n, layers };
+}

@@ -2,6 +2,7 @@
 // formula text. Pure arithmetic over the model view's metadata.
 import { formatBytes } from '../size.js';
 import type { Quantity } from './plan-types.js';
+import type { MeasuredCompute } from './measured-compute.js';
 
 export const MiB = 1024 * 1024;
 // The inference worker's own charge beyond KV cache and compute buffer, measured at load under
@@ -53,12 +54,32 @@ export function runtimeOverheadBytes(weightBytes: number, nVocab: number): Quant
 }
 
 /**
+ * Decode speed of an expert cache whose compute was measured: a layer's misses are read once its
+ * router has chosen them, and the layer's products wait for them (the experts it holds compute
+ * meanwhile, a small part of the token), so a token takes its compute plus its misses' reads:
+ * tok/s = 1 / (compute + read / disk_bw).
+ */
+export function expertCacheTokS(read: number, diskBw: number, measured: MeasuredCompute): Quantity {
+  const io = read / diskBw;
+  const t = measured.secondsPerToken + io;
+  const value = t > 0 ? 1 / t : null;
+  return { value, formula: `1 / (compute ${(measured.secondsPerToken * 1000).toFixed(1)} ms (${measured.source}) + misses ${fb(read)} / disk ${fb(diskBw)}/s = ${(io * 1000).toFixed(1)} ms) = ${value === null ? '—' : value.toFixed(2)} tok/s` };
+}
+
+/**
  * Decode speed, bandwidth-bound. Per token every weight is read once: streamed bytes come from
  * storage (prefetched, so they overlap compute), resident bytes from RAM (and VRAM):
  * tok/s = 1 / max(streamed / disk_bw, ram_bytes / ram_bw + vram_bytes / vram_bw).
  */
-export function predictedTokS(streamed: number, diskBw: number, ramTouched: number, ramBw: number, vramTouched: number, vramBw: number): Quantity {
+export function predictedTokS(streamed: number, diskBw: number, ramTouched: number, ramBw: number, vramTouched: number, vramBw: number, measured?: MeasuredCompute): Quantity {
   const io = streamed / diskBw;
+  // The schedule's compute measured on the model's shadow replaces the bandwidth model, which
+  // takes neither the CPU's own rate nor the graph's per-op cost into account (CPU only).
+  if (measured && vramTouched === 0) {
+    const t = Math.max(io, measured.secondsPerToken);
+    const value = t > 0 ? 1 / t : null;
+    return { value, formula: `1 / max(streamed ${fb(streamed)} / disk ${fb(diskBw)}/s = ${(io * 1000).toFixed(1)} ms, compute ${(measured.secondsPerToken * 1000).toFixed(1)} ms (${measured.source})) = ${value === null ? '—' : value.toFixed(2)} tok/s` };
+  }
   const compute = ramTouched / ramBw + vramTouched / vramBw;
   const t = Math.max(io, compute);
   const value = t > 0 ? 1 / t : null;

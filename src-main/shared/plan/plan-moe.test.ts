@@ -155,3 +155,28 @@ describe('planMemory for a mixture of experts', () => {
     expect(dense).toBeGreaterThan(v.moe!.sharedExpertBytes);
   });
 });
+
+describe('planMemory with a measured compute term', () => {
+  it("an expert cache predicts the measured compute plus the misses' reads; the dense schedule the larger of its reads and the compute", () => {
+    const v = mixtral();
+    const cap = Math.floor(v.fileBytes / 2);
+    const modelled = planMemory(v, { ...input, ramBytes: cap });
+    const measuredCompute = { secondsPerToken: 0.05, source: 'measured now on the shadow' };
+    const p = valid(planMemory(v, { ...input, ramBytes: cap, measuredCompute }));
+    const read = p.quantities.bytesReadPerToken.value as number;
+    expect(read).toBe(modelled.quantities.bytesReadPerToken.value);
+    expect(read).toBeGreaterThan(0);
+    // Reads wait for their router, so they add to the compute rather than hide behind it.
+    expect(p.quantities.predictedDecodeTokS.value).toBeCloseTo(1 / (0.05 + read / input.diskBandwidthBytesPerS), 6);
+    expect(p.quantities.predictedDecodeTokS.formula).toMatch(/compute 50\.0 ms \(measured now on the shadow\) \+ misses/);
+    // A dense model streams ahead of its compute: the slower of the two.
+    const dense = headerOnlyView({ arch: 'llama', layers: 16, embd: 1024, heads: 16, kvHeads: 4, ff: 2816, vocab: 32000, matType: 2 });
+    const probe = planMemory(dense, { ...input, ramBytes: dense.fileBytes });
+    const between = Math.floor(((probe.quantities.minimumRamBytes.value as number) + (probe.quantities.fullResidencyRamBytes.value as number)) / 2);
+    const d = valid(planMemory(dense, { ...input, ramBytes: between, measuredCompute }));
+    expect(d.verdict).toBe('out-of-core');
+    const streamed = d.quantities.bytesReadPerToken.value as number;
+    expect(d.quantities.predictedDecodeTokS.value).toBeCloseTo(1 / Math.max(0.05, streamed / input.diskBandwidthBytesPerS), 6);
+    expect(d.quantities.predictedDecodeTokS.formula).toMatch(/compute 50\.0 ms \(measured now on the shadow\)/);
+  });
+});

@@ -10,7 +10,8 @@ import type { MoeView } from '../gguf/moe-view.js';
 import type { MemoryPlan, MoePlan, Quantity, RoutingSource } from './plan-types.js';
 import { bestHitRate, expertPopularity, lruHitRate } from '../moe/routing-model.js';
 import { traceHitRate, type TraceRouting } from '../moe/trace-routing.js';
-import { predictedTokS } from './estimates.js';
+import type { MeasuredCompute } from './measured-compute.js';
+import { expertCacheTokS, predictedTokS } from './estimates.js';
 import { capWithHeadroom } from './stream-select.js';
 
 /** What the dense planner computed that the expert cache builds on. */
@@ -25,6 +26,8 @@ export interface DenseBudget {
   readonly routing?: { readonly popularity: readonly number[]; readonly batches: number };
   /** A routing trace the run replays: the cache is predicted by replaying it (decode steps, the prompt warming). */
   readonly trace?: TraceRouting;
+  /** This schedule's compute measured on the model's shadow: the prediction adds the misses' reads to it. */
+  readonly measuredCompute?: MeasuredCompute;
 }
 
 const fb = (n: number): string => formatBytes(n);
@@ -90,7 +93,8 @@ export function withExpertCache(plan: MemoryPlan, view: ModelView, d: DenseBudge
   const best = d.trace ? traceHitRate(d.trace, maxPerLayer, 'optimal', n) : bestHitRate(pop, maxPerLayer);
   const floor = Math.round(routed * (1 - best)) + Math.max(0, -room);
   const ramTouched = d.persistentResidentBytes + denseLayer + Math.round(routed * hit);
-  const speed = predictedTokS(read, plan.input.diskBandwidthBytesPerS, ramTouched, plan.input.memoryBandwidthBytesPerS, 0, plan.input.vramBandwidthBytesPerS);
+  const measured = d.measuredCompute;
+  const speed = measured && vramSlots === 0 ? expertCacheTokS(read, plan.input.diskBandwidthBytesPerS, measured) : predictedTokS(read, plan.input.diskBandwidthBytesPerS, ramTouched, plan.input.memoryBandwidthBytesPerS, 0, plan.input.vramBandwidthBytesPerS);
   // The least the runtime runs with: the routed experts of one token in every layer, and the staging buffer.
   const minimum = capWithHeadroom(locked + k * L * bpe + n * bpe);
   const active = m.activeBytesPerToken ?? d.persistentResidentBytes + denseLayer + routed;

@@ -3,6 +3,7 @@
 import type { RpcNodeInfo } from '../remote/rpc-endpoint.js';
 import type { RemotePlan } from './place-remote.js';
 import type { TraceRouting } from '../moe/trace-routing.js';
+import type { MeasuredCompute } from './measured-compute.js';
 
 export type Tier = 'vram' | 'remote' | 'pinned' | 'streamed';
 export type Verdict = 'fits' | 'out-of-core' | 'cannot-run';
@@ -48,6 +49,8 @@ export interface PlanInput {
   readonly routing?: { readonly popularity: readonly number[]; readonly batches: number };
   /** A mixture of experts: a routing trace to be replayed (`--routing-trace`): the cache is predicted by replaying it. */
   readonly routeTrace?: TraceRouting;
+  /** The decode time per token this very schedule measured on the model's shadow (measured-compute.ts); absent: modelled from the memory bandwidth. */
+  readonly measuredCompute?: MeasuredCompute;
   /** llama.cpp RPC nodes (`--rpc`), as they described themselves: they hold the last layers. */
   readonly remote?: readonly RpcNodeInfo[];
 }
@@ -89,7 +92,7 @@ export interface MemoryPlan {
     readonly fileBytes: number;
     readonly tensorBytes: number;
   };
-  readonly input: Required<Omit<PlanInput, 'vramBytes' | 'threads' | 'diskBandwidthSource' | 'readaheadBytes' | 'parallel' | 'draft' | 'routing' | 'routeTrace' | 'gpuDevice' | 'remote'>> & {
+  readonly input: Required<Omit<PlanInput, 'vramBytes' | 'threads' | 'diskBandwidthSource' | 'readaheadBytes' | 'parallel' | 'draft' | 'routing' | 'routeTrace' | 'gpuDevice' | 'remote' | 'measuredCompute'>> & {
     readonly vramBytes: number | null;
     readonly threads: number | null;
     readonly diskBandwidthSource: string;

@@ -243,7 +243,7 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
   const residentLayerBytes = allRamLayers - streamedBytes;
 
   // --- predictions
-  const localSpeed = predictedTokS(streamedBytes, input.diskBandwidthBytesPerS, f.persistentResident + allRamLayers, sh.ramBw, deviceWeights, sh.vramBw);
+  const localSpeed = predictedTokS(streamedBytes, input.diskBandwidthBytesPerS, f.persistentResident + allRamLayers, sh.ramBw, deviceWeights, sh.vramBw, input.measuredCompute);
   const speed = remote ? withRemoteWait(localSpeed, remote) : localSpeed;
   const used = verdict === 'cannot-run' ? null : fixed + residentLayerBytes + streamingReserve + budget.headroomBytes;
   const draft = input.draft ? draftSection(full, input, input.draft, { verdict, streamedBytes, residentLayerBytes: residentLayerBytes + f.sharedLayerBytes, sharedLayerBytes: f.sharedLayerBytes, minimum: budget.minimumCapBytes }) : null;
@@ -287,7 +287,7 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
   };
   // A mixture of experts: the same budget, with an expert cache beside the locked dense part.
   // (The RAM view's experts: those the device does not hold.)
-  return view.moe && view.moe.layers.length > 0 ? withExpertCache(plan, view, { fixedBytes: fixed, persistentResidentBytes: f.persistentResident, headroomBytes: budget.headroomBytes, readaheadBytes: budget.readaheadBytes, ...(input.routing ? { routing: input.routing } : {}), ...(input.routeTrace ? { trace: input.routeTrace } : {}) }) : plan;
+  return view.moe && view.moe.layers.length > 0 ? withExpertCache(plan, view, { fixedBytes: fixed, persistentResidentBytes: f.persistentResident, headroomBytes: budget.headroomBytes, readaheadBytes: budget.readaheadBytes, ...(input.routing ? { routing: input.routing } : {}), ...(input.routeTrace ? { trace: input.routeTrace } : {}), ...(input.measuredCompute ? { measuredCompute: input.measuredCompute } : {}) }) : plan;
 }
 
 /** Each figure of the plan with the formula that gives it. */

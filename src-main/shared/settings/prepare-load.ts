@@ -15,6 +15,7 @@ import { machineFitError } from './machine-fit.js';
 import { toLoadParams } from './load-params.js';
 import type { MeasuredRouting } from '../moe/measured-routing.js';
 import type { TraceRouting } from '../moe/trace-routing.js';
+import { scheduleKey, type ComputeLookup } from '../plan/measured-compute.js';
 import type { GpuProbe } from '../gpu/gpu-choice.js';
 import { gpuPlanInput, preparedGpu, refuseOverVram, resolveGpu, type PreparedGpu } from './gpu-settings.js';
 import type { RpcNodeInfo } from '../remote/rpc-endpoint.js';
@@ -38,6 +39,8 @@ export interface LoadMachine {
   gpus?: GpuProbe | null;
   /** The RPC nodes the settings name, as each answered (node/rpc-node.ts), in their order. */
   rpcNodes?: readonly RpcNodeInfo[];
+  /** Schedules' compute measured on the model's shadow earlier (node/compute-cache.ts); absent: none. */
+  compute?: ComputeLookup;
 }
 
 export interface PrepareInput {
@@ -141,6 +144,7 @@ export function refuseRpcWithVram(s: RunSettings, vram: Pick<PlanInput, 'vramByt
 function planInput(s: RunSettings, shape: RunShape, m: LoadMachine, ramBytes: number, draft?: (ctx: number) => DraftPlanInput): PlanInput {
   const vram = gpuPlanInput(resolveGpu(s, m.gpus));
   refuseRpcWithVram(s, vram);
+  const measured = m.compute?.(scheduleKey(s, shape, ramBytes)) ?? null;
   return {
     ramBytes,
     ...vram,
@@ -155,6 +159,7 @@ function planInput(s: RunSettings, shape: RunShape, m: LoadMachine, ramBytes: nu
     readaheadBytes: m.readaheadBytes,
     ...(m.routing ? { routing: m.routing } : {}),
     ...(m.routeTrace ? { routeTrace: m.routeTrace } : {}),
+    ...(measured ? { measuredCompute: measured } : {}),
     ...(m.rpcNodes && m.rpcNodes.length > 0 ? { remote: m.rpcNodes } : {}),
     ...(draft ? { draft: draft(shape.ctx) } : {}),
   };
