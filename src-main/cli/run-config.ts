@@ -54,7 +54,7 @@ export function prepareRun(opened: OpenedModel, f: ParsedArgs['flags'], draft: O
   const disk = runDiskBandwidth(files[0] as string, givenDiskBandwidth(f));
   const draftInput = draft ? (ctx: number) => draftPlanInput(opened, { path: draft.shards[0]!.path, shards: draft.shards, view: draft.view }, { ctx, max: settings.draftMax }) : undefined;
   try {
-    return prepareLoad({ modelPath: files[0] as string, view: opened.view, settings, machine: { ...loadMachine(files, disk, undefined, { gpus: true }), rpcNodes, routeTrace }, ...(draftInput ? { draft: draftInput } : {}), force: Boolean(f['force']), serving });
+    return prepareLoad({ modelPath: files[0] as string, view: opened.view, settings, machine: { ...loadMachine(files, disk, undefined, { gpus: true, view: opened.view }), rpcNodes, routeTrace }, ...(draftInput ? { draft: draftInput } : {}), force: Boolean(f['force']), serving });
   } catch (e) {
     if (e instanceof SharedBelowMinimum) throw new BelowMinimumError(belowMinimumText(e), e.minimumBytes);
     if (e instanceof ShapeTooLargeError) throw new UsageError(`--ctx ${e.ctx}: ${e.message.slice(e.field.length + 2)}`);

@@ -105,5 +105,22 @@ describe('disk bandwidth', () => {
     expect(fallback?.bytesPerS).toBe(1.4e9);
     expect(fallback?.source).toContain(large);
   });
-});
 
+  it("the rate in reads of one expert's slice is a figure of its own beside the 2 MiB one, for the same file", async () => {
+    await rm(diskBwCachePath(), { force: true });
+    const f = join(dir, 'moe-model.bin');
+    const fh = await open(f, 'w');
+    await fh.truncate(4 * 1024 ** 3);
+    await fh.close();
+    const rate = (bytesPerS: number) => async (_: string, p: ProbeRequest) => ({ bytesPerS, bytesRead: p.bytes, seconds: 1, direct: true, requests: p.bytes / p.chunkBytes, chunkBytes: p.chunkBytes, threads: p.threads });
+    const slice = 864 * 1024;
+    expect((await diskBandwidthFor(f, rate(4e9))).bytesPerS).toBe(4e9);
+    const small = await diskBandwidthFor(f, rate(1.5e9), slice);
+    expect(small.bytesPerS).toBe(1.5e9);
+    expect(small.source).toMatch(/requests of 864\.0 KiB/);
+    expect(cachedDiskBandwidth(f)?.bytesPerS).toBe(4e9);
+    expect(cachedDiskBandwidth(f, slice)?.bytesPerS).toBe(1.5e9);
+    // Never measured at another size: nothing, not the 2 MiB figure.
+    expect(cachedDiskBandwidth(f, 288 * 1024)).toBeNull();
+  });
+});

@@ -7,7 +7,7 @@ import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { cacheRoot } from './paths.js';
-import { probeRequest, type ProbeRequest } from '../shared/disk-probe-request.js';
+import { PROBE_CHUNK, probeRequest, type ProbeRequest } from '../shared/disk-probe-request.js';
 import { formatBytes } from '../shared/size.js';
 
 /**
@@ -36,7 +36,8 @@ interface CacheFile {
 }
 
 type Stat = { dev: number; ino: number; size: number; mtimeMs: number };
-const fileKey = (st: Stat): string => `${st.dev}:${st.ino}:${st.size}:${Math.floor(st.mtimeMs)}`;
+/** A file's entry; the rate at another request size than the probe's 2 MiB (an expert's slice) is an entry of its own. */
+const fileKey = (st: Stat, chunk = PROBE_CHUNK): string => `${st.dev}:${st.ino}:${st.size}:${Math.floor(st.mtimeMs)}${chunk === PROBE_CHUNK ? '' : `:chunk=${chunk}`}`;
 
 export function diskBwCachePath(): string {
   return join(cacheRoot(), 'disk-bw.json');
@@ -75,17 +76,18 @@ async function readCache(): Promise<CacheFile> {
 }
 
 /**
- * The cached read rate of `file`, else the one measured on the largest other file of its device
- * (the sustained rate, not the host cache's; the source names the file), or null.
+ * The cached read rate of `file` in requests of `chunk` bytes, else the one measured so on the
+ * largest other file of its device (the sustained rate, not the host cache's; the source names
+ * the file), or null.
  */
-export function cachedDiskBandwidth(file: string): DiskBandwidth | null {
+export function cachedDiskBandwidth(file: string, chunk = PROBE_CHUNK): DiskBandwidth | null {
   try {
     const st = statSync(file);
     const c = JSON.parse(readFileSync(diskBwCachePath(), 'utf8')) as CacheFile;
     if (c?.schemaVersion !== 1 || typeof c.devices !== 'object') return null;
-    const own = c.devices[fileKey(st)];
+    const own = c.devices[fileKey(st, chunk)];
     const sizeOf = (k: string) => Number(k.split(':')[2] ?? 0);
-    const sameDevice = Object.entries(c.devices).filter(([k, v]) => k.startsWith(`${st.dev}:`) && current(v));
+    const sameDevice = Object.entries(c.devices).filter(([k, v]) => k.startsWith(`${st.dev}:`) && current(v) && (v.chunkBytes ?? PROBE_CHUNK) === chunk);
     const hit = current(own) ? own : sameDevice.sort(([a], [b]) => sizeOf(b) - sizeOf(a)).map(([, v]) => v)[0];
     return hit ? { bytesPerS: hit.bytesPerS, source: `measured ${hit.measuredAt.slice(0, 10)} with ${describe(hit, hit.file)}, cached` } : null;
   } catch {
@@ -93,26 +95,26 @@ export function cachedDiskBandwidth(file: string): DiskBandwidth | null {
   }
 }
 
-/** The cached read rate of `file` itself, measuring (and caching) it if needed. */
-export async function diskBandwidthFor(file: string, measure: Measure): Promise<DiskBandwidth> {
+/** The cached read rate of `file` itself (in requests of `chunk` bytes), measuring (and caching) it if needed. */
+export async function diskBandwidthFor(file: string, measure: Measure, chunk = PROBE_CHUNK): Promise<DiskBandwidth> {
   const st = await stat(file);
-  const key = fileKey(st);
+  const key = fileKey(st, chunk);
   const cache = await readCache();
   const hit = cache.devices[key];
   if (current(hit)) return { bytesPerS: hit.bytesPerS, source: `measured ${hit.measuredAt.slice(0, 10)} with ${describe(hit, hit.file)}, cached` };
-  return measureDiskBandwidth(file, measure);
+  return measureDiskBandwidth(file, measure, chunk);
 }
 
-/** `file`'s read rate measured now (whatever is cached), and cached for later plans. */
-export async function measureDiskBandwidth(file: string, measure: Measure): Promise<DiskBandwidth> {
+/** `file`'s read rate in requests of `chunk` bytes, measured now (whatever is cached), and cached for later plans. */
+export async function measureDiskBandwidth(file: string, measure: Measure, chunk = PROBE_CHUNK): Promise<DiskBandwidth> {
   const st = await stat(file);
-  const probe = st.size >= MIN_CACHEABLE_BYTES ? probeRequest(st.size) : null;
+  const probe = st.size >= MIN_CACHEABLE_BYTES ? probeRequest(st.size, chunk) : null;
   if (!probe) {
     return { bytesPerS: ASSUMED_BYTES_PER_S, source: `assumed ${ASSUMED_BYTES_PER_S / 1e9} GB/s: ${file} is too small to measure the device on (pass --disk-bw)` };
   }
   const m = await measure(file, probe);
   const cache = await readCache();
-  cache.devices[fileKey(st)] = { ...m, file, measuredAt: new Date().toISOString(), method: PROBE_METHOD };
+  cache.devices[fileKey(st, chunk)] = { ...m, file, measuredAt: new Date().toISOString(), method: PROBE_METHOD };
   const path = diskBwCachePath();
   await mkdir(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;

@@ -11,6 +11,8 @@ import { cachedRouting } from './routing-cache.js';
 import { probeGpus } from './gpu-devices.js';
 import { measuredPopularity, type MeasuredRouting } from '../shared/moe/measured-routing.js';
 import { computeLookup } from './compute-cache.js';
+import { expertReadChunk } from '../shared/disk-probe-request.js';
+import type { ModelView } from '../shared/gguf/model-view.js';
 
 /** The device's bandwidth as a run takes it: given, else measured earlier (cached), else assumed. */
 export function runDiskBandwidth(file: string, given: DiskBandwidth | null): DiskBandwidth {
@@ -23,11 +25,19 @@ export function measuredRoutingOf(file: string): MeasuredRouting | null {
   return r ? measuredPopularity(r) : null;
 }
 
+/** A mixture of experts: the device's rate in reads of one expert's slice, measured earlier (`bench`, `plan`), or null. */
+export function expertReadRate(file: string, view: ModelView): DiskBandwidth | null {
+  const chunk = expertReadChunk(view);
+  return chunk === null ? null : cachedDiskBandwidth(file, chunk);
+}
+
 /**
+ * `view`: the model, for what its schedule's reads were measured at (an expert's slice).
  * `gpus`: probe the machine's GPUs (a child process, ~0.1 s), for a path that starts its worker
  * with the chosen device's variables (PreparedLoad.gpu.env); a path that does not plans CPU only.
  */
-export function loadMachine(files: string[], disk: DiskBandwidth, kvTypeBytes?: number, opts: { gpus?: boolean } = {}): LoadMachine {
+export function loadMachine(files: string[], disk: DiskBandwidth, kvTypeBytes?: number, opts: { gpus?: boolean; view?: ModelView } = {}): LoadMachine {
+  const expertRead = opts.view && files.length === 1 ? expertReadRate(files[0] as string, opts.view) : null;
   return {
     physicalCores: physicalCores(),
     machineBytes: totalmem(),
@@ -38,6 +48,7 @@ export function loadMachine(files: string[], disk: DiskBandwidth, kvTypeBytes?: 
     routing: measuredRoutingOf(files[0] as string),
     // What `bench` measured of a schedule's compute on this file's shadow, for the plans of the same schedule.
     compute: computeLookup(files[0] as string),
+    ...(expertRead ? { expertRead } : {}),
     ...(kvTypeBytes !== undefined ? { kvTypeBytes } : {}),
     ...(opts.gpus ? { gpus: probeGpus() } : {}),
   };

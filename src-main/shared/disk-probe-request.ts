@@ -6,6 +6,8 @@
 // in flight, each at a chunk of the file chosen by a fixed permutation, so that neither a region
 // the host read recently nor its read-ahead of a sequential one can flatter the figure.
 
+import type { ModelView } from './gguf/model-view.js';
+
 /** One probe: `bytes` in requests of `chunkBytes`, `threads` in flight, scattered over the file. */
 export interface ProbeRequest {
   readonly bytes: number;
@@ -26,9 +28,26 @@ export const PROBE_THREADS = 8;
  * reads a small file whole measures the host's cache of it), in whole chunks; null when the file
  * has fewer than PROBE_THREADS chunks.
  */
-export function probeRequest(fileBytes: number): ProbeRequest | null {
-  const chunks = Math.floor(fileBytes / PROBE_CHUNK);
+export function probeRequest(fileBytes: number, chunkBytes = PROBE_CHUNK): ProbeRequest | null {
+  const chunks = Math.floor(fileBytes / chunkBytes);
   if (chunks < PROBE_THREADS) return null;
-  const bytes = Math.min(PROBE_BYTES, Math.max(PROBE_THREADS, Math.floor(chunks / 4)) * PROBE_CHUNK);
-  return { bytes, chunkBytes: PROBE_CHUNK, threads: PROBE_THREADS, scatter: true };
+  // Whole 2 MiB units (the native probe's unit of length), at least one chunk per thread.
+  const bytes = Math.min(PROBE_BYTES, Math.max(PROBE_THREADS * chunkBytes, Math.floor(chunks / 4) * chunkBytes));
+  return { bytes: Math.max(PROBE_CHUNK, Math.floor(bytes / PROBE_CHUNK) * PROBE_CHUNK), chunkBytes, threads: PROBE_THREADS, scatter: true };
+}
+
+/**
+ * The size of the reads an expert cache makes of this model: one expert's slice of its largest
+ * expert tensor (each miss is a read of that size per expert tensor; experts of one tensor are
+ * not adjacent often enough to count on coalescing), in whole 4 KiB for direct I/O. Null for a
+ * model without experts. On this machine's storage 0.9 MiB reads ran at 0.6 of 2 MiB ones.
+ */
+export function expertReadChunk(view: ModelView): number | null {
+  const m = view.moe;
+  if (!m || m.expertCount <= 0) return null;
+  const names = new Set(m.layers.flatMap((l) => l.expertTensors));
+  let slice = 0;
+  for (const t of view.tensors) if (names.has(t.name) && t.name.endsWith('.weight')) slice = Math.max(slice, t.nbytes / m.expertCount);
+  if (slice <= 0) return null;
+  return Math.min(64 * 1024 * 1024, Math.ceil(slice / 4096) * 4096);
 }

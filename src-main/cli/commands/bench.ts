@@ -16,6 +16,7 @@ import { totalmem } from 'node:os';
 import { measureDiskBandwidth } from '../../node/disk-bw.js';
 import { measureInWorker } from '../disk-probe.js';
 import { scheduleCompute } from '../shadow-compute.js';
+import { expertReadChunk } from '../../shared/disk-probe-request.js';
 import type { BenchDevice } from '../bench-output.js';
 
 /**
@@ -75,6 +76,9 @@ export const command: CommandSpec = {
     }
     const reps = own.reps;
     const device = opened.shards.length === 1 ? await deviceNow(opened.shards[0]?.path as string) : null;
+    // A mixture of experts reads its misses an expert's slice a request: the device's rate at that size, now, for the stream rows' plan.
+    const chunk = expertReadChunk(opened.view);
+    if (device && chunk !== null) await measureDiskBandwidth(opened.shards[0]!.path, measureInWorker, chunk);
     // The stream rows' plan predicts with this schedule's compute measured (as benchAtCap's stream runs are set).
     if (policies.includes('stream')) {
       const streamFlags = { ...f, ram, 'enforce-ram': enforced, 'experts-used': undefined, 'skip-cold-experts': undefined, draft: undefined, rpc: undefined, 'max-tokens': tokens };

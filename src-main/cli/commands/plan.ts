@@ -1,5 +1,6 @@
 // `ramforge plan MODEL --ram SIZE ...`: the memory plan a run will follow — where each layer
 // lives, what it costs per token, and whether it can run at all under the cap.
+import { expertReadChunk } from '../../shared/disk-probe-request.js';
 import { computeLookup } from '../../node/compute-cache.js';
 import type { CommandSpec } from '../args.js';
 import { EXIT, UsageError } from '../../shared/errors.js';
@@ -58,7 +59,11 @@ export const command: CommandSpec = {
     // A routing trace to replay decides the expert cache's prediction (checked against the model's shape).
     const tracePath = f['routing-trace'];
     const routeTrace = tracePath === undefined ? null : checkRoutingSettings(m.view, { routingTrace: resolve(tracePath), routingTraceOut: null });
-    const context = { disk, readaheadBytes, routeTrace, routing: remote ? null : measuredRoutingOf(m.shards[0]?.path as string), ...(remote ? {} : { compute: computeLookup(m.shards[0]?.path as string) }), gpus: f.gpu === 'none' ? null : probeGpus(), rpcNodes: await rpcNodesFromFlags(args.flags, Boolean(args.flags.json)) };
+    // A mixture of experts reads its misses an expert's slice a request: the device's rate at that size too (measured once, cached).
+    const chunk = expertReadChunk(m.view);
+    const atChunk = remote || chunk === null || givenDiskBandwidth(args.flags) ? null : await diskBandwidthFor(m.shards[0]?.path as string, measureInWorker, chunk);
+    const expertRead = atChunk?.source.startsWith('measured') ? atChunk : null;
+    const context = { disk, readaheadBytes, routeTrace, expertRead, routing: remote ? null : measuredRoutingOf(m.shards[0]?.path as string), ...(remote ? {} : { compute: computeLookup(m.shards[0]?.path as string) }), gpus: f.gpu === 'none' ? null : probeGpus(), rpcNodes: await rpcNodesFromFlags(args.flags, Boolean(args.flags.json)) };
     const withDraft = draft ? { ...context, draft: (ctx: number) => draftPlanInput(m, { path: draft.shards[0]!.path, shards: draft.shards, view: draft.view }, { ctx, max }) } : context;
     // As serve --api loads it: the sequences it would choose (unless given), the embeddings context.
     const serving = args.flags.serve === true;

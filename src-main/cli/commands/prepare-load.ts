@@ -46,7 +46,7 @@ export const command: CommandSpec = {
     const rpcNodes = await askRpcNodes(settings.rpc);
     let prepared: ReturnType<typeof prepareLoad>;
     try {
-      prepared = prepareLoad({ modelPath, view: opened.view, settings, machine: { ...loadMachine(files, runDiskBandwidth(files[0] as string, null), undefined, { gpus: true }), rpcNodes, routeTrace }, ...(draftInput ? { draft: draftInput } : {}), serving: true });
+      prepared = prepareLoad({ modelPath, view: opened.view, settings, machine: { ...loadMachine(files, runDiskBandwidth(files[0] as string, null), undefined, { gpus: true, view: opened.view }), rpcNodes, routeTrace }, ...(draftInput ? { draft: draftInput } : {}), serving: true });
     } catch (e) {
       if (e instanceof BelowMinimumError) throw new UsageError(belowMinimumText(e));
       if (e instanceof SettingsError || e instanceof PlanInputError) throw new UsageError(e.message);

@@ -187,7 +187,7 @@ async function refuseUnloadable(model: string, settings: RunSettings, opened: Op
   const files = m.shards.map((x) => x.path);
   const rpcNodes = await askRpcNodes(settings.rpc);
   try {
-    prepareLoad({ modelPath: model, view: m.view, settings, machine: { ...loadMachine(files, runDiskBandwidth(files[0] as string, null)), rpcNodes }, serving: true });
+    prepareLoad({ modelPath: model, view: m.view, settings, machine: { ...loadMachine(files, runDiskBandwidth(files[0] as string, null), undefined, { view: m.view }), rpcNodes }, serving: true });
   } catch (e) {
     if (e instanceof SettingsError || e instanceof PlanInputError) throw new UsageError(e.message);
     throw e;

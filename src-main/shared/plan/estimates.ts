@@ -59,11 +59,12 @@ export function runtimeOverheadBytes(weightBytes: number, nVocab: number): Quant
  * meanwhile, a small part of the token), so a token takes its compute plus its misses' reads:
  * tok/s = 1 / (compute + read / disk_bw).
  */
-export function expertCacheTokS(read: number, diskBw: number, measured: MeasuredCompute): Quantity {
+export function expertCacheTokS(read: number, diskBw: number, measured: MeasuredCompute, rateSource?: string): Quantity {
   const io = read / diskBw;
   const t = measured.secondsPerToken + io;
   const value = t > 0 ? 1 / t : null;
-  return { value, formula: `1 / (compute ${(measured.secondsPerToken * 1000).toFixed(1)} ms (${measured.source}) + misses ${fb(read)} / disk ${fb(diskBw)}/s = ${(io * 1000).toFixed(1)} ms) = ${value === null ? '—' : value.toFixed(2)} tok/s` };
+  const rate = rateSource ? `disk ${fb(diskBw)}/s in reads of one expert (${rateSource})` : `disk ${fb(diskBw)}/s`;
+  return { value, formula: `1 / (compute ${(measured.secondsPerToken * 1000).toFixed(1)} ms (${measured.source}) + misses ${fb(read)} / ${rate} = ${(io * 1000).toFixed(1)} ms) = ${value === null ? '—' : value.toFixed(2)} tok/s` };
 }
 
 /**

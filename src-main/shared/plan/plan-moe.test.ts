@@ -180,3 +180,16 @@ describe('planMemory with a measured compute term', () => {
     expect(d.quantities.predictedDecodeTokS.formula).toMatch(/compute 50\.0 ms \(measured now on the shadow\)/);
   });
 });
+
+describe("planMemory with the device's rate in reads of one expert", () => {
+  it("reads the misses at that rate, named in the prediction's formula", () => {
+    const v = mixtral();
+    const cap = Math.floor(v.fileBytes / 2);
+    const measuredCompute = { secondsPerToken: 0.05, source: 'measured now on the shadow' };
+    const expertRead = { bytesPerS: 0.25 * GiB, source: 'measured now with 864 KiB reads' };
+    const p = valid(planMemory(v, { ...input, ramBytes: cap, measuredCompute, expertRead }));
+    const read = p.quantities.bytesReadPerToken.value as number;
+    expect(p.quantities.predictedDecodeTokS.value).toBeCloseTo(1 / (0.05 + read / (0.25 * GiB)), 6);
+    expect(p.quantities.predictedDecodeTokS.formula).toMatch(/in reads of one expert \(measured now with 864 KiB reads\)/);
+  });
+});

@@ -28,6 +28,8 @@ export interface DenseBudget {
   readonly trace?: TraceRouting;
   /** This schedule's compute measured on the model's shadow: the prediction adds the misses' reads to it. */
   readonly measuredCompute?: MeasuredCompute;
+  /** The device's rate in reads of one expert's slice (absent: the plan's disk rate). */
+  readonly expertRead?: { readonly bytesPerS: number; readonly source: string };
 }
 
 const fb = (n: number): string => formatBytes(n);
@@ -94,7 +96,9 @@ export function withExpertCache(plan: MemoryPlan, view: ModelView, d: DenseBudge
   const floor = Math.round(routed * (1 - best)) + Math.max(0, -room);
   const ramTouched = d.persistentResidentBytes + denseLayer + Math.round(routed * hit);
   const measured = d.measuredCompute;
-  const speed = measured && vramSlots === 0 ? expertCacheTokS(read, plan.input.diskBandwidthBytesPerS, measured) : predictedTokS(read, plan.input.diskBandwidthBytesPerS, ramTouched, plan.input.memoryBandwidthBytesPerS, 0, plan.input.vramBandwidthBytesPerS);
+  // Misses are read one expert's slice a request: at the device's rate for reads of that size where it was measured.
+  const rate = d.expertRead?.bytesPerS ?? plan.input.diskBandwidthBytesPerS;
+  const speed = measured && vramSlots === 0 ? expertCacheTokS(read, rate, measured, d.expertRead?.source) : predictedTokS(read, rate, ramTouched, plan.input.memoryBandwidthBytesPerS, 0, plan.input.vramBandwidthBytesPerS);
   // The least the runtime runs with: the routed experts of one token in every layer, and the staging buffer.
   const minimum = capWithHeadroom(locked + k * L * bpe + n * bpe);
   const active = m.activeBytesPerToken ?? d.persistentResidentBytes + denseLayer + routed;

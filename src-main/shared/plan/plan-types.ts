@@ -51,6 +51,8 @@ export interface PlanInput {
   readonly routeTrace?: TraceRouting;
   /** The decode time per token this very schedule measured on the model's shadow (measured-compute.ts); absent: modelled from the memory bandwidth. */
   readonly measuredCompute?: MeasuredCompute;
+  /** A mixture of experts: the device's rate in reads of one expert's slice, as the expert cache reads its misses (absent: diskBandwidthBytesPerS). */
+  readonly expertRead?: { readonly bytesPerS: number; readonly source: string };
   /** llama.cpp RPC nodes (`--rpc`), as they described themselves: they hold the last layers. */
   readonly remote?: readonly RpcNodeInfo[];
 }
@@ -92,7 +94,7 @@ export interface MemoryPlan {
     readonly fileBytes: number;
     readonly tensorBytes: number;
   };
-  readonly input: Required<Omit<PlanInput, 'vramBytes' | 'threads' | 'diskBandwidthSource' | 'readaheadBytes' | 'parallel' | 'draft' | 'routing' | 'routeTrace' | 'gpuDevice' | 'remote' | 'measuredCompute'>> & {
+  readonly input: Required<Omit<PlanInput, 'vramBytes' | 'threads' | 'diskBandwidthSource' | 'readaheadBytes' | 'parallel' | 'draft' | 'routing' | 'routeTrace' | 'gpuDevice' | 'remote' | 'measuredCompute' | 'expertRead'>> & {
     readonly vramBytes: number | null;
     readonly threads: number | null;
     readonly diskBandwidthSource: string;

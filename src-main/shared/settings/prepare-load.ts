@@ -41,6 +41,8 @@ export interface LoadMachine {
   rpcNodes?: readonly RpcNodeInfo[];
   /** Schedules' compute measured on the model's shadow earlier (node/compute-cache.ts); absent: none. */
   compute?: ComputeLookup;
+  /** A mixture of experts: the device's rate in reads of one expert's slice (node/disk-bw.ts); absent: not measured. */
+  expertRead?: { bytesPerS: number; source: string } | null;
 }
 
 export interface PrepareInput {
@@ -160,6 +162,7 @@ function planInput(s: RunSettings, shape: RunShape, m: LoadMachine, ramBytes: nu
     ...(m.routing ? { routing: m.routing } : {}),
     ...(m.routeTrace ? { routeTrace: m.routeTrace } : {}),
     ...(measured ? { measuredCompute: measured } : {}),
+    ...(m.expertRead ? { expertRead: m.expertRead } : {}),
     ...(m.rpcNodes && m.rpcNodes.length > 0 ? { remote: m.rpcNodes } : {}),
     ...(draft ? { draft: draft(shape.ctx) } : {}),
   };
