@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { open, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cachedDiskBandwidth, diskBandwidthFor, diskBwCachePath, parseBandwidth, MIN_CACHEABLE_BYTES } from './disk-bw.js';
 import type { ProbeRequest } from '../shared/disk-probe-request.js';
@@ -8,18 +7,9 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { statSync } from 'node:fs';
 import { parseSize } from '../shared/size.js';
+import { useTempCacheRoot } from './temp-cache-root.test-util.js';
 
-let dir = '';
-const saved = process.env.RAMFORGE_CACHE;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'ramforge-diskbw-'));
-  process.env.RAMFORGE_CACHE = join(dir, 'cache');
-});
-afterAll(async () => {
-  if (saved === undefined) delete process.env.RAMFORGE_CACHE;
-  else process.env.RAMFORGE_CACHE = saved;
-  await rm(dir, { recursive: true, force: true });
-});
+const tmp = useTempCacheRoot('ramforge-diskbw-');
 
 describe('disk bandwidth', () => {
   it('parses --disk-bw values', () => {
@@ -29,7 +19,7 @@ describe('disk bandwidth', () => {
   });
 
   it('a file too small to say anything about the device is not measured: the figure is assumed and named so', async () => {
-    const f = join(dir, 'tiny.bin');
+    const f = join(tmp(), 'tiny.bin');
     await writeFile(f, Buffer.alloc(4096));
     let calls = 0;
     const r = await diskBandwidthFor(f, async () => {
@@ -42,7 +32,7 @@ describe('disk bandwidth', () => {
   });
 
   it('measures once on a large enough file, then answers from the cache', async () => {
-    const f = join(dir, 'big.bin');
+    const f = join(tmp(), 'big.bin');
     const fh = await open(f, 'w');
     await fh.truncate(MIN_CACHEABLE_BYTES + 1024 * 1024); // sparse: reads are zeros, no disk use
     await fh.close();
@@ -62,7 +52,7 @@ describe('disk bandwidth', () => {
   });
 
   it('a figure an old probe cached (the file\'s first 512 MiB, or sequential regions: what the host caches or reads ahead) is measured again, scattered over the whole file', async () => {
-    const f = join(dir, 'large.bin');
+    const f = join(tmp(), 'large.bin');
     const fh = await open(f, 'w');
     await fh.truncate(17 * 1024 ** 3); // sparse
     await fh.close();
@@ -87,7 +77,7 @@ describe('disk bandwidth', () => {
   it('each model file is measured on its own bytes (a small file the host caches reads faster than a large one on the same device); an unmeasured file takes the figure of its device’s largest measured file, named', async () => {
     await rm(diskBwCachePath(), { force: true });
     const make = async (name: string, bytes: number) => {
-      const f = join(dir, name);
+      const f = join(tmp(), name);
       const fh = await open(f, 'w');
       await fh.truncate(bytes);
       await fh.close();
@@ -108,7 +98,7 @@ describe('disk bandwidth', () => {
 
   it("the rate in reads of one expert's slice is a figure of its own beside the 2 MiB one, for the same file", async () => {
     await rm(diskBwCachePath(), { force: true });
-    const f = join(dir, 'moe-model.bin');
+    const f = join(tmp(), 'moe-model.bin');
     const fh = await open(f, 'w');
     await fh.truncate(4 * 1024 ** 3);
     await fh.close();
