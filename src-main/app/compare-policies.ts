@@ -12,6 +12,8 @@ import { checkMaxTokens, checkPolicies, checkString } from './validate.js';
 export interface TurnRunner {
   /** The plan's verdict for these settings (null: no plan could be made; the load then says why). */
   verdict(path: string, settings: RunSettings): Promise<Verdict | null>;
+  /** The stream schedule's compute measured for these settings (on the model's shadow), for its plan. */
+  measureCompute?(path: string, settings: RunSettings): Promise<unknown>;
   load(path: string, settings: RunSettings): Promise<unknown>;
   turn(requestId: string, params: GenerateParams): Promise<unknown>;
   lastTurnReport(): unknown | null;
@@ -34,6 +36,9 @@ export async function comparePolicies(r: TurnRunner, requestId: unknown, path: u
   // One weight layout for every policy (as `ramforge bench`): repacked and file-backed
   // kernels round differently, and the comparison is of residency schedules.
   const repack = comparisonRepack(list, s.repack, await r.verdict(p, s));
+  // As `bench`: the stream schedule's compute measured first, so its report's plan predicts with it.
+  // A measurement that fails leaves the plan its model of the compute (the formula says which).
+  if (list.includes('stream') && r.measureCompute) await r.measureCompute(p, s).catch(() => undefined);
   for (const policy of list) {
     // No trace during a comparison: it adds observer callbacks to 'off', which must stay plain llama.cpp.
     await r.load(p, { ...s, policy, graphTrace: false, repack });

@@ -17,6 +17,8 @@ export interface ModelLibraryOptions {
   dataDir: string;
   inspectModel?: (path: string) => Promise<unknown>;
   planModel?: (path: string, settings: RunSettings) => Promise<unknown>;
+  /** `ramforge plan --measure-compute` (a child process by default; tests replace it). */
+  measureCompute?: (path: string, settings: RunSettings) => Promise<unknown>;
   /** `ramforge prepare-load`'s JSON for a load (a child process by default; tests replace it). */
   prepareModel?: (path: string, settings: RunSettings) => Promise<unknown>;
   /** `ramforge devices --json` (a child process by default; tests replace it). */
@@ -87,6 +89,15 @@ export class ModelLibrary {
     return (this.opts.planModel ?? defaultPlan)(path, s);
   }
 
+  /**
+   * The stream schedule's compute for these settings measured on the model's shadow and cached
+   * (`ramforge plan --measure-compute`), so that the plans of its loads predict with it, as
+   * `bench` does before its runs.
+   */
+  measureCompute(path: string, s: RunSettings): Promise<unknown> {
+    return (this.opts.measureCompute ?? defaultMeasure)(path, s);
+  }
+
   /** The load of a checked path and settings, prepared out of process exactly as `ramforge run` prepares its own. */
   async prepareLoad(path: string, s: RunSettings): Promise<PreparedAppLoad> {
     return asPrepared(await (this.opts.prepareModel ?? defaultPrepare)(path, s), path);
@@ -130,6 +141,13 @@ function defaultInspect(path: string): Promise<unknown> {
 
 function defaultPlan(path: string, s: RunSettings): Promise<unknown> {
   return runCliJson(planArgs(path, s));
+}
+
+function defaultMeasure(path: string, s: RunSettings): Promise<unknown> {
+  const args = planArgs(path, s);
+  args.splice(args.indexOf('--'), 0, '--measure-compute');
+  // The shadow decodes a few tokens of the model: up to minutes on a large one.
+  return runCliJson(args, { timeoutMs: 600_000 });
 }
 
 function defaultPrepare(path: string, s: RunSettings): Promise<unknown> {

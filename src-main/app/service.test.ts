@@ -218,6 +218,41 @@ describe('AppService', () => {
     expect(events.filter((e) => e.type === 'token' && e.requestId === 'c:stream').length).toBe(4);
   });
 
+  it("measures the stream schedule's compute on the model's shadow before a comparison that runs stream (as bench does), once, with the comparison's settings; not for off alone, and a failed measurement does not stop the comparison", async () => {
+    const order: string[] = [];
+    const measured: [string, number | null][] = [];
+    const make = (fail: boolean) =>
+      new AppService({
+        dataDir: dir,
+        hostFactory: async (o) => {
+          order.push('load');
+          return new FakeHost(o);
+        },
+        planModel: async () => ({}),
+        measureCompute: async (p, s) => {
+          order.push('measure');
+          measured.push([p, s.ramBytes]);
+          if (fail) throw new Error('no shadow');
+        },
+        prepareModel: fakePrepare(),
+        buildReport: fakeReport,
+      });
+    const svc2 = make(false);
+    await svc2.comparePolicies('c', '/m/a.gguf', { ...defaultSettings(), ramBytes: 300 * 2 ** 20 }, ['off', 'stream'], 'Once', 2);
+    expect(order).toEqual(['measure', 'load', 'load']);
+    expect(measured).toEqual([['/m/a.gguf', 300 * 2 ** 20]]);
+    order.length = 0;
+    await svc2.comparePolicies('c', '/m/a.gguf', defaultSettings(), ['off'], 'Once', 2);
+    expect(order).toEqual(['load']);
+    await svc2.close();
+    order.length = 0;
+    const svc3 = make(true);
+    const reports = await svc3.comparePolicies('c', '/m/a.gguf', defaultSettings(), ['stream'], 'Once', 2);
+    expect(order).toEqual(['measure', 'load']);
+    expect(reports).toHaveLength(1);
+    await svc3.close();
+  });
+
   it('compares off and stream on a model its plan says fits: both loads repacked (stream streams nothing), as bench does; out of core, neither', async () => {
     for (const [tiers, repack] of [[['pinned'], true], [['pinned', 'streamed'], false]] as const) {
       const loads: LoadParams[][] = [];

@@ -38,6 +38,8 @@ export interface AppServiceOptions {
   dataDir: string;
   inspectModel?: (path: string) => Promise<unknown>;
   planModel?: (path: string, settings: RunSettings) => Promise<unknown>;
+  /** `ramforge plan --measure-compute` before a comparison that runs stream (the built CLI by default; tests replace it). */
+  measureCompute?: (path: string, settings: RunSettings) => Promise<unknown>;
   /** `ramforge prepare-load`'s JSON for a load (the built CLI by default; tests replace it). */
   prepareModel?: (path: string, settings: RunSettings) => Promise<unknown>;
   /** `ramforge devices --json` (the built CLI by default; tests replace it). */
@@ -346,7 +348,7 @@ export class AppService implements RamforgeHostApi {
 
   comparePolicies(requestId: unknown, path: unknown, settings: unknown, policies: unknown, prompt: unknown, maxTokens: unknown): Promise<unknown[]> {
     const verdict = (p: string, s: RunSettings) => this.library.planChecked(p, s).then(verdictOf, () => null);
-    const runner = { verdict, load: (p: string, s: RunSettings) => this.load(p, s), turn: (id: string, g: GenerateParams) => this.turns.run(id, g), lastTurnReport: () => this.turns.knownReport() };
+    const runner = { verdict, measureCompute: (p: string, s: RunSettings) => this.library.measureCompute(p, s), load: (p: string, s: RunSettings) => this.load(p, s), turn: (id: string, g: GenerateParams) => this.turns.run(id, g), lastTurnReport: () => this.turns.knownReport() };
     return comparePolicies(runner, requestId, path, settings, policies, prompt, maxTokens);
   }
 

@@ -131,6 +131,20 @@ describe.skipIf(!built)('routing traces', () => {
   });
 });
 
+describe.skipIf(!built)('plan --measure-compute', () => {
+  it("measures the stream schedule's compute on the model's shadow (or finds it cached) and predicts with it; a later plan of the same schedule reads it back", () => {
+    const args = ['plan', model, '--ram', '200M', '--routing-trace', GEMMA, '--json'];
+    const m = runCli([...args, '--measure-compute'], { timeoutMs: 300_000 });
+    expect(m.code, m.stderr).toBe(0);
+    const measured = JSON.parse(m.stdout).quantities.predictedDecodeTokS;
+    expect(measured.formula).toMatch(/^1 \/ \(compute [\d.]+ ms \(measured .*on the model's shadow.*\) \+ misses /);
+    expect(measured.value).toBeGreaterThan(0);
+    const later = runCli(args, { timeoutMs: 120_000 });
+    expect(later.code, later.stderr).toBe(0);
+    expect(JSON.parse(later.stdout).quantities.predictedDecodeTokS).toEqual(measured);
+  });
+});
+
 describe.skipIf(!built)('plan --routing-trace', () => {
   it("predicts the expert cache by replaying the trace: LRU's hit rate at the plan's cache, Belady's for the floor", () => {
     const plan = (ram: string): Record<string, any> => {

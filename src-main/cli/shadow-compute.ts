@@ -26,10 +26,12 @@ export interface ShadowComputeOptions {
   prompt: string;
   tokens: number;
   log: (line: string) => void;
+  /** Measure again whatever is cached (`bench`: the machine's state of this command, as its device rate). */
+  fresh?: boolean;
 }
 
 /**
- * The measured compute of the stream schedule these flags make, cached or measured now; null
+ * The measured compute of the stream schedule these flags make, cached (unless `fresh`) or measured now; null
  * where there is none to measure (no budget, a split model, a schedule that fits with nothing to
  * stream is measured too) or the shadow's run failed (said in the log: the plan then models it).
  */
@@ -40,7 +42,7 @@ export async function scheduleCompute(o: ShadowComputeOptions): Promise<Measured
   const ram = prepared.settings.ramBytes;
   if (ram === null) return null;
   const key = scheduleKey(prepared.settings, prepared.shape, ram);
-  const cached = computeLookup(file)(key);
+  const cached = o.fresh ? null : computeLookup(file)(key);
   if (cached) return cached;
   o.log(`measuring the compute of the stream schedule on the model's shadow (${o.tokens} tokens; its tensor data reads as zeros, nothing from storage) …`);
   const shadow = join(shadowDir(), `${process.pid}-${basename(file)}`);
@@ -58,4 +60,24 @@ export async function scheduleCompute(o: ShadowComputeOptions): Promise<Measured
   } finally {
     await rm(shadow, { force: true });
   }
+}
+
+/** Tokens `plan --measure-compute` decodes on the shadow (bench decodes its own --tokens). */
+export const PLAN_MEASURE_TOKENS = 16;
+
+/**
+ * `plan --measure-compute`: the compute of the stream schedule these plan flags make, measured on
+ * the shadow (or found cached) before the plan is made, so the plan predicts with it. The stream
+ * schedule of this machine alone: a draft and RPC nodes are left out of the measurement.
+ */
+export async function measurePlannedCompute(opened: OpenedModel, flags: ParsedArgs['flags']): Promise<void> {
+  const measured = await scheduleCompute({
+    opened,
+    flags: { ...flags, draft: undefined, rpc: undefined, 'max-tokens': PLAN_MEASURE_TOKENS },
+    policies: ['stream'],
+    prompt: 'Once upon a time',
+    tokens: PLAN_MEASURE_TOKENS,
+    log: (l) => void process.stderr.write(`ramforge plan: ${l}\n`),
+  });
+  if (!measured) process.stderr.write('ramforge plan: no compute measured (a model split over several files, or no budget): the plan models it\n');
 }

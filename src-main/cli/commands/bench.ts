@@ -82,7 +82,7 @@ export const command: CommandSpec = {
     // The stream rows' plan predicts with this schedule's compute measured (as benchAtCap's stream runs are set).
     if (policies.includes('stream')) {
       const streamFlags = { ...f, ram, 'enforce-ram': enforced, 'experts-used': undefined, 'skip-cold-experts': undefined, draft: undefined, rpc: undefined, 'max-tokens': tokens };
-      await scheduleCompute({ opened, flags: streamFlags, policies, prompt: own.prompt, tokens, log: (l) => void process.stderr.write(`ramforge bench: ${l}\n`) });
+      await scheduleCompute({ opened, flags: streamFlags, policies, prompt: own.prompt, tokens, fresh: true, log: (l) => void process.stderr.write(`ramforge bench: ${l}\n`) });
     }
     const { prepared, rows } = await benchAtCap({
       modelPath,

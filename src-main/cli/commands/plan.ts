@@ -1,5 +1,6 @@
 // `ramforge plan MODEL --ram SIZE ...`: the memory plan a run will follow — where each layer
 // lives, what it costs per token, and whether it can run at all under the cap.
+import { measurePlannedCompute } from '../shadow-compute.js';
 import { expertReadChunk } from '../../shared/disk-probe-request.js';
 import { computeLookup } from '../../node/compute-cache.js';
 import type { CommandSpec } from '../args.js';
@@ -33,6 +34,7 @@ export const command: CommandSpec = {
     // As every command that plans declares them (run-flags.ts): the app plans a load with the run's own settings.
     ...flagsNamed('ram', 'vram', 'gpu', 'ctx', 'prefetch-depth', 'batch', 'threads', 'parallel', 'kv-bytes', 'disk-bw', 'draft', 'draft-max', 'draft-min', 'rpc', 'routing-trace'),
     { name: 'json', type: 'boolean', description: 'print the plan as JSON (docs/cli-json.md, "plan")' },
+    { name: 'measure-compute', type: 'boolean', description: "first measure the stream schedule's compute on the model's shadow (its header, its weights read as zeros: 16 tokens, nothing read from storage), as bench does; cached per file and schedule, later plans use it" },
     { name: 'serve', type: 'boolean', description: 'plan as `serve --api` loads the model: its /v1/embeddings context budgeted and, without --parallel, the sequences serve chooses' },
   ],
   details:
@@ -68,6 +70,10 @@ export const command: CommandSpec = {
     // As serve --api loads it: the sequences it would choose (unless given), the embeddings context.
     const serving = args.flags.serve === true;
     const flags = serving && args.flags.parallel === undefined ? { ...args.flags, parallel: serveParallel(m.view, args.flags, draft ? draft.shards[0]!.path : null).parallel } : args.flags;
+    if (args.flags['measure-compute'] === true) {
+      if (remote) throw new UsageError('--measure-compute runs the model: download it first (ramforge pull)');
+      await measurePlannedCompute(m, flags);
+    }
     const { plan, shape } = planForView(m.view, flags, { ...withDraft, serving });
     if (!args.flags.json) process.stderr.write(shapeNote(shape));
     process.stdout.write(args.flags.json ? JSON.stringify(plan, null, 2) + '\n' : formatPlan(plan));

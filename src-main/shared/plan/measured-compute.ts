@@ -24,7 +24,8 @@ export function scheduleKey(s: RunSettings, shape: RunShape, ramBytes: number): 
     trace: s.routingTrace,
     expertsUsed: s.expertsUsed,
     skipCold: s.skipColdExperts,
-    repack: s.repack,
+    // Stream runs repack nothing unless asked (--repack): null and false are one layout.
+    repack: s.repack === true,
     readAhead: s.expertReadAhead,
     vram: s.vramBytes,
     gpu: s.gpu,
