@@ -7,6 +7,7 @@
 #include "context.h"
 #include "grammar.h"
 #include "logprobs.h"
+#include "sample_probs.h"
 #include "model.h"
 #include "residency.h"
 #include "speculative.h"
@@ -159,12 +160,11 @@ class GenerateWorker : public Napi::AsyncWorker {
         stop_reason_ = "cancelled";
         break;
       }
-      llama_token tok = llama_sampler_sample(smpl, lctx, -1);
+      llama_token tok = SampleWithLogprobs(smpl, lctx, -1, sampling_, &logprobs_);
       if (GrammarStuck(smpl)) {
         SetError(kGrammarStuckMessage);
         return;
       }
-      if (sampling_.logprobs >= 0) logprobs_ = LogprobsAt(llama_get_logits_ith(lctx, -1), llama_vocab_n_tokens(vocab), tok, sampling_.logprobs);
       if (!Emit(tok, nullptr, t0, &t_prev)) break;
       if (i + 1 == max_tokens_) break;  // no need to decode a token nobody will sample after
       if (static_cast<int>(cached.size()) + 1 >= n_ctx) {

@@ -113,7 +113,7 @@ export interface NativeContextOptions {
 }
 
 /** -1 none, else the sampled token's log-probability and this many of the most likely (logprobs.h). */
-export type NativeGenerateOptions = SamplingParams & { maxTokens: number; logprobs?: number; promptLogprobs?: boolean };
+export type NativeGenerateOptions = SamplingParams & { maxTokens: number; logprobs?: number; promptLogprobs?: boolean; postSamplingProbs?: boolean };
 
 /** A position's token and the most likely there, log-probabilities of the raw logits' softmax. */
 export interface NativeLogprobs {
