@@ -3,7 +3,7 @@
 
 import type { ResidencyRowSpec } from './residency/residency-model.js';
 import type { RoutingOptimum } from './moe/routing-optimum.js';
-import type { ChatPromptParams, EmbedInput, GenerateParams, GenerationTimings, PromptLogprobs, StopReason, TokenEvent } from './generation-protocol.js';
+import type { ChatPromptParams, EmbedInput, GenerateParams, GenerationTimings, LogitBias, PromptLogprobs, StopReason, TokenEvent } from './generation-protocol.js';
 
 // The generation's shapes live in generation-protocol.ts; they are part of this protocol.
 export * from './generation-protocol.js';
@@ -200,6 +200,8 @@ export interface GenerationResult {
   timings: GenerationTimings;
   /** GenerateParams.promptLogprobs: the prompt's tokens. */
   promptLogprobs?: PromptLogprobs;
+  /** The token biases the sampler applied (the request's, and with ignoreEos each end-of-generation token's -Infinity); absent: none. */
+  logitBias?: LogitBias[];
   /** Present when a draft model proposed tokens. */
   draft?: DraftStats;
   /** A mixture of experts whose routing was replayed, recorded or kept (LoadParams.routing). */

@@ -16,6 +16,7 @@ import { Embedder } from './embedder.js';
 import { attachDraft, createTargetContext, deviceMemoryOf, expertsUsedOverride, modelInfoOf, openChecked, placementOf } from './engine-load.js';
 import { chatPromptOf, promptTokensOf } from './prompt-tokens.js';
 import { generateSolo } from './solo-generation.js';
+import { samplingWithBias } from './sampling-bias.js';
 import { BatchServing, type ServeStepEvent } from './batch-serving.js';
 import { logprobsWithBytes } from './token-logprobs.js';
 
@@ -172,13 +173,16 @@ export class Engine {
     if (prompt.length === 0) throw new WorkerError('EMPTY_PROMPT', 'the prompt is empty');
     const { ctx, model } = this.need();
     const withBytes = logprobsWithBytes(model);
+    const { sampling, bias } = samplingWithBias(params.sampling, model);
+    const run = { ...params, sampling };
     let r: GenerationResult;
     if (this.parallel <= 1) {
-      r = await generateSolo(ctx, this.residency, prompt, params, onToken, withBytes);
+      r = await generateSolo(ctx, this.residency, prompt, run, onToken, withBytes);
     } else {
       this.serving ??= new BatchServing(ctx, this.residency, (e) => this.onStep?.(e));
-      r = await this.serving.submit(prompt, params, onToken, withBytes, requestId);
+      r = await this.serving.submit(prompt, run, onToken, withBytes, requestId);
     }
+    if (bias.length > 0) r.logitBias = bias;
     if (this.routing) r.routing = this.routing.absorb(ctx.routingTake());
     return r;
   }

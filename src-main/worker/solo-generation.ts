@@ -33,8 +33,10 @@ export async function generateSolo(ctx: NativeContext, residency: ResidencyRunti
         repeatPenalty: s.repeatPenalty,
         repeatLastN: s.repeatLastN,
         ...(s.grammar !== undefined ? { grammar: s.grammar } : {}),
+        ...(s.logitBias !== undefined ? { logitBias: s.logitBias } : {}),
         ...(params.logprobs !== undefined ? { logprobs: params.logprobs } : {}),
         ...(params.promptLogprobs ? { promptLogprobs: true } : {}),
+        ...(params.postSamplingProbs ? { postSamplingProbs: true } : {}),
       },
       (index, id, piece, tMs, pass, logprobs) => {
         // Bytes of a UTF-8 character split across tokens are held until it is complete.
