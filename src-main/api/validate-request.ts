@@ -185,11 +185,11 @@ function checkToolCalls(v: unknown, at: string): ToolCallMessage[] {
   });
 }
 
-function checkMessages(b: Body, ignored: string[]): ChatMessage[] {
+function checkMessages(b: Body, ignored: string[], allowEmpty: boolean): ChatMessage[] {
   const v = b.messages;
   if (!given(v)) throw badRequest("'messages' is required", 'messages', 'missing_required_parameter');
   if (!Array.isArray(v)) throw badRequest("'messages' must be an array of messages", 'messages', 'invalid_type');
-  if (v.length === 0) throw badRequest("'messages' must hold at least one message", 'messages', 'invalid_value');
+  if (v.length === 0 && !allowEmpty) throw badRequest("'messages' must hold at least one message", 'messages', 'invalid_value');
   if (v.length > MAX_MESSAGES) throw badRequest(`'messages' may hold at most ${MAX_MESSAGES} messages`, 'messages', 'invalid_value');
   return v.map((m: unknown, i): ChatMessage => {
     const at = `messages[${i}]`;
@@ -225,10 +225,15 @@ function checkMessages(b: Body, ignored: string[]): ChatMessage[] {
   });
 }
 
-export function validateChatRequest(body: unknown, defaults: GenerationDefaults = OPENAI_DEFAULTS): ApiGeneration {
+/**
+ * `allowEmptyMessages`: no turns at all is a chat too (the template's opening of the assistant's
+ * turn alone), as llama-server answers Anthropic's /v1/messages with an empty list; OpenAI's chat
+ * refuses it.
+ */
+export function validateChatRequest(body: unknown, defaults: GenerationDefaults = OPENAI_DEFAULTS, allowEmptyMessages = false): ApiGeneration {
   const b = asBody(body);
   const common = checkCommon(b, 'chat', 'max_completion_tokens', CHAT_PARAMS, defaults);
-  const messages = checkMessages(b, common.ignored);
+  const messages = checkMessages(b, common.ignored, allowEmptyMessages);
   const logprobs = checkChatLogprobs(b);
   const tools = checkToolRequest(b);
   onlyNeutral(b, 'functions', isEmptyArray, "the deprecated 'functions' API is not supported: use tools");
