@@ -143,7 +143,7 @@ export class ApiServerControl {
     try {
       const load = () => {
         const now = this.feed.snapshot();
-        return { active: now.activeRequests, queued: now.queued };
+        return { active: now.activeRequests, queued: now.queued, ...this.feed.passes() };
       };
       const metrics = l.metrics ? new ServerMetrics(load) : null;
       this.server = await startApiServer({ backend: this.backend, host: l.host, port: l.port, apiKey: l.apiKey, ...(l.cors ? { cors: l.cors } : {}), ...(metrics ? { metrics } : {}), ...(l.defaults ? { defaults: l.defaults } : {}), ...(l.names ? { names: l.names } : {}), slots: l.slots ?? true });

@@ -130,6 +130,8 @@ export interface NativeGenerateResult {
   ttftMs: number;
   totalMs: number;
   reusedTokens: number;
+  /** llama_decode calls of the prompt and the token loop (a speculative pass's verification not counted). */
+  decodes: number;
   /** promptLogprobs asked: prompt tokens 1..n-1. */
   promptLogprobs?: NativeLogprobs[];
   /** With a draft attached: what the passes drafted and kept. */

@@ -168,6 +168,8 @@ export type EmbedInput = string | (number | string)[];
 export interface EmbedResult {
   vectors: number[][];
   tokens: number;
+  /** llama_decode calls made: one per text (each decoded whole, from an empty cache). */
+  decodes: number;
 }
 
 export interface TokenEvent {

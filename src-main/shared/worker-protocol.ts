@@ -200,6 +200,12 @@ export interface GenerationResult {
   timings: GenerationTimings;
   /** GenerateParams.promptLogprobs: the prompt's tokens. */
   promptLogprobs?: PromptLogprobs;
+  /**
+   * llama_decode calls this generation made on its own (one sequence at a time: the prompt's
+   * micro-batches and one per token, a speculative pass's verification not counted); absent
+   * where it shared the batch server's steps (ServeStep counts those).
+   */
+  decodes?: number;
   /** The token biases the sampler applied (the request's, and with ignoreEos each end-of-generation token's -Infinity); absent: none. */
   logitBias?: LogitBias[];
   /** Present when a draft model proposed tokens. */

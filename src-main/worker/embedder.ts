@@ -31,7 +31,8 @@ export class Embedder {
       tokens += toks.length;
       vectors.push(Array.from(await this.ctx.embed(toks)));
     }
-    return { vectors, tokens };
+    // The native embed decodes a text in one llama_decode (the context's batch is its length).
+    return { vectors, tokens, decodes: vectors.length };
   }
 
   free(): void {

@@ -66,6 +66,7 @@ export async function generateSolo(ctx: NativeContext, residency: ResidencyRunti
     text,
     stopReason: r.stopReason,
     reusedTokens: r.reusedTokens,
+    decodes: r.decodes,
     timings: timingsOf(r, prompt.length - r.reusedTokens),
     ...(r.promptLogprobs ? { promptLogprobs: promptLogprobsOf(prompt, r.promptLogprobs, withBytes) } : {}),
     ...(r.draft ? { draft: r.draft } : {}),
