@@ -60,8 +60,8 @@ export class ServerMetrics {
       return run;
     };
     // An embedding never samples a token, but its prompt is decoded (llama-server counts it).
-    const embed: ApiBackend['embed'] = async (texts, signal, truncate) => {
-      const e = await backend.embed(texts, signal, truncate);
+    const embed: ApiBackend['embed'] = async (texts, signal, truncate, pooling) => {
+      const e = await backend.embed(texts, signal, truncate, pooling);
       this.promptTokens += e.tokens;
       this.decodes += e.decodes;
       return e;

@@ -1,5 +1,6 @@
 // Finds and loads the native addon, and types its surface. Only the inference worker (and
 // native tests) load it: a GGML_ABORT in llama.cpp kills the process that holds it.
+import type { EmbedPooling } from '../shared/generation-protocol.js';
 import type { ExpertSample } from '../shared/residency-types.js';
 import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
@@ -110,6 +111,8 @@ export interface NativeContextOptions {
   };
   /** For embed(): embeddings on, mean pooling, a text in one micro-batch (at most nBatch tokens). */
   embeddings?: boolean;
+  /** With embeddings: 'none' makes embed() give every token's hidden state (n_tokens × n_embd floats) instead of their mean. */
+  pooling?: EmbedPooling;
 }
 
 /** -1 none, else the sampled token's log-probability and this many of the most likely (logprobs.h). */

@@ -164,12 +164,20 @@ export interface ChatPromptResult {
  */
 export type EmbedInput = string | (number | string)[];
 
+/**
+ * How a text's hidden states become its embedding: their mean (one vector per text), or none
+ * (llama-server's --pooling none: one vector per token).
+ */
+export type EmbedPooling = 'mean' | 'none';
+
 /** Mean-pooled hidden states of each text (n_embd floats each, not normalized), and their tokens in all. */
 export interface EmbedResult {
   vectors: number[][];
   tokens: number;
   /** llama_decode calls made: one per text (each decoded whole, from an empty cache). */
   decodes: number;
+  /** Pooling none: each text's vectors, one per token (`vectors` is then empty). */
+  tokenVectors?: number[][][];
 }
 
 export interface TokenEvent {
