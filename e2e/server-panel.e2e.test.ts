@@ -134,7 +134,7 @@ describe.runIf(haveChromium || IS_CI)('the OpenAI-compatible API setting, in Chr
     await byId('api-enabled').uncheck();
   });
 
-  it("llama-server's server-wide options from the sidebar: sampling defaults, model names and tags, GET /slots off; a wrong default is refused with its reason", async () => {
+  it("llama-server's server-wide options from the sidebar: sampling defaults, model names and tags, GET /slots off, embeddings without pooling; a wrong default is refused with its reason", async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}/v1`;
     await byId('api-port').fill(String(port));
@@ -142,6 +142,7 @@ describe.runIf(haveChromium || IS_CI)('the OpenAI-compatible API setting, in Chr
     await byId('api-alias').fill('zeta, code');
     await byId('api-tags').fill('chat');
     await byId('api-slots').uncheck();
+    await byId('api-pooling-none').check();
     await byId('api-enabled').check();
     await app.page.waitForFunction((u) => document.querySelector('[data-testid="api-url"]')?.textContent === u, url, { timeout: 30_000 });
     const props = (await (await fetch(`http://127.0.0.1:${port}/props`)).json()) as { model_alias: string; default_generation_settings: { params: Record<string, unknown> } };
@@ -152,6 +153,9 @@ describe.runIf(haveChromium || IS_CI)('the OpenAI-compatible API setting, in Chr
     const done = (await (await fetch(`${url}/completions`, { method: 'POST', body: JSON.stringify({ prompt: 'Once upon a time' }) })).json()) as { usage: { completion_tokens: number } };
     expect(done.usage.completion_tokens).toBe(5);
     expect((await fetch(`http://127.0.0.1:${port}/slots`)).status).toBe(501);
+    // serve --pooling none: OpenAI's route holds one vector per text, so it answers llama-server's 400.
+    const embedded = await fetch(`${url}/embeddings`, { method: 'POST', body: JSON.stringify({ input: 'hi' }) });
+    expect([embedded.status, await embedded.text()]).toEqual([400, expect.stringMatching(/Pooling type 'none' is not OAI compatible/)]);
     // Kept: the fields show what the server runs with, as the flags name it.
     expect(await byId('api-defaults').inputValue()).toBe('temperature=0.3, seed=42, max-tokens=5');
     await byId('api-defaults').fill('temperature=hot');
@@ -163,6 +167,7 @@ describe.runIf(haveChromium || IS_CI)('the OpenAI-compatible API setting, in Chr
     await byId('api-alias').fill('');
     await byId('api-tags').fill('');
     await byId('api-slots').check();
+    await byId('api-pooling-none').uncheck();
     await byId('api-apply').click();
     await app.page.waitForFunction(() => document.querySelector('[data-testid="api-error"]') === null, undefined, { timeout: 30_000 });
     await byId('api-enabled').uncheck();

@@ -39,6 +39,10 @@ UNSUPPORTED = [
 ]
 
 
+# The --pooling values serve has.
+SERVE_POOLING = ("mean", "none")
+
+
 class StartRefused(RuntimeError):
     pass
 
@@ -101,6 +105,10 @@ def serve_args(server, model: str) -> list[str]:
         args += ["--metrics"]
     # llama-server's start function always passes --slots or --no-slots.
     args += ["--slots" if server.server_slots else "--no-slots"]
+    # llama-server's --pooling: serve has mean (its default) and none; the others (last, cls,
+    # rank) stay named as unsupported.
+    if getattr(server, "pooling", None) in SERVE_POOLING:
+        args += ["--pooling", server.pooling]
     # llama-server's server-wide sampling defaults (the suite always passes --temp and --seed).
     # llama-server's -1 (a random seed, no token limit) is serve's own default: nothing to pass.
     for field, flag in (("temperature", "--temp"), ("seed", "--seed"), ("n_predict", "--n-predict")):
@@ -111,7 +119,7 @@ def serve_args(server, model: str) -> list[str]:
 
 
 def start(self, timeout_seconds: int = utils.DEFAULT_HTTP_TIMEOUT) -> None:
-    ignored = [f for f in UNSUPPORTED if getattr(self, f, None) not in (None, False, 0, "")]
+    ignored = [f for f in UNSUPPORTED if getattr(self, f, None) not in (None, False, 0, "") and not (f == "pooling" and self.pooling in SERVE_POOLING)]
     if "," in (self.server_host or ""):
         ignored.append("server_host (more than one address)")
     model = model_for(self)

@@ -8,6 +8,7 @@
 #include "grammar.h"
 #include "model.h"
 #include "residency.h"
+#include "sample_probs.h"
 
 namespace rf {
 
@@ -282,13 +283,12 @@ void BatchServer::SampleAll(double now) {
       why = "max_tokens";
     } else if (r->logits_at >= 0) {
       if (!r->has_last) r->t_prompt_done = now;
-      llama_token tok = llama_sampler_sample(r->smpl.get(), lctx, r->logits_at);
+      PositionLogprobs lp;
+      llama_token tok = SampleWithLogprobs(r->smpl.get(), lctx, r->logits_at, r->sampling, &lp);
       if (GrammarStuck(r->smpl.get())) {
         Fail(Take(i), kGrammarStuckMessage);
         continue;
       }
-      PositionLogprobs lp;
-      if (r->sampling.logprobs >= 0) lp = LogprobsAt(llama_get_logits_ith(lctx, r->logits_at), llama_vocab_n_tokens(vocab), tok, r->sampling.logprobs);
       if (llama_vocab_is_eog(vocab, tok)) {
         done = true;
         why = "eos";

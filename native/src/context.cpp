@@ -121,6 +121,18 @@ Context::Context(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Context>(inf
     p.embeddings = true;
     p.pooling_type = LLAMA_POOLING_TYPE_MEAN;
     p.n_ubatch = p.n_batch;
+    // llama-server's --pooling none: no pooling, a vector per token (every position is an
+    // output of an embeddings context either way, so it costs no more memory).
+    if (opts.Has("pooling") && !opts.Get("pooling").IsUndefined()) {
+      Napi::Value pooling = opts.Get("pooling");
+      std::string name = pooling.IsString() ? pooling.As<Napi::String>().Utf8Value() : "";
+      if (name != "mean" && name != "none") {
+        ThrowError(env, "BAD_ARGUMENT", "pooling must be 'mean' or 'none'");
+        return;
+      }
+      per_token_ = name == "none";
+      if (per_token_) p.pooling_type = LLAMA_POOLING_TYPE_NONE;
+    }
   }
   bool callback = false;
   std::string rerr;
@@ -235,7 +247,8 @@ Napi::Value Context::Generate(const Napi::CallbackInfo& info) {
 }
 
 // embed(tokens) -> Promise<Float32Array>: the mean-pooled hidden state of the text (a context
-// made with {embeddings: true}; at most nBatch tokens).
+// made with {embeddings: true}; at most nBatch tokens), or with {pooling: 'none'} every token's,
+// one after the other (n_tokens × n_embd floats).
 Napi::Value Context::Embed(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (!CheckUsable(env)) return env.Undefined();
@@ -252,7 +265,7 @@ Napi::Value Context::Embed(const Napi::CallbackInfo& info) {
     return env.Undefined();
   }
   busy_.store(true);
-  return QueueEmbed(env, this, Value(), std::move(toks));
+  return QueueEmbed(env, this, Value(), std::move(toks), per_token_);
 }
 
 // attachDraft(draftContext, {max, min, pMin}): later generate() calls decode speculatively with

@@ -83,6 +83,7 @@ class Context : public Napi::ObjectWrap<Context> {
   std::unique_ptr<BatchServer> server_;
   int n_batch_ = 512;
   bool embeddings_ = false;  // made for embed(): embeddings on, mean pooling
+  bool per_token_ = false;   // {pooling: 'none'}: embed() gives every token's hidden state
   Context* draft_ = nullptr;
   Napi::ObjectReference draft_ref_;  // keeps the draft's context alive while attached
   DraftOpts draft_opts_;

@@ -12,8 +12,8 @@ namespace {
 
 class EmbedWorker : public Napi::AsyncWorker {
  public:
-  EmbedWorker(Napi::Env env, Context* ctx, Napi::Object self, std::vector<llama_token> tokens)
-      : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), ctx_(ctx), tokens_(std::move(tokens)) {
+  EmbedWorker(Napi::Env env, Context* ctx, Napi::Object self, std::vector<llama_token> tokens, bool per_token)
+      : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), ctx_(ctx), tokens_(std::move(tokens)), per_token_(per_token) {
     self_ref_ = Napi::Persistent(self);
   }
   Napi::Promise Promise() { return deferred_.Promise(); }
@@ -31,13 +31,26 @@ class EmbedWorker : public Napi::AsyncWorker {
       SetError("llama_decode failed (" + std::to_string(rc) + ")" + (why.empty() ? "" : ": " + why));
       return;
     }
-    const float* e = llama_get_embeddings_seq(lctx, 0);
-    if (!e) {
-      SetError("llama.cpp returned no pooled embedding for the sequence");
-      return;
-    }
     const int n = llama_model_n_embd_out(ctx_->model()->get());
-    out_.assign(e, e + n);
+    if (per_token_) {
+      // Without pooling every position of the batch is an output: its hidden state, in order.
+      out_.clear();
+      for (int i = 0; i < static_cast<int>(tokens_.size()); i++) {
+        const float* t = llama_get_embeddings_ith(lctx, i);
+        if (!t) {
+          SetError("llama.cpp returned no embedding for token " + std::to_string(i));
+          return;
+        }
+        out_.insert(out_.end(), t, t + n);
+      }
+    } else {
+      const float* e = llama_get_embeddings_seq(lctx, 0);
+      if (!e) {
+        SetError("llama.cpp returned no pooled embedding for the sequence");
+        return;
+      }
+      out_.assign(e, e + n);
+    }
     llama_memory_clear(llama_get_memory(lctx), true);
   }
 
@@ -58,13 +71,14 @@ class EmbedWorker : public Napi::AsyncWorker {
   Napi::ObjectReference self_ref_;
   Context* ctx_;
   std::vector<llama_token> tokens_;
+  bool per_token_;
   std::vector<float> out_;
 };
 
 }  // namespace
 
-Napi::Promise QueueEmbed(Napi::Env env, Context* ctx, Napi::Object self, std::vector<llama_token> tokens) {
-  auto* w = new EmbedWorker(env, ctx, self, std::move(tokens));
+Napi::Promise QueueEmbed(Napi::Env env, Context* ctx, Napi::Object self, std::vector<llama_token> tokens, bool per_token) {
+  auto* w = new EmbedWorker(env, ctx, self, std::move(tokens), per_token);
   Napi::Promise p = w->Promise();
   w->Queue();
   return p;

@@ -13,7 +13,8 @@ namespace rf {
 class Context;
 
 // Queues the decode on a libuv pool thread; `self` (the context's JS object) is kept alive
-// meanwhile. Resolves with a Float32Array, rejects with a coded error.
-Napi::Promise QueueEmbed(Napi::Env env, Context* ctx, Napi::Object self, std::vector<llama_token> tokens);
+// meanwhile. Resolves with a Float32Array (the pooled vector, or with `per_token` each token's
+// hidden state in turn, for a context made without pooling), rejects with a coded error.
+Napi::Promise QueueEmbed(Napi::Env env, Context* ctx, Napi::Object self, std::vector<llama_token> tokens, bool per_token);
 
 }  // namespace rf

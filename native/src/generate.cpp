@@ -7,6 +7,7 @@
 #include "context.h"
 #include "grammar.h"
 #include "logprobs.h"
+#include "sample_probs.h"
 #include "model.h"
 #include "residency.h"
 #include "speculative.h"
@@ -136,6 +137,8 @@ class GenerateWorker : public Napi::AsyncWorker {
       SetError(err);
       return;
     }
+    // Both prompt paths decode n_batch tokens per llama_decode.
+    decodes_ += (n_rest + n_batch - 1) / n_batch;
     prompt_ms_ = NowMs() - t0;
     if (Residency* r = ctx_->residency()) r->BetweenTokens();
 
@@ -159,12 +162,11 @@ class GenerateWorker : public Napi::AsyncWorker {
         stop_reason_ = "cancelled";
         break;
       }
-      llama_token tok = llama_sampler_sample(smpl, lctx, -1);
+      llama_token tok = SampleWithLogprobs(smpl, lctx, -1, sampling_, &logprobs_);
       if (GrammarStuck(smpl)) {
         SetError(kGrammarStuckMessage);
         return;
       }
-      if (sampling_.logprobs >= 0) logprobs_ = LogprobsAt(llama_get_logits_ith(lctx, -1), llama_vocab_n_tokens(vocab), tok, sampling_.logprobs);
       if (!Emit(tok, nullptr, t0, &t_prev)) break;
       if (i + 1 == max_tokens_) break;  // no need to decode a token nobody will sample after
       if (static_cast<int>(cached.size()) + 1 >= n_ctx) {
@@ -175,6 +177,7 @@ class GenerateWorker : public Napi::AsyncWorker {
         SetError(err);
         return;
       }
+      decodes_++;
       if (Residency* r = ctx_->residency()) r->BetweenTokens();
     }
     total_ms_ = NowMs() - t0;
@@ -277,6 +280,7 @@ class GenerateWorker : public Napi::AsyncWorker {
     o.Set("ttftMs", tokens_.empty() ? total_ms_ : ttft_ms_);
     o.Set("totalMs", total_ms_);
     o.Set("reusedTokens", reused_);
+    o.Set("decodes", decodes_);
     if (sampling_.prompt_logprobs) o.Set("promptLogprobs", LogprobsToJs(env, prompt_logprobs_));
     if (spec_) {
       Napi::Object d = Napi::Object::New(env);
@@ -312,6 +316,9 @@ class GenerateWorker : public Napi::AsyncWorker {
   bool spec_ = false;
   SpecStats spec_stats_;
   PositionLogprobs logprobs_;  // of the token being emitted
+  // llama_decode calls of the prompt and the plain token loop; a speculative pass's verification
+  // is not counted (as llama-server's n_decode_total leaves speculative decoding out).
+  int decodes_ = 0;
   std::vector<PositionLogprobs> prompt_logprobs_;
 };
 

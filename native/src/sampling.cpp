@@ -23,6 +23,30 @@ bool Field(const Napi::Object& o, const char* key, double lo, double hi, bool in
   return true;
 }
 
+// The most biases one request may carry: llama.cpp applies each on every sampled token.
+constexpr uint32_t kMaxLogitBias = 1 << 20;
+
+// `logitBias`: [{token, bias}], a token id (range-checked against the vocabulary by
+// BuildSampler's caller) and a finite bias or -Infinity (the token is never sampled).
+std::string ParseLogitBias(const Napi::Object& o, std::vector<llama_logit_bias>* out) {
+  if (!o.Has("logitBias") || o.Get("logitBias").IsUndefined()) return "";
+  if (!o.Get("logitBias").IsArray()) return "logitBias must be an array of {token, bias}";
+  Napi::Array a = o.Get("logitBias").As<Napi::Array>();
+  if (a.Length() > kMaxLogitBias) return "logitBias may hold at most " + std::to_string(kMaxLogitBias) + " entries";
+  out->clear();
+  for (uint32_t i = 0; i < a.Length(); i++) {
+    Napi::Value e = a.Get(i);
+    if (!e.IsObject()) return "logitBias entries must be {token, bias}";
+    Napi::Object eo = e.As<Napi::Object>();
+    double t = eo.Get("token").IsNumber() ? eo.Get("token").As<Napi::Number>().DoubleValue() : NAN;
+    double b = eo.Get("bias").IsNumber() ? eo.Get("bias").As<Napi::Number>().DoubleValue() : NAN;
+    if (!std::isfinite(t) || t < 0 || t > INT32_MAX || std::floor(t) != t) return "logitBias token must be a token id";
+    if (std::isnan(b) || b == INFINITY) return "logitBias bias must be a finite number or -Infinity";
+    out->push_back({static_cast<llama_token>(t), static_cast<float>(b)});
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string ParseSampling(const Napi::Object& o, SamplingOpts* s) {
@@ -40,6 +64,11 @@ std::string ParseSampling(const Napi::Object& o, SamplingOpts* s) {
     if (!o.Get("promptLogprobs").IsBoolean()) return "promptLogprobs must be a boolean";
     s->prompt_logprobs = o.Get("promptLogprobs").As<Napi::Boolean>().Value();
   }
+  if (o.Has("postSamplingProbs") && !o.Get("postSamplingProbs").IsUndefined()) {
+    if (!o.Get("postSamplingProbs").IsBoolean()) return "postSamplingProbs must be a boolean";
+    s->post_sampling_probs = o.Get("postSamplingProbs").As<Napi::Boolean>().Value();
+  }
+  if (std::string bias_err = ParseLogitBias(o, &s->logit_bias); !bias_err.empty()) return bias_err;
   s->temperature = temperature;
   s->top_k = static_cast<int>(top_k);
   s->top_p = top_p;
@@ -60,7 +89,14 @@ std::string ParseSampling(const Napi::Object& o, SamplingOpts* s) {
 llama_sampler* BuildSampler(const SamplingOpts& s, const llama_vocab* vocab) {
   const int n_vocab = llama_vocab_n_tokens(vocab);
   llama_sampler* chain = llama_sampler_chain_init(llama_sampler_chain_default_params());
-  // First, so every later sampler sees only the tokens the grammar allows.
+  // Before the grammar and the rest, as llama.cpp's common sampler puts it: a banned token is
+  // gone for every later sampler. Ids outside the vocabulary are dropped (llama.cpp would index
+  // past its candidates); the worker refuses them before they come here.
+  std::vector<llama_logit_bias> bias;
+  for (const llama_logit_bias& b : s.logit_bias)
+    if (b.token >= 0 && b.token < n_vocab) bias.push_back(b);
+  if (!bias.empty()) llama_sampler_chain_add(chain, llama_sampler_init_logit_bias(n_vocab, static_cast<int32_t>(bias.size()), bias.data()));
+  // Then, so every later sampler sees only the tokens the grammar allows.
   if (!s.grammar.empty()) {
     llama_sampler* g = InitGuardedGrammar(vocab, s.grammar);
     if (!g) {

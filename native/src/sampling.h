@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "llama.h"
 
@@ -29,6 +30,12 @@ struct SamplingOpts {
   // The prompt's tokens' log-probabilities too (every prompt position decoded with logits,
   // none of the KV cache reused): what an echo of the prompt with logprobs needs.
   bool prompt_logprobs = false;
+  // Added to a token's logit before any other sampler (-inf: never sampled), as llama-server's
+  // logit_bias and ignore_eos (every end-of-generation token at -inf) do.
+  std::vector<llama_logit_bias> logit_bias;
+  // The reported probabilities are the ones the samplers left (llama-server's
+  // post_sampling_probs), not the raw logits' log-softmax.
+  bool post_sampling_probs = false;
 };
 
 // Reads the options from `o` (missing fields keep their defaults). Returns "" or what is wrong.

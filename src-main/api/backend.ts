@@ -1,6 +1,6 @@
 // What the HTTP API needs from whoever owns the worker (the app service): the model it serves
 // and a way to run one generation on it. A seam, so the server is tested without a worker.
-import type { ChatPromptParams, ChatPromptResult, EmbedInput, EmbedResult, GenerateParams, GenerationResult, TokenEvent, TokenizeResult } from '../shared/worker-protocol.js';
+import type { ChatPromptParams, ChatPromptResult, EmbedInput, EmbedPooling, EmbedResult, GenerateParams, GenerationResult, TokenEvent, TokenizeResult } from '../shared/worker-protocol.js';
 import type { ApiError } from './errors.js';
 import type { ModelNames } from '../shared/model-names.js';
 import type { RamforgeExtras } from './response-shape.js';
@@ -72,7 +72,7 @@ export interface ApiBackend {
    * The served model's embedding of each text (mean-pooled, not normalized), taking a turn at
    * the same door as generations. Failures are ApiErrors as for generate.
    */
-  embed(texts: EmbedInput[], signal: AbortSignal, truncate?: boolean): Promise<EmbedResult>;
+  embed(texts: EmbedInput[], signal: AbortSignal, truncate?: boolean, pooling?: EmbedPooling): Promise<EmbedResult>;
   /**
    * The path of a model on this machine, other than the served one, that `name` names (its id,
    * file name or path, among the models the app lists), or null. Absent: none is known.

@@ -49,7 +49,7 @@ export class FakeBackend implements ApiBackend {
     try {
       if (this.failAfter) throw this.failAfter.error;
       this.embedded.push(texts);
-      return { vectors: texts.map((t) => [t.length, t.charCodeAt(0), 2, 0]), tokens: texts.reduce((n, t) => n + t.length, 0) };
+      return { vectors: texts.map((t) => [t.length, t.charCodeAt(0), 2, 0]), tokens: texts.reduce((n, t) => n + t.length, 0), decodes: texts.length };
     } finally {
       leave();
     }

@@ -69,7 +69,7 @@ const WRONG: Record<string, unknown[]> = {
   stream: ['yes', 1, {}],
   stream_options: [{ include_usage: true }],
   frequency_penalty: [5, 'x'],
-  logit_bias: ['x', 5, []],
+  logit_bias: ['x', 5, [[1]], [[1, 'x']], [['', 1]], { '1': 'x' }, [[-1, 1]]],
   user: [5, {}],
   response_format: ['json', 5, [], { type: 'json' }, { type: 'json_schema' }, { type: 'json_schema', json_schema: [] }, { type: 'json_schema', json_schema: { schema: { type: 'string', pattern: '^a$' } } }, { type: 'json_schema', json_schema: { schema: { type: 'object', properties: { a: {} }, required: ['b'] } } }, { type: 'json_schema', json_schema: { schema: { $ref: '#/$defs/none' } } }, { type: 'json_schema', json_schema: { schema: {}, strict: 'yes' } }, { type: 'json_object', extra: 1 }],
   grammar: [5, {}, [], true],

@@ -1,8 +1,9 @@
 // llama-server's `generation_settings` (its task parameters as JSON): what a generation runs
 // with, under its names. /props shows the server's defaults in this shape
 // (default_generation_settings.params), /completion each answer's own. Only what RAMforge applies
-// is listed, with its real value: no token biases are applied, so `logit_bias` is empty. Pure.
-import type { SamplingParams } from '../shared/worker-protocol.js';
+// is listed, with its real value; `logit_bias` lists the biases the sampler applied, as
+// llama-server does ({bias, token}; -Infinity, a banned token, is JSON's null there too). Pure.
+import type { LogitBias, SamplingParams } from '../shared/worker-protocol.js';
 
 export interface SettingsInput {
   sampling: Omit<SamplingParams, 'grammar'> & { grammar?: string };
@@ -11,6 +12,10 @@ export interface SettingsInput {
   stream?: boolean;
   /** Most likely tokens reported per position (n_probs); 0: none. */
   nProbs?: number;
+  /** The biases the sampler applied (GenerationResult.logitBias); absent: none. */
+  logitBias?: LogitBias[];
+  /** The probabilities reported are those after the samplers (post_sampling_probs). */
+  postSamplingProbs?: boolean;
 }
 
 export function generationSettings(g: SettingsInput): Record<string, unknown> {
@@ -28,8 +33,9 @@ export function generationSettings(g: SettingsInput): Record<string, unknown> {
     n_predict: n,
     stream: g.stream ?? false,
     n_probs: g.nProbs ?? 0,
-    logit_bias: [],
-    ignore_eos: false,
+    post_sampling_probs: g.postSamplingProbs ?? false,
+    logit_bias: (g.logitBias ?? []).map((b) => ({ bias: b.bias, token: b.token })),
+    ignore_eos: s.ignoreEos ?? false,
     grammar: s.grammar ?? '',
   };
 }

@@ -1,6 +1,7 @@
 // The OpenAI-compatible HTTP server: routes, access checks, body limits, and the guarantee that
 // every request ends — answered, refused with a 4xx/5xx in OpenAI's shape, or closed — and that
 // nothing a client sends can throw out of a listener and end the process.
+import type { EmbedPooling } from '../shared/worker-protocol.js';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -56,6 +57,8 @@ export interface ApiServerOptions {
   names?: ModelNames;
   /** GET /slots answers (`serve --slots`, the default, as llama-server's); false: a 501 saying how to turn it on. */
   slots?: boolean;
+  /** How embeddings pool a text's hidden states (`serve --pooling`, llama-server's); absent: mean. */
+  pooling?: EmbedPooling;
 }
 
 export interface RunningApiServer {
@@ -197,7 +200,8 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, cx: Serv
     cx.log(`ramforge API: ${route}: ignored ${value}`);
   };
   try {
-    await handlePost(route, body, { backend: opts.backend, res, clientGone: gone.signal, noteIgnored, defaults: opts.defaults ?? {} });
+    const v1 = String(req.url).startsWith('/v1/');
+    await handlePost(route, body, { backend: opts.backend, res, clientGone: gone.signal, noteIgnored, defaults: opts.defaults ?? {}, pooling: opts.pooling ?? 'mean', v1 });
   } catch (e) {
     if (!gone.signal.aborted) sendError(res, asApiError(e), {}, shape);
   }
@@ -238,7 +242,7 @@ async function handlePost(route: string, body: unknown, x: OllamaPostContext): P
   if (route === '/embeddings') {
     const req = validateEmbeddingsRequest(body);
     x.noteIgnored(req.ignored);
-    return handleEmbeddings(req, 'openai', x);
+    return handleEmbeddings(req, x.v1 ? 'openai' : 'llama', x);
   }
   const chat = route === '/chat/completions';
   const defaults = generationDefaults(x.defaults);

@@ -21,7 +21,7 @@ import { servedFor } from './model-choice.js';
 import { SSE_HEADERS, sseData, sseError } from './sse.js';
 import { stoppedGeneration, writerOf } from './stopped-generation.js';
 import { validateCompletionRequest } from './validate-request.js';
-import type { Body } from './check-value.js';
+import { optBool, type Body } from './check-value.js';
 import type { GenerateParams, InfillParts, PositionLogprobs } from '../shared/worker-protocol.js';
 import { llamaProbabilities } from './logprobs-shape.js';
 import { generationSettings } from './generation-settings.js';
@@ -32,8 +32,8 @@ const RENAMED: Record<string, string> = { n_predict: 'max_tokens' };
 const NO_EFFECT = new Set(['cache_prompt', 'id_slot', 'n_keep', 'return_tokens', 'samplers', 't_max_predict_ms', 'n_indent']);
 /** /infill's own fields, checked by infillOf. */
 const INFILL_FIELDS = new Set(['input_prefix', 'input_suffix', 'input_extra']);
-/** Read here, not by the completion's checks (response-fields.ts). */
-const OWN_FIELDS = new Set(['response_fields']);
+/** Read here, not by the completion's checks (response-fields.ts, post_sampling_probs). */
+const OWN_FIELDS = new Set(['response_fields', 'post_sampling_probs']);
 
 interface Ctx {
   backend: ApiBackend;
@@ -94,13 +94,15 @@ export async function handleLlamaCompletion(body: unknown, ctx: Ctx, infill = fa
   const req = validateCompletionRequest(infill ? { prompt: '', ...b } : b, generationDefaults(ctx.defaults));
   const parts = infill ? infillOf(body as Body) : null;
   const fields = checkResponseFields((body as Body).response_fields);
+  const postSampling = optBool(body as Body, 'post_sampling_probs') ?? false;
   ctx.noteIgnored([...noEffect, ...req.ignored]);
   const prompts = req.prompts ?? [req.promptTokens ?? req.prompt ?? ''];
   if (req.n > 1 || (prompts.length > 1 && (infill || req.stream))) throw badRequest(`${infill ? '/infill' : '/completion'} answers one prompt${infill ? '' : ', or a batch of them unstreamed'}: send a string or one array of token ids as 'prompt'`, 'prompt', 'invalid_value');
   if (parts && req.promptTokens) throw badRequest('"prompt" must be a string', 'prompt', 'invalid_type');
   const served = await servedFor(ctx.backend, req.model, namesModel, 'GET /v1/models');
   const inputOf = (p: string | number[]) => (parts ? { prompt: req.prompt ?? '', infill: parts } : typeof p === 'string' ? { prompt: p } : { promptTokens: p });
-  const finals = await Promise.all(prompts.map((p) => answerOne(req, { model: served.id, fields }, { ...inputOf(p), maxTokens: req.maxTokens ?? served.ctxPerSequence }, ctx)));
+  const input = (p: string | number[]) => ({ ...inputOf(p), maxTokens: req.maxTokens ?? served.ctxPerSequence, ...(postSampling ? { postSamplingProbs: true } : {}) });
+  const finals = await Promise.all(prompts.map((p) => answerOne(req, { model: served.id, fields }, input(p), ctx)));
   // Streamed, the answer has been written; a batch is a list, one object per prompt, in order.
   if (req.stream || finals.some((f) => f === null)) return;
   sendJson(ctx.res, 200, prompts.length === 1 ? finals[0] : finals);
@@ -123,6 +125,7 @@ async function promptText(backend: ApiBackend, tokens: number[]): Promise<{ prom
 async function answerOne(req: ApiGeneration, out: { model: string; fields: string[] }, input: Omit<GenerateParams, 'sampling'>, ctx: Ctx): Promise<object | null> {
   const params: GenerateParams = { ...input, sampling: req.sampling, ...(req.logprobs !== null ? { logprobs: req.logprobs } : {}) };
   const probs = req.logprobs !== null;
+  const shape = (ps: PositionLogprobs[]) => llamaProbabilities(ps, input.postSamplingProbs ?? false);
   const pieces: string[] = [];
   const allProbs: PositionLogprobs[] = [];
   let started = false;
@@ -130,7 +133,7 @@ async function answerOne(req: ApiGeneration, out: { model: string; fields: strin
     emit: (text, write, lps) => {
       if (!req.stream) return void (pieces.push(text), allProbs.push(...lps));
       if (!started) (started = true), ctx.res.writeHead(200, SSE_HEADERS);
-      write(sseData({ content: text, stop: false, ...(probs ? { completion_probabilities: llamaProbabilities(lps) } : {}) }));
+      write(sseData({ content: text, stop: false, ...(probs ? { completion_probabilities: shape(lps) } : {}) }));
     },
     failedAfterStart: (err, write) => {
       if (!started) return false;
@@ -143,12 +146,12 @@ async function answerOne(req: ApiGeneration, out: { model: string; fields: strin
   const stopType = done.stopHit ? 'word' : r.stopReason === 'max_tokens' || r.stopReason === 'ctx_full' ? 'limit' : 'eos';
   const whole = {
     content: req.stream ? '' : pieces.join(''),
-    ...(probs ? { completion_probabilities: llamaProbabilities(req.stream ? done.restLogprobs : [...allProbs, ...done.restLogprobs]) } : {}),
+    ...(probs ? { completion_probabilities: shape(req.stream ? done.restLogprobs : [...allProbs, ...done.restLogprobs]) } : {}),
     stop: true,
     model: out.model,
     tokens_predicted: r.tokens.length,
     tokens_evaluated: r.promptTokens.length,
-    generation_settings: generationSettings({ sampling: params.sampling, maxTokens: req.maxTokens, stream: req.stream, nProbs: req.logprobs ?? 0 }),
+    generation_settings: generationSettings({ sampling: params.sampling, maxTokens: req.maxTokens, stream: req.stream, nProbs: req.logprobs ?? 0, postSamplingProbs: input.postSamplingProbs ?? false, ...(r.logitBias ? { logitBias: r.logitBias } : {}) }),
     // A round trip to the worker, made only when the answer will carry it.
     ...(out.fields.length === 0 || out.fields.includes('prompt') ? await promptText(ctx.backend, r.promptTokens) : {}),
     stop_type: stopType,

@@ -62,8 +62,15 @@ export function legacyLogprobs(ps: PositionLogprobs[], startOffset: number, echo
   return out;
 }
 
-/** llama-server's completion_probabilities (its default, post_sampling_probs false). */
-export function llamaProbabilities(ps: PositionLogprobs[]): object[] {
+/**
+ * llama-server's completion_probabilities: log-probabilities by default; with post_sampling_probs
+ * (the worker then reports the distribution after the samplers) probabilities, as it names them.
+ */
+export function llamaProbabilities(ps: PositionLogprobs[], postSampling = false): object[] {
+  if (postSampling) {
+    const one = (t: TokenLogprob) => ({ id: t.id, token: tokenText(t), bytes: t.bytes, prob: Math.exp(t.logprob) });
+    return ps.map((p) => ({ ...one(p), top_probs: p.top.map(one) }));
+  }
   const one = (t: TokenLogprob) => ({ id: t.id, token: tokenText(t), bytes: t.bytes, logprob: t.logprob });
   return ps.map((p) => ({ ...one(p), top_logprobs: p.top.map(one) }));
 }

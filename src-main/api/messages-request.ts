@@ -117,6 +117,8 @@ export function validateMessagesRequest(body: unknown, defaults: GenerationDefau
   const { choice, parallel } = toolChoiceOf(b.tool_choice);
   if (choice !== undefined) chat.tool_choice = choice;
   if (parallel !== undefined) chat.parallel_tool_calls = parallel;
-  const gen = validateChatRequest(chat, defaults);
+  // An empty list (and no system text) is answered, as llama-server does: it renders what the
+  // chat template makes of no turns, the assistant's opening, and the model goes on from there.
+  const gen = validateChatRequest(chat, defaults, true);
   return { ...gen, ignored: [...ignored, ...gen.ignored] };
 }

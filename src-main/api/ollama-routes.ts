@@ -1,6 +1,7 @@
 // Ollama's routes on the API server: which exist with which method, and what each answers. The
 // HTTP server does access, auth and body limits for them as for OpenAI's routes, and writes
 // their errors in Ollama's shape.
+import type { EmbedPooling } from '../shared/worker-protocol.js';
 import type { ApiSamplingDefaults } from '../shared/api-defaults.js';
 import type { ServerResponse } from 'node:http';
 import { RAMFORGE_VERSION } from '../shared/version.js';
@@ -50,6 +51,10 @@ export interface OllamaPostContext {
   noteIgnored: (names: string[]) => void;
   /** The server's sampling defaults (`serve --temp …`) for fields a request does not set. */
   defaults?: ApiSamplingDefaults;
+  /** `serve --pooling` (embeddings); absent: mean. */
+  pooling?: EmbedPooling;
+  /** The request's path began with /v1/ (OpenAI's routes; without it, llama-server's own). */
+  v1?: boolean;
 }
 
 /** The POST routes; an ApiError thrown before an answer began is the caller's to send. */

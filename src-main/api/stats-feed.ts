@@ -3,7 +3,7 @@
 // second while the API listens and at once whenever the request counts change.
 import type { ServerStats } from '../shared/server-stats.js';
 import type { GenerationGate } from './gate.js';
-import type { Throughput } from './throughput.js';
+import type { Throughput, Totals } from './throughput.js';
 
 export const STATS_INTERVAL_MS = 1000;
 
@@ -30,6 +30,12 @@ export class ServerStatsFeed {
       tokensPerPass: r.tokensPerPass,
       completed: c.completed,
     };
+  }
+
+  /** The batch server's passes since the start (/metrics' decode counters). */
+  passes(): Pick<Totals, 'passes' | 'busy'> {
+    const t = this.throughput.mark();
+    return { passes: t.passes, busy: t.busy };
   }
 
   /** The API listens at `url`: figures every second from now on. */

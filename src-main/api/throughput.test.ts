@@ -46,12 +46,13 @@ describe('Throughput', () => {
     tp.token();
     tp.token();
     expect(Throughput.tokensPerPass(m0, tp.mark())).toBe(1);
-    tp.pass();
+    tp.pass(2);
     tp.pass();
     tp.token();
     tp.token();
     const m1 = tp.mark();
-    expect(m1).toEqual({ tokens: 4, passes: 2 });
+    // busy: the sequences the passes served (/metrics' busy slots per decode).
+    expect(m1).toEqual({ tokens: 4, passes: 2, busy: 3 });
     expect(Throughput.tokensPerPass(m0, m1)).toBe(2);
   });
 });

@@ -8,8 +8,10 @@ export const WINDOW_MS = 5000;
 
 export interface Totals {
   tokens: number;
-  /** Weight passes of the batch server. */
+  /** Weight passes of the batch server (each one llama_decode). */
   passes: number;
+  /** The sequences those passes served, summed over the passes (llama-server's busy slots per decode, times the decodes). */
+  busy: number;
 }
 
 export interface Rates {
@@ -23,7 +25,7 @@ export class Throughput {
   private readonly tokenTimes: number[] = [];
   private readonly passTimes: number[] = [];
   private firstActivity: number | null = null;
-  private readonly totals: Totals = { tokens: 0, passes: 0 };
+  private readonly totals: Totals = { tokens: 0, passes: 0, busy: 0 };
 
   constructor(
     private readonly now: () => number = () => performance.now(),
@@ -38,13 +40,14 @@ export class Throughput {
     this.totals.tokens++;
   }
 
-  /** One weight pass of the batch server. */
-  pass(): void {
+  /** One weight pass of the batch server, serving `sequences` of them. */
+  pass(sequences = 1): void {
     const t = this.now();
     this.prune(t);
     this.firstActivity ??= t;
     this.passTimes.push(t);
     this.totals.passes++;
+    this.totals.busy += sequences;
   }
 
   mark(): Totals {

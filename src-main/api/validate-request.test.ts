@@ -102,6 +102,12 @@ describe('validateChatRequest', () => {
     [chat({ top_logprobs: 2 }), 'top_logprobs', 'invalid_value'],
     [chat({ logprobs: true, top_logprobs: 21 }), 'top_logprobs', 'invalid_value'],
     [chat({ logit_bias: 'x' }), 'logit_bias', 'invalid_type'],
+    [chat({ logit_bias: [[1, 2, 3]] }), 'logit_bias[0]', 'invalid_type'],
+    [chat({ logit_bias: [[1, true]] }), 'logit_bias[0]', 'invalid_type'],
+    [chat({ logit_bias: { '1': '5' } }), 'logit_bias.1', 'invalid_type'],
+    [chat({ logit_bias: [[{}, 5]] }), 'logit_bias[0]', 'invalid_type'],
+    [chat({ logit_bias: [[-3, 5]] }), 'logit_bias[0]', 'invalid_value'],
+    [chat({ ignore_eos: 1 }), 'ignore_eos', 'invalid_type'],
     [chat({ stream: true, stream_options: { include_usage: 'yes' } }), 'include_usage', 'invalid_type'],
     [chat({ tools: [{ type: 'function' }] }), 'tools[0].function', 'missing_required_parameter'],
     [chat({ response_format: { type: 'json' } }), 'response_format.type', 'invalid_value'],
@@ -131,7 +137,7 @@ describe('validateChatRequest', () => {
     expect(validateChatRequest(chat({ response_format: { type: 'text' }, grammar: '' })).sampling).not.toHaveProperty('grammar');
   });
 
-  it('accepts and names what it does not know or apply: unknown parameters, message and stream_options fields, token biases; no model is the loaded one', () => {
+  it('accepts and names what it does not know or apply: unknown parameters, message and stream_options fields; no model is the loaded one', () => {
     const r = validateChatRequest({
       messages: [{ role: 'user', content: 'x', reasoning_content: 'r' }],
       temprature: 0,
@@ -142,9 +148,28 @@ describe('validateChatRequest', () => {
     });
     expect(r.model).toBeNull();
     expect(r.sampling.temperature).toBe(1);
-    expect(r.ignored.sort()).toEqual(['cache_prompt', 'logit_bias', 'messages[0].reasoning_content', 'stream_options.colour', 'temprature']);
-    expect(validateChatRequest(chat({ logit_bias: {} })).ignored).toEqual([]);
+    expect(r.ignored.sort()).toEqual(['cache_prompt', 'messages[0].reasoning_content', 'stream_options.colour', 'temprature']);
+    expect(r.sampling.logitBias).toEqual([{ token: 50256, bias: -100 }]);
+    expect(validateChatRequest(chat({ logit_bias: {} })).sampling).not.toHaveProperty('logitBias');
     expect(validateCompletionRequest(text({ messages: [], max_completion_tokens: 3 })).ignored).toEqual(['messages', 'max_completion_tokens']);
+  });
+
+  it("token biases in OpenAI's object form and llama-server's pairs: ids, texts (to tokenize), false as a ban; ignore_eos", () => {
+    const bias = (logit_bias: unknown) => validateCompletionRequest(text({ logit_bias })).sampling.logitBias;
+    expect(bias({ '15': 2.5, ' the': -1, '7': false })).toEqual([
+      { token: 7, bias: -Infinity },
+      { token: 15, bias: 2.5 },
+      { text: ' the', bias: -1 },
+    ]);
+    expect(bias([[15, -100], [' the ', false], ['15', 1]])).toEqual([
+      { token: 15, bias: -100 },
+      { text: ' the ', bias: -Infinity },
+      // In a list, a string is a text even when it reads as a number (llama-server tokenizes it).
+      { text: '15', bias: 1 },
+    ]);
+    expect(bias([])).toBeUndefined();
+    expect(validateCompletionRequest(text({ ignore_eos: true })).sampling.ignoreEos).toBe(true);
+    expect(validateChatRequest(chat({ ignore_eos: false })).sampling).not.toHaveProperty('ignoreEos');
   });
 
   it("keeps an assistant's reasoning_content where the model's Jinja template renders the turns (tools, tool turns), and names it ignored where llama.cpp's built-in templates do", () => {

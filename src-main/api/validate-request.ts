@@ -14,6 +14,7 @@ import { given, onlyNeutral, optBool, optInt, optNumber, optObject, optString, t
 import type { ApiGeneration, ApiKind } from './request-types.js';
 import { checkGrammarText, checkJsonSchema, checkResponseFormat } from './response-format.js';
 import { checkToolRequest } from './tool-request.js';
+import { checkLogitBias } from './logit-bias.js';
 import { OPENAI_DEFAULTS, RANDOM_SEED, type GenerationDefaults } from './generation-defaults.js';
 
 /** Stop strings a request may give (OpenAI allows 4; llama-server more). */
@@ -27,7 +28,7 @@ export const MAX_CHOICES = 128;
 const MAX_SUFFIX_CHARS = 16 * 1024 * 1024;
 
 /** llama.cpp sampling extensions that llama-server accepts beside OpenAI's own. */
-const EXTENSIONS = ['top_k', 'min_p', 'repeat_penalty', 'grammar', 'json_schema'];
+const EXTENSIONS = ['top_k', 'min_p', 'repeat_penalty', 'grammar', 'json_schema', 'ignore_eos'];
 
 const COMMON = ['model', 'max_tokens', 'temperature', 'top_p', 'seed', 'stop', 'n', 'stream', 'stream_options', 'frequency_penalty', 'presence_penalty', 'logit_bias', 'logprobs', 'user', 'response_format', ...EXTENSIONS];
 
@@ -57,7 +58,6 @@ export const CHAT_PARAMS = new Set([
 export const COMPLETION_PARAMS = new Set([...COMMON, 'prompt', 'echo', 'suffix', 'best_of']);
 
 const isEmptyArray = (v: unknown) => Array.isArray(v) && v.length === 0;
-const isEmptyObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0;
 
 /** The model the client named; null when it named none (the loaded model serves, as llama-server does). */
 export function checkModel(b: Body): string | null {
@@ -100,8 +100,11 @@ function checkGrammar(b: Body): string | null {
 /** The request's samplers; a field it does not set gets the server's default (generation-defaults.ts). */
 function checkSampling(b: Body, d: GenerationDefaults['sampling']): SamplingParams {
   const grammar = checkGrammar(b);
+  const logitBias = checkLogitBias(b.logit_bias);
   return {
     ...(grammar !== null ? { grammar } : {}),
+    ...(logitBias.length > 0 ? { logitBias } : {}),
+    ...(optBool(b, 'ignore_eos') ? { ignoreEos: true } : {}),
     temperature: optNumber(b, 'temperature', 0, 2) ?? d.temperature,
     topP: optNumber(b, 'top_p', 0, 1) ?? d.topP,
     topK: optInt(b, 'top_k', LIMITS.topK.min, LIMITS.topK.max) ?? d.topK,
@@ -134,8 +137,6 @@ function checkCommon(b: Body, kind: ApiKind, maxTokensParam: string | null, know
   optNumber(b, 'frequency_penalty', -2, 2);
   optNumber(b, 'presence_penalty', -2, 2);
   optString(b, 'user', 1024);
-  // llama-server and LM Studio accept token biases; they are not applied here, and say so.
-  if (optObject(b, 'logit_bias') !== null && !isEmptyObject(b.logit_bias)) ignored.push('logit_bias');
   const stream = optBool(b, 'stream') ?? false;
   const includeUsage = checkStreamOptions(b, stream, ignored);
   return { kind, model, maxTokens, sampling: checkSampling(b, d.sampling), stop: checkStop(b), stream, includeUsage, ignored, n };
@@ -183,11 +184,11 @@ function checkToolCalls(v: unknown, at: string): ToolCallMessage[] {
   });
 }
 
-function checkMessages(b: Body, ignored: string[]): ChatMessage[] {
+function checkMessages(b: Body, ignored: string[], allowEmpty: boolean): ChatMessage[] {
   const v = b.messages;
   if (!given(v)) throw badRequest("'messages' is required", 'messages', 'missing_required_parameter');
   if (!Array.isArray(v)) throw badRequest("'messages' must be an array of messages", 'messages', 'invalid_type');
-  if (v.length === 0) throw badRequest("'messages' must hold at least one message", 'messages', 'invalid_value');
+  if (v.length === 0 && !allowEmpty) throw badRequest("'messages' must hold at least one message", 'messages', 'invalid_value');
   if (v.length > MAX_MESSAGES) throw badRequest(`'messages' may hold at most ${MAX_MESSAGES} messages`, 'messages', 'invalid_value');
   return v.map((m: unknown, i): ChatMessage => {
     const at = `messages[${i}]`;
@@ -223,10 +224,15 @@ function checkMessages(b: Body, ignored: string[]): ChatMessage[] {
   });
 }
 
-export function validateChatRequest(body: unknown, defaults: GenerationDefaults = OPENAI_DEFAULTS): ApiGeneration {
+/**
+ * `allowEmptyMessages`: no turns at all is a chat too (the template's opening of the assistant's
+ * turn alone), as llama-server answers Anthropic's /v1/messages with an empty list; OpenAI's chat
+ * refuses it.
+ */
+export function validateChatRequest(body: unknown, defaults: GenerationDefaults = OPENAI_DEFAULTS, allowEmptyMessages = false): ApiGeneration {
   const b = asBody(body);
   const common = checkCommon(b, 'chat', 'max_completion_tokens', CHAT_PARAMS, defaults);
-  const messages = checkMessages(b, common.ignored);
+  const messages = checkMessages(b, common.ignored, allowEmptyMessages);
   const logprobs = checkChatLogprobs(b);
   const tools = checkToolRequest(b);
   onlyNeutral(b, 'functions', isEmptyArray, "the deprecated 'functions' API is not supported: use tools");

@@ -10,7 +10,7 @@ import { modelIdOf, namesFile } from '../api/model-id.js';
 import { Throughput } from '../api/throughput.js';
 import { apiErrorOfWorker } from '../api/worker-errors.js';
 import type { EngineState } from '../shared/api.js';
-import type { ChatPromptParams, ChatPromptResult, EmbedInput, EmbedResult, GenerateParams, LoadParams, ModelInfo, TokenEvent, TokenizeResult } from '../shared/worker-protocol.js';
+import type { ChatPromptParams, ChatPromptResult, EmbedInput, EmbedPooling, EmbedResult, GenerateParams, LoadParams, ModelInfo, TokenEvent, TokenizeResult } from '../shared/worker-protocol.js';
 import type { RunSettings } from '../shared/settings/run-settings.js';
 import type { HostLike } from './host-like.js';
 
@@ -169,10 +169,10 @@ export class AppApiBackend implements ApiBackend {
     });
   }
 
-  async embed(texts: EmbedInput[], signal: AbortSignal, truncate = false): Promise<EmbedResult> {
+  async embed(texts: EmbedInput[], signal: AbortSignal, truncate = false, pooling: EmbedPooling = 'mean'): Promise<EmbedResult> {
     return this.onSequence(signal, 'input', async (h) => {
       if (!h.embed) throw unavailable('this worker does not compute embeddings', 'embeddings_unavailable');
-      return h.embed(texts, truncate);
+      return h.embed(texts, truncate, pooling);
     });
   }
 

@@ -1,6 +1,7 @@
 // Turning the HTTP API on and off: from the app's setting (kept in the data folder, restored at
 // start) or from `ramforge serve --api` (its flags, not kept). One change at a time; a port
 // that is taken becomes the state's `error`, never an exception in the app.
+import type { EmbedPooling } from '../shared/generation-protocol.js';
 import type { ApiBackend } from '../api/backend.js';
 import { startApiServer, type RunningApiServer } from '../api/http-server.js';
 import { ServerMetrics } from '../api/metrics.js';
@@ -26,6 +27,8 @@ export interface ListenOptions {
   names?: ModelNames;
   /** GET /slots answers (`serve --slots`, the default; the app's setting); off: 501. */
   slots?: boolean;
+  /** Embeddings' pooling (`serve --pooling`, the app's setting); mean when absent. */
+  pooling?: EmbedPooling;
 }
 
 /** The origins the app was given, as `serve --cors` takes them (ApiServerOptionsError when one is not an origin). */
@@ -42,7 +45,7 @@ function corsOf(list: string[]): string[] {
 function sameListen(a: ListenOptions, b: ListenOptions): boolean {
   const defaults = (l: ListenOptions) => apiDefaultsText(l.defaults ?? {});
   const names = (l: ListenOptions) => JSON.stringify(l.names ?? NO_MODEL_NAMES);
-  return a.host === b.host && a.port === b.port && a.apiKey === b.apiKey && (a.cors ?? []).join(',') === (b.cors ?? []).join(',') && defaults(a) === defaults(b) && names(a) === names(b) && (a.slots ?? true) === (b.slots ?? true);
+  return a.host === b.host && a.port === b.port && a.apiKey === b.apiKey && (a.cors ?? []).join(',') === (b.cors ?? []).join(',') && defaults(a) === defaults(b) && names(a) === names(b) && (a.slots ?? true) === (b.slots ?? true) && (a.pooling ?? 'mean') === (b.pooling ?? 'mean');
 }
 
 export class ApiServerControl {
@@ -69,6 +72,7 @@ export class ApiServerControl {
       defaults: this.listen?.defaults ?? {},
       names: this.listen?.names ?? NO_MODEL_NAMES,
       slots: this.listen?.slots ?? true,
+      pooling: this.listen?.pooling ?? 'mean',
     };
   }
 
@@ -77,7 +81,7 @@ export class ApiServerControl {
     await this.chain.catch(() => undefined);
     if (this.listen === null) {
       const s = await readApiSetting(this.settingFile);
-      return { enabled: s.enabled, url: null, port: s.port, hasKey: s.apiKey !== null, error: null, cors: s.cors, defaults: s.defaults, names: s.names, slots: s.slots };
+      return { enabled: s.enabled, url: null, port: s.port, hasKey: s.apiKey !== null, error: null, cors: s.cors, defaults: s.defaults, names: s.names, slots: s.slots, pooling: s.pooling };
     }
     return this.state();
   }
@@ -93,8 +97,9 @@ export class ApiServerControl {
       const defaults = o.defaults ?? before.defaults;
       const names = o.names ?? before.names;
       const slots = o.slots ?? before.slots;
-      await writeApiSetting(this.settingFile, { enabled: o.enabled, port: o.port, apiKey, cors, defaults, names, slots });
-      await this.apply(o.enabled, { host: '127.0.0.1', port: o.port, apiKey, cors, defaults, names, slots });
+      const pooling = o.pooling ?? before.pooling;
+      await writeApiSetting(this.settingFile, { enabled: o.enabled, port: o.port, apiKey, cors, defaults, names, slots, pooling });
+      await this.apply(o.enabled, { host: '127.0.0.1', port: o.port, apiKey, cors, defaults, names, slots, pooling });
       return this.state();
     });
   }
@@ -103,7 +108,7 @@ export class ApiServerControl {
   restore(): Promise<ApiServerState> {
     return this.serial(async () => {
       const s = await readApiSetting(this.settingFile);
-      await this.apply(s.enabled, { host: '127.0.0.1', port: s.port, apiKey: s.apiKey, cors: s.cors, defaults: s.defaults, names: s.names, slots: s.slots });
+      await this.apply(s.enabled, { host: '127.0.0.1', port: s.port, apiKey: s.apiKey, cors: s.cors, defaults: s.defaults, names: s.names, slots: s.slots, pooling: s.pooling });
       return this.state();
     });
   }
@@ -143,10 +148,10 @@ export class ApiServerControl {
     try {
       const load = () => {
         const now = this.feed.snapshot();
-        return { active: now.activeRequests, queued: now.queued };
+        return { active: now.activeRequests, queued: now.queued, ...this.feed.passes() };
       };
       const metrics = l.metrics ? new ServerMetrics(load) : null;
-      this.server = await startApiServer({ backend: this.backend, host: l.host, port: l.port, apiKey: l.apiKey, ...(l.cors ? { cors: l.cors } : {}), ...(metrics ? { metrics } : {}), ...(l.defaults ? { defaults: l.defaults } : {}), ...(l.names ? { names: l.names } : {}), slots: l.slots ?? true });
+      this.server = await startApiServer({ backend: this.backend, host: l.host, port: l.port, apiKey: l.apiKey, ...(l.cors ? { cors: l.cors } : {}), ...(metrics ? { metrics } : {}), ...(l.defaults ? { defaults: l.defaults } : {}), ...(l.names ? { names: l.names } : {}), slots: l.slots ?? true, pooling: l.pooling ?? 'mean' });
       this.feed.start(this.server.url);
     } catch (e) {
       const err = e as NodeJS.ErrnoException;

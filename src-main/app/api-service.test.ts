@@ -3,7 +3,7 @@
 // server reports its load as server-stats events; a worker that dies or a model unloaded under
 // a request gives 500 or 503, never a hung request.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,10 +71,10 @@ afterEach(async () => {
 
 describe('AppService with the API server', () => {
   it('is off by default; on, it listens on 127.0.0.1, serves the loaded model, keeps the setting (owner-only), and goes off again', async () => {
-    expect(await svc.getApiServer()).toEqual({ enabled: false, url: null, port: 8080, hasKey: false, error: null, cors: [], defaults: {}, names: { aliases: [], tags: [] }, slots: true });
+    expect(await svc.getApiServer()).toEqual({ enabled: false, url: null, port: 8080, hasKey: false, error: null, cors: [], defaults: {}, names: { aliases: [], tags: [] }, slots: true, pooling: 'mean' });
     const port = await freePort();
     const on = await svc.setApiServer({ enabled: true, port, apiKey: null });
-    expect(on).toEqual({ enabled: true, url: `http://127.0.0.1:${port}/v1`, port, hasKey: false, error: null, cors: [], defaults: {}, names: { aliases: [], tags: [] }, slots: true });
+    expect(on).toEqual({ enabled: true, url: `http://127.0.0.1:${port}/v1`, port, hasKey: false, error: null, cors: [], defaults: {}, names: { aliases: [], tags: [] }, slots: true, pooling: 'mean' });
     expect((await stat(join(dir, 'api-server.json'))).mode & 0o777).toBe(0o600);
     const noModel = await complete(on.url as string, {});
     expect(noModel.status).toBe(503);
@@ -139,6 +139,23 @@ describe('AppService with the API server', () => {
     // The server restarted with the new setting: a pooled connection to the old one may be closed once.
     const status = () => fetch(`http://127.0.0.1:${port}/slots`).then((r) => r.status, () => fetch(`http://127.0.0.1:${port}/slots`).then((r) => r.status));
     expect(await status()).toBe(501);
+  });
+
+  it("embeddings' pooling from the setting (serve --pooling): none is kept, and the server answers OpenAI's route with llama-server's 400; mean again, it does not", async () => {
+    const port = await freePort();
+    const on = await svc.setApiServer({ enabled: true, port, apiKey: null, pooling: 'none' });
+    expect(on.pooling).toBe('none');
+    expect(JSON.parse(await readFile(join(dir, 'api-server.json'), 'utf8'))).toMatchObject({ pooling: 'none' });
+    const embed = () => fetch(`http://127.0.0.1:${port}/v1/embeddings`, { method: 'POST', body: JSON.stringify({ input: 'hi' }) }).then(async (r) => ({ status: r.status, text: await r.text() }));
+    const refused = await embed();
+    expect(refused.status).toBe(400);
+    expect(refused.text).toMatch(/Pooling type 'none' is not OAI compatible/);
+    // Flipping the switch keeps it; mean restarts the server without it.
+    expect((await svc.setApiServer({ enabled: true, port })).pooling).toBe('none');
+    expect((await svc.setApiServer({ enabled: true, port, pooling: 'mean' })).pooling).toBe('mean');
+    const again = await embed().catch(() => embed());
+    expect(again.text).not.toMatch(/Pooling type 'none'/);
+    await expect(Promise.resolve().then(() => svc.setApiServer({ enabled: true, port, pooling: 'cls' }))).rejects.toThrow(/pooling must be 'mean' or 'none'/);
   });
 
   it('a key is kept when the switch is flipped without one, and only whether there is one is told', async () => {

@@ -5,6 +5,7 @@ import { DEFAULT_API_PORT, validateApiServerOptions } from '../shared/api-server
 import { writeFileAtomic } from '../node/atomic-write.js';
 import type { ApiSamplingDefaults } from '../shared/api-defaults.js';
 import { NO_MODEL_NAMES, type ModelNames } from '../shared/model-names.js';
+import type { EmbedPooling } from '../shared/generation-protocol.js';
 
 export interface ApiSetting {
   enabled: boolean;
@@ -18,14 +19,16 @@ export interface ApiSetting {
   names: ModelNames;
   /** GET /slots answers (on by default, as in llama-server). */
   slots: boolean;
+  /** Embeddings' pooling (mean by default, as in llama-server for most models). */
+  pooling: EmbedPooling;
 }
 
-export const DEFAULT_API_SETTING: ApiSetting = { enabled: false, port: DEFAULT_API_PORT, apiKey: null, cors: [], defaults: {}, names: NO_MODEL_NAMES, slots: true };
+export const DEFAULT_API_SETTING: ApiSetting = { enabled: false, port: DEFAULT_API_PORT, apiKey: null, cors: [], defaults: {}, names: NO_MODEL_NAMES, slots: true, pooling: 'mean' };
 
 export async function readApiSetting(file: string): Promise<ApiSetting> {
   try {
     const o = validateApiServerOptions(JSON.parse(await readFile(file, 'utf8')));
-    return { enabled: o.enabled, port: o.port, apiKey: o.apiKey ?? null, cors: o.cors ?? [], defaults: o.defaults ?? {}, names: o.names ?? NO_MODEL_NAMES, slots: o.slots ?? true };
+    return { enabled: o.enabled, port: o.port, apiKey: o.apiKey ?? null, cors: o.cors ?? [], defaults: o.defaults ?? {}, names: o.names ?? NO_MODEL_NAMES, slots: o.slots ?? true, pooling: o.pooling ?? 'mean' };
   } catch {
     return { ...DEFAULT_API_SETTING };
   }

@@ -1,6 +1,6 @@
 // The part of the inference worker host (src-main/worker/host.ts, `WorkerHost`) the app uses.
 // A seam so the service is tested with a fake worker and Electron can pass its own spawner.
-import type { ChatPromptParams, ChatPromptResult, EmbedInput, EmbedResult, GenerateParams, GenerationResult, LoadParams, ModelInfo, ServeStep, TokenEvent, WorkerExit, TokenizeResult } from '../shared/worker-protocol.js';
+import type { ChatPromptParams, ChatPromptResult, EmbedInput, EmbedPooling, EmbedResult, GenerateParams, GenerationResult, LoadParams, ModelInfo, ServeStep, TokenEvent, WorkerExit, TokenizeResult } from '../shared/worker-protocol.js';
 import type { ResidencySample } from '../shared/residency-types.js';
 import type { CgroupReport, UsageSample } from '../shared/cgroup/report.js';
 
@@ -9,7 +9,7 @@ export interface HostLike {
   /** With a model loaded with parallel > 1, several may run at once; `signal` cancels this one alone. */
   generate(params: GenerateParams, onToken: (t: TokenEvent) => void, signal?: AbortSignal): Promise<GenerationResult>;
   /** Embeddings of each text (the real worker has it; fakes may not). */
-  embed?(texts: EmbedInput[], truncate?: boolean): Promise<EmbedResult>;
+  embed?(texts: EmbedInput[], truncate?: boolean, pooling?: EmbedPooling): Promise<EmbedResult>;
   /** The loaded vocabulary's ids of a text, and the text of ids (the real worker has them; fakes may not). */
   tokenize?(text: string, addSpecial: boolean, parseSpecial: boolean): Promise<TokenizeResult>;
   detokenize?(tokens: number[], special?: boolean): Promise<string>;

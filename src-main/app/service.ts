@@ -219,7 +219,7 @@ export class AppService implements RamforgeHostApi {
         this.emit({ type: 'sample', sample });
       },
       onCgroupSample: (c) => this.emit({ type: 'cgroup-sample', ...c }),
-      onServeStep: () => this.throughput.pass(),
+      onServeStep: (s) => this.throughput.pass(s.sequences),
     });
   }
 

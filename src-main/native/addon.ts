@@ -1,5 +1,6 @@
 // Finds and loads the native addon, and types its surface. Only the inference worker (and
 // native tests) load it: a GGML_ABORT in llama.cpp kills the process that holds it.
+import type { EmbedPooling } from '../shared/generation-protocol.js';
 import type { ExpertSample } from '../shared/residency-types.js';
 import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
@@ -110,10 +111,12 @@ export interface NativeContextOptions {
   };
   /** For embed(): embeddings on, mean pooling, a text in one micro-batch (at most nBatch tokens). */
   embeddings?: boolean;
+  /** With embeddings: 'none' makes embed() give every token's hidden state (n_tokens × n_embd floats) instead of their mean. */
+  pooling?: EmbedPooling;
 }
 
 /** -1 none, else the sampled token's log-probability and this many of the most likely (logprobs.h). */
-export type NativeGenerateOptions = SamplingParams & { maxTokens: number; logprobs?: number; promptLogprobs?: boolean };
+export type NativeGenerateOptions = SamplingParams & { maxTokens: number; logprobs?: number; promptLogprobs?: boolean; postSamplingProbs?: boolean };
 
 /** A position's token and the most likely there, log-probabilities of the raw logits' softmax. */
 export interface NativeLogprobs {
@@ -130,6 +133,8 @@ export interface NativeGenerateResult {
   ttftMs: number;
   totalMs: number;
   reusedTokens: number;
+  /** llama_decode calls of the prompt and the token loop (a speculative pass's verification not counted). */
+  decodes: number;
   /** promptLogprobs asked: prompt tokens 1..n-1. */
   promptLogprobs?: NativeLogprobs[];
   /** With a draft attached: what the passes drafted and kept. */

@@ -4,6 +4,7 @@
 
 import { validateApiDefaults, type ApiSamplingDefaults } from './api-defaults.js';
 import { validateModelNames, type ModelNames } from './model-names.js';
+import type { EmbedPooling } from './generation-protocol.js';
 
 /** llama-server's default port, so clients configured for it work unchanged. */
 export const DEFAULT_API_PORT = 8080;
@@ -26,6 +27,8 @@ export interface ApiServerState {
   names: ModelNames;
   /** GET /slots answers (`serve --slots`, on by default). */
   slots: boolean;
+  /** How embeddings pool a text's hidden states (`serve --pooling`): mean, or none (a vector per token on /embeddings). */
+  pooling: EmbedPooling;
 }
 
 export interface ApiServerOptions {
@@ -41,6 +44,8 @@ export interface ApiServerOptions {
   names?: ModelNames;
   /** GET /slots answers. Omitted: keep what was set before (on by default). */
   slots?: boolean;
+  /** Embeddings' pooling. Omitted: keep what was set before (mean by default). */
+  pooling?: EmbedPooling;
 }
 
 export class ApiServerOptionsError extends TypeError {
@@ -77,6 +82,10 @@ export function validateApiServerOptions(v: unknown): ApiServerOptions {
   if (o.slots !== undefined) {
     if (typeof o.slots !== 'boolean') throw new ApiServerOptionsError('slots must be true or false');
     out.slots = o.slots;
+  }
+  if (o.pooling !== undefined) {
+    if (o.pooling !== 'mean' && o.pooling !== 'none') throw new ApiServerOptionsError("pooling must be 'mean' or 'none'");
+    out.pooling = o.pooling;
   }
   try {
     if (o.defaults !== undefined) out.defaults = validateApiDefaults(o.defaults);

@@ -14,7 +14,26 @@ export interface SamplingParams {
   repeatLastN: number;
   /** GBNF the output must follow (llama.cpp's grammar sampler); absent = free text. */
   grammar?: string;
+  /** Added to tokens' logits before any other sampler; absent = none. */
+  logitBias?: RequestedBias[];
+  /**
+   * Generation past the end of text: the worker biases every end-of-generation token of the
+   * vocabulary to -Infinity (llama-server's ignore_eos) and adds them to `logitBias`.
+   */
+  ignoreEos?: boolean;
 }
+
+/** A bias added to one token's logit; -Infinity: the token is never sampled. */
+export interface LogitBias {
+  token: number;
+  bias: number;
+}
+
+/**
+ * A bias for a token, or for every token of a text (tokenized by the worker as plain text, without
+ * BOS or special tokens, as llama-server reads logit_bias's strings).
+ */
+export type RequestedBias = LogitBias | { text: string; bias: number };
 
 export interface ChatMessage {
   /** 'tool': a tool's result, sent back to the model (only on the tool-call path, see GenerateParams.tools). */
@@ -99,6 +118,12 @@ export interface GenerateParams {
   logprobs?: number;
   /** The prompt's tokens' log-probabilities too (each with `logprobs` alternatives); the KV cache is not reused. */
   promptLogprobs?: boolean;
+  /**
+   * The generated tokens' log-probabilities are those of the distribution the token was drawn
+   * from, after the samplers (llama-server's post_sampling_probs: only the tokens the samplers
+   * left, and greedy sampling's one token at 0), not the raw logits'. The prompt's stay raw.
+   */
+  postSamplingProbs?: boolean;
 }
 
 /**
@@ -139,10 +164,20 @@ export interface ChatPromptResult {
  */
 export type EmbedInput = string | (number | string)[];
 
+/**
+ * How a text's hidden states become its embedding: their mean (one vector per text), or none
+ * (llama-server's --pooling none: one vector per token).
+ */
+export type EmbedPooling = 'mean' | 'none';
+
 /** Mean-pooled hidden states of each text (n_embd floats each, not normalized), and their tokens in all. */
 export interface EmbedResult {
   vectors: number[][];
   tokens: number;
+  /** llama_decode calls made: one per text (each decoded whole, from an empty cache). */
+  decodes: number;
+  /** Pooling none: each text's vectors, one per token (`vectors` is then empty). */
+  tokenVectors?: number[][][];
 }
 
 export interface TokenEvent {

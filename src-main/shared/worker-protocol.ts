@@ -3,7 +3,7 @@
 
 import type { ResidencyRowSpec } from './residency/residency-model.js';
 import type { RoutingOptimum } from './moe/routing-optimum.js';
-import type { ChatPromptParams, EmbedInput, GenerateParams, GenerationTimings, PromptLogprobs, StopReason, TokenEvent } from './generation-protocol.js';
+import type { ChatPromptParams, EmbedInput, EmbedPooling, GenerateParams, GenerationTimings, LogitBias, PromptLogprobs, StopReason, TokenEvent } from './generation-protocol.js';
 
 // The generation's shapes live in generation-protocol.ts; they are part of this protocol.
 export * from './generation-protocol.js';
@@ -200,6 +200,14 @@ export interface GenerationResult {
   timings: GenerationTimings;
   /** GenerateParams.promptLogprobs: the prompt's tokens. */
   promptLogprobs?: PromptLogprobs;
+  /**
+   * llama_decode calls this generation made on its own (one sequence at a time: the prompt's
+   * micro-batches and one per token, a speculative pass's verification not counted); absent
+   * where it shared the batch server's steps (ServeStep counts those).
+   */
+  decodes?: number;
+  /** The token biases the sampler applied (the request's, and with ignoreEos each end-of-generation token's -Infinity); absent: none. */
+  logitBias?: LogitBias[];
   /** Present when a draft model proposed tokens. */
   draft?: DraftStats;
   /** A mixture of experts whose routing was replayed, recorded or kept (LoadParams.routing). */
@@ -229,7 +237,7 @@ export type WorkerRequest =
   | { id: number; type: 'load'; params: LoadParams }
   | { id: number; type: 'generate'; params: GenerateParams }
   /** truncate: a text longer than the embeddings context keeps its first tokens (Ollama's default) instead of failing. */
-  | { id: number; type: 'embed'; texts: EmbedInput[]; truncate?: boolean }
+  | { id: number; type: 'embed'; texts: EmbedInput[]; truncate?: boolean; pooling?: EmbedPooling }
   /** llama-server's /tokenize and /detokenize: the loaded vocabulary's ids of a text (and each id's piece), or the text of ids. */
   | { id: number; type: 'tokenize'; text: string; addSpecial: boolean; parseSpecial: boolean }
   | { id: number; type: 'detokenize'; tokens: number[]; /** Special tokens (BOS…) written as their text (`<s>`), as llama-server's /completion shows its prompt. */ special?: boolean }

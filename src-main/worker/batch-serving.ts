@@ -50,6 +50,7 @@ export class BatchServing {
           ...params.sampling,
           ...(params.logprobs !== undefined ? { logprobs: params.logprobs } : {}),
           ...(params.promptLogprobs ? { promptLogprobs: true } : {}),
+          ...(params.postSamplingProbs ? { postSamplingProbs: true } : {}),
         });
       } catch (e) {
         reject(new WorkerError(codeOf(e, 'BAD_ARGUMENT'), (e as Error).message));

@@ -2,7 +2,7 @@
 // loads (engine-load.ts), turns requests into prompt tokens (prompt-tokens.ts) and generates,
 // one request at a time (solo-generation.ts) or several together (batch-serving.ts).
 // Only this process loads the native addon.
-import type { AgreementResult, ChatPromptParams, ChatPromptResult, GenerateParams, GenerationResult, LoadParams, EmbedInput, EmbedResult, ModelInfo, TokenEvent } from '../shared/worker-protocol.js';
+import type { AgreementResult, ChatPromptParams, ChatPromptResult, GenerateParams, GenerationResult, LoadParams, EmbedInput, EmbedPooling, EmbedResult, ModelInfo, TokenEvent } from '../shared/worker-protocol.js';
 import { loadAddon, type NativeContext, type NativeModel } from '../native/addon.js';
 import { loadModel } from '../native/load-model.js';
 import type { LoadedDraft } from './draft-loader.js';
@@ -16,6 +16,7 @@ import { Embedder } from './embedder.js';
 import { attachDraft, createTargetContext, deviceMemoryOf, expertsUsedOverride, modelInfoOf, openChecked, placementOf } from './engine-load.js';
 import { chatPromptOf, promptTokensOf } from './prompt-tokens.js';
 import { generateSolo } from './solo-generation.js';
+import { samplingWithBias } from './sampling-bias.js';
 import { BatchServing, type ServeStepEvent } from './batch-serving.js';
 import { logprobsWithBytes } from './token-logprobs.js';
 
@@ -172,13 +173,16 @@ export class Engine {
     if (prompt.length === 0) throw new WorkerError('EMPTY_PROMPT', 'the prompt is empty');
     const { ctx, model } = this.need();
     const withBytes = logprobsWithBytes(model);
+    const { sampling, bias } = samplingWithBias(params.sampling, model);
+    const run = { ...params, sampling };
     let r: GenerationResult;
     if (this.parallel <= 1) {
-      r = await generateSolo(ctx, this.residency, prompt, params, onToken, withBytes);
+      r = await generateSolo(ctx, this.residency, prompt, run, onToken, withBytes);
     } else {
       this.serving ??= new BatchServing(ctx, this.residency, (e) => this.onStep?.(e));
-      r = await this.serving.submit(prompt, params, onToken, withBytes, requestId);
+      r = await this.serving.submit(prompt, run, onToken, withBytes, requestId);
     }
+    if (bias.length > 0) r.logitBias = bias;
     if (this.routing) r.routing = this.routing.absorb(ctx.routingTake());
     return r;
   }
@@ -196,14 +200,14 @@ export class Engine {
   private loadUbatch: number = MAX_UBATCH;
 
   /** Embeddings of each text (a context of their own, made on the first call). */
-  async embed(texts: EmbedInput[], truncate = false): Promise<EmbedResult> {
+  async embed(texts: EmbedInput[], truncate = false, pooling: EmbedPooling = 'mean'): Promise<EmbedResult> {
     const { model } = this.need();
     if (this.residency?.movesWeights) {
       throw new WorkerError('EMBEDDINGS_UNAVAILABLE', 'embeddings are not available while this model streams its weights from storage (it does not fit its cap): give it a cap it fits in (`ramforge plan --serve` shows full residency)');
     }
     this.embedder ??= new Embedder(model, this.loadThreads, this.loadUbatch);
     try {
-      return await this.embedder.embed(texts, truncate);
+      return await this.embedder.embed(texts, truncate, pooling);
     } catch (e) {
       throw new WorkerError(codeOf(e, 'DECODE_FAILED'), (e as Error).message);
     }

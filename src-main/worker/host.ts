@@ -13,6 +13,7 @@ import type {
   ChatPromptResult,
   DiskProbe,
   EmbedInput,
+  EmbedPooling,
   EmbedResult,
   TokenizeResult,
   AgreementResult,
@@ -265,8 +266,8 @@ export class WorkerHost extends EventEmitter {
     return (await this.request<{ text: string }>({ type: 'detokenize', tokens, ...(special ? { special } : {}) })).text;
   }
 
-  embed(texts: EmbedInput[], truncate = false): Promise<EmbedResult> {
-    return this.request<EmbedResult>({ type: 'embed', texts, ...(truncate ? { truncate } : {}) });
+  embed(texts: EmbedInput[], truncate = false, pooling: EmbedPooling = 'mean'): Promise<EmbedResult> {
+    return this.request<EmbedResult>({ type: 'embed', texts, ...(truncate ? { truncate } : {}), ...(pooling !== 'mean' ? { pooling } : {}) });
   }
 
   /** Measures the read speed of the device holding `path` (native, direct I/O). */

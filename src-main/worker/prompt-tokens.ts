@@ -46,7 +46,8 @@ export async function chatPromptOf(model: NativeModel, chat: ChatPromptParams): 
 
 /** Prompt tokens for a request: raw text with BOS as the vocab asks, or the chat template (ChatML when the model has none). */
 export async function promptTokensOf(model: NativeModel, params: GenerateParams): Promise<number[]> {
-  if (params.messages && params.messages.length > 0) {
+  // No turns is a chat too (Anthropic's /v1/messages with an empty list): the template's opening of the assistant's turn.
+  if (params.messages) {
     const chat = { messages: params.messages, ...(params.tools ? { tools: params.tools } : {}) };
     return chatTextTokens(model, await chatPromptText(model, { ...chat, addGenerationPrompt: true }), chat);
   }

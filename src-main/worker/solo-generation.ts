@@ -33,8 +33,10 @@ export async function generateSolo(ctx: NativeContext, residency: ResidencyRunti
         repeatPenalty: s.repeatPenalty,
         repeatLastN: s.repeatLastN,
         ...(s.grammar !== undefined ? { grammar: s.grammar } : {}),
+        ...(s.logitBias !== undefined ? { logitBias: s.logitBias } : {}),
         ...(params.logprobs !== undefined ? { logprobs: params.logprobs } : {}),
         ...(params.promptLogprobs ? { promptLogprobs: true } : {}),
+        ...(params.postSamplingProbs ? { postSamplingProbs: true } : {}),
       },
       (index, id, piece, tMs, pass, logprobs) => {
         // Bytes of a UTF-8 character split across tokens are held until it is complete.
@@ -64,6 +66,7 @@ export async function generateSolo(ctx: NativeContext, residency: ResidencyRunti
     text,
     stopReason: r.stopReason,
     reusedTokens: r.reusedTokens,
+    decodes: r.decodes,
     timings: timingsOf(r, prompt.length - r.reusedTokens),
     ...(r.promptLogprobs ? { promptLogprobs: promptLogprobsOf(prompt, r.promptLogprobs, withBytes) } : {}),
     ...(r.draft ? { draft: r.draft } : {}),

@@ -58,7 +58,7 @@ async function handle(req: Exclude<WorkerRequest, { type: 'cancel' } | { type: '
         break;
       }
       case 'embed':
-        value = await engine.embed(req.texts, req.truncate === true);
+        value = await engine.embed(req.texts, req.truncate === true, req.pooling ?? 'mean');
         break;
       case 'tokenize': {
         const tokens = engine.tokenize(req.text, req.addSpecial, req.parseSpecial);

@@ -42,8 +42,8 @@ export function createMockApi(): RamforgeApi {
     lastReport: async () => mockReport('stream', [1, 2, 3, 4], 0.45),
     takeRecoveryNotice: async () => null,
     exportReport: async () => 'mock.json',
-    getApiServer: async () => ({ enabled: true, url: 'http://127.0.0.1:8080/v1', port: 8080, hasKey: false, error: null, cors: [], defaults: {}, names: { aliases: [], tags: [] }, slots: true }),
-    setApiServer: async (o) => ({ enabled: o.enabled, url: o.enabled ? `http://127.0.0.1:${o.port}/v1` : null, port: o.port, hasKey: typeof o.apiKey === 'string', error: null, cors: o.cors ?? [], defaults: o.defaults ?? {}, names: o.names ?? { aliases: [], tags: [] }, slots: o.slots ?? true }),
+    getApiServer: async () => ({ enabled: true, url: 'http://127.0.0.1:8080/v1', port: 8080, hasKey: false, error: null, cors: [], defaults: {}, names: { aliases: [], tags: [] }, slots: true, pooling: 'mean' }),
+    setApiServer: async (o) => ({ enabled: o.enabled, url: o.enabled ? `http://127.0.0.1:${o.port}/v1` : null, port: o.port, hasKey: typeof o.apiKey === 'string', error: null, cors: o.cors ?? [], defaults: o.defaults ?? {}, names: o.names ?? { aliases: [], tags: [] }, slots: o.slots ?? true, pooling: o.pooling ?? 'mean' }),
     onEvent: (l) => {
       listeners.add(l);
       setTimeout(() => mockSamples(220).forEach((s) => l({ type: 'sample', sample: s })), 0);

@@ -4,7 +4,7 @@ import { apiDefaultsText } from '../../src-main/shared/api-defaults.js';
 import { apiServerRequest, appendServerPoint, MAX_SERVER_POINTS, serverUrl } from './server-model.js';
 
 const stats = (p: Partial<ServerStats> = {}): ServerStats => ({ url: 'http://127.0.0.1:8080/v1', activeRequests: 2, sequences: 4, queued: 1, refused: 0, aggregateTokS: 12, tokensPerPass: 2, completed: 5, ...p });
-const on = { enabled: true, url: 'http://127.0.0.1:9000/v1', port: 9000, hasKey: false, error: null, cors: [], defaults: {}, names: { aliases: [], tags: [] }, slots: true };
+const on = { enabled: true, url: 'http://127.0.0.1:9000/v1', port: 9000, hasKey: false, error: null, cors: [], defaults: {}, names: { aliases: [], tags: [] }, slots: true, pooling: 'mean' as const };
 
 describe('server model', () => {
   it('keeps a bounded series of throughput points', () => {
@@ -46,6 +46,9 @@ describe('server model', () => {
     expect(named).toEqual({ ok: { enabled: true, port: 8081, names: { aliases: ['code', 'tiny-b'], tags: ['chat'] } } });
     expect(apiServerRequest({ enabled: true, portText: '8081', keyText: '', clearKey: false, aliasText: 'my model' })).toEqual({ error: expect.stringMatching(/^alias 'my model' must be 1 to 256 printable characters without spaces or commas/) });
     expect(apiServerRequest({ enabled: true, portText: '8081', keyText: '', clearKey: false, slots: false })).toEqual({ ok: { enabled: true, port: 8081, slots: false } });
+    // The "a vector per token" box: serve --pooling none, or back to mean.
+    expect(apiServerRequest({ enabled: true, portText: '8081', keyText: '', clearKey: false, perToken: true })).toEqual({ ok: { enabled: true, port: 8081, pooling: 'none' } });
+    expect(apiServerRequest({ enabled: true, portText: '8081', keyText: '', clearKey: false, perToken: false })).toEqual({ ok: { enabled: true, port: 8081, pooling: 'mean' } });
     // What the host says it runs with is shown the same way.
     expect(apiDefaultsText({ maxTokens: 256, temperature: 0.2 })).toBe('temperature=0.2, max-tokens=256');
   });

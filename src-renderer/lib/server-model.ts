@@ -47,6 +47,8 @@ export interface ApiServerForm {
   tagsText?: string;
   /** GET /slots answers (`serve --slots`); undefined keeps what was set before. */
   slots?: boolean;
+  /** Embeddings give a vector per token (`serve --pooling none`) instead of one per text; undefined keeps what was set before. */
+  perToken?: boolean;
 }
 
 /** The setApiServer request for a form, or what is wrong with it (checked as the host checks it). */
@@ -72,6 +74,7 @@ export function apiServerRequest(f: ApiServerForm): { ok: ApiServerOptions } | {
     }
   }
   if (f.slots !== undefined) out.slots = f.slots;
+  if (f.perToken !== undefined) out.pooling = f.perToken ? 'none' : 'mean';
   if (f.clearKey) out.apiKey = null;
   else if (f.keyText !== '') {
     if (!/^[\x21-\x7e]{1,256}$/.test(f.keyText)) return { error: 'the key must be 1 to 256 printable characters without spaces' };

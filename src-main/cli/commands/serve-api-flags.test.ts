@@ -26,7 +26,8 @@ describe('serve --api flags', () => {
 
   it("defaults: loopback, llama-server's port, the UI as well, a queue of 16, no key", () => {
     delete process.env.RAMFORGE_API_KEY;
-    expect(serveApiFlags(flags(['--api']), 0)).toEqual({ host: '127.0.0.1', port: 8080, loopback: true, apiKey: null, queue: 16, ui: true, cors: [], metrics: false, defaults: {}, names: { aliases: [], tags: [] }, slots: true });
+    expect(serveApiFlags(flags(['--api']), 0)).toEqual({ host: '127.0.0.1', port: 8080, loopback: true, apiKey: null, queue: 16, ui: true, cors: [], metrics: false, defaults: {}, names: { aliases: [], tags: [] }, slots: true, pooling: 'mean' });
+    expect(serveApiFlags(flags(['--api', '--pooling', 'none']), 0)?.pooling).toBe('none');
   });
 
   it('--cors: * or origins (scheme, host, port), checked at parse time; it needs --api', () => {

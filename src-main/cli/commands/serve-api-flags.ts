@@ -25,6 +25,7 @@ import type { OpenedModel } from '../../node/gguf-file.js';
 import { loadMachine, runDiskBandwidth } from '../../node/load-machine.js';
 import { prepareLoad } from '../../shared/settings/prepare-load.js';
 import { PlanInputError } from '../../shared/plan/plan.js';
+import type { EmbedPooling } from '../../shared/generation-protocol.js';
 
 /** The API's own flags. */
 const API_FLAGS = [
@@ -36,6 +37,7 @@ const API_FLAGS = [
   { name: 'cors', type: 'string', valueName: 'ORIGIN,...', description: "let pages of these origins call the API from a browser (* = any, never with credentials); none by default" },
   { name: 'metrics', type: 'boolean', description: "answer GET /metrics (Prometheus text, llama-server's names); off by default, as in llama-server" },
   { name: 'slots', type: 'boolean', default: true, description: "answer GET /slots (llama-server's: each slot's context and whether a request runs in it); --no-slots: a 501" },
+  { name: 'pooling', type: 'string', valueName: 'mean|none', description: "how embeddings pool a text's hidden states (llama-server's --pooling): mean (the default), or none: POST /embeddings gives a vector per token, and the OpenAI and Ollama embedding routes answer 400" },
   { name: 'alias', type: 'string', valueName: 'NAME,...', description: "names the API serves the model under (llama-server's --alias): /v1/models lists the first in sorted order, requests may use any (default: the file's name)" },
   { name: 'tags', type: 'string', valueName: 'TAG,...', description: "labels /v1/models lists beside the model (llama-server's --tags)" },
   { name: 'ui', type: 'boolean', default: true, description: '--no-ui: serve the API only, not the browser UI (needs --api)' },
@@ -86,6 +88,8 @@ export interface ServeApiFlags {
   names: ModelNames;
   /** GET /slots answers (--no-slots: 501). */
   slots: boolean;
+  /** --pooling: embeddings' pooling. */
+  pooling: EmbedPooling;
 }
 
 /** One of --alias and --tags, as a usage error (exit 2) when a name is not one. */
@@ -115,6 +119,7 @@ export function serveApiFlags(f: Record<string, FlagValue | undefined>, uiPort: 
     if (f['api-key'] !== undefined) throw new UsageError('--api-key needs --api');
     if (f.cors !== undefined) throw new UsageError('--cors needs --api');
     if (f.metrics !== undefined) throw new UsageError('--metrics needs --api');
+    if (f.pooling !== undefined) throw new UsageError('--pooling is how the API pools embeddings: it needs --api');
     for (const n of ['alias', 'tags']) if (f[n] !== undefined) throw new UsageError(`--${n} names the model for the API: it needs --api`);
     // --slots is the default: only --no-slots says something without --api.
     if (f.slots === false) throw new UsageError('--no-slots needs --api');
@@ -137,7 +142,9 @@ export function serveApiFlags(f: Record<string, FlagValue | undefined>, uiPort: 
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
-  return { host, port, loopback: isLoopbackHost(host), apiKey: key, queue, ui: f.ui !== false, cors, metrics: f.metrics === true, defaults: samplingDefaults(f), names: { aliases: nameList('alias', api.alias), tags: nameList('tags', api.tags) }, slots: api.slots };
+  const pooling = api.pooling ?? 'mean';
+  if (pooling !== 'mean' && pooling !== 'none') throw new UsageError(`--pooling must be mean or none, got '${pooling.slice(0, 40)}'`);
+  return { host, port, loopback: isLoopbackHost(host), apiKey: key, queue, ui: f.ui !== false, cors, metrics: f.metrics === true, defaults: samplingDefaults(f), names: { aliases: nameList('alias', api.alias), tags: nameList('tags', api.tags) }, slots: api.slots, pooling };
 }
 
 /**

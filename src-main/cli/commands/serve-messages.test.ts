@@ -132,6 +132,21 @@ describe('POST /v1/messages', () => {
     expect(await bad.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
   });
 
+  it("an empty messages list is answered from the template's opening of the assistant's turn, as llama-server answers it; OpenAI's chat still refuses it", async () => {
+    const r = await post('/v1/messages', { model: 'test', max_tokens: 5, temperature: 0, messages: [] });
+    expect(r.status).toBe(200);
+    const m = (await r.json()) as { type: string; content: { type: string }[]; usage: { input_tokens: number; output_tokens: number } };
+    expect(m.type).toBe('message');
+    expect(m.usage.output_tokens).toBeGreaterThan(0);
+    const counted = (await (await post('/v1/messages/count_tokens', { messages: [] })).json()) as { input_tokens: number };
+    const one = (await (await post('/v1/messages/count_tokens', { messages: [{ role: 'user', content: 'hi' }] })).json()) as { input_tokens: number };
+    expect(m.usage.input_tokens).toBe(counted.input_tokens);
+    expect(counted.input_tokens).toBeGreaterThan(0);
+    expect(counted.input_tokens).toBeLessThan(one.input_tokens);
+    const chat = await post('/v1/chat/completions', { messages: [], max_tokens: 1 }, { ...HEADERS, authorization: `Bearer ${KEY}` });
+    expect(chat.status).toBe(400);
+  });
+
   it("errors are in Anthropic's shape: no key 401, a wrong type 400, an image 400", async () => {
     const { 'x-api-key': _key, ...noKey } = HEADERS;
     const denied = await post('/v1/messages', { messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 }, noKey);

@@ -136,7 +136,7 @@ export const command: CommandSpec = {
       if (!api.loopback) process.stderr.write(`ramforge serve: warning: the API listens on ${api.host}, reachable from other machines${api.apiKey === null ? ' and without a key (--api-key)' : ''}\n`);
       let listening;
       try {
-        listening = await service.startApiServer({ host: api.host, port: api.port, apiKey: api.apiKey, cors: api.cors, metrics: api.metrics, defaults: api.defaults, names: api.names, slots: api.slots });
+        listening = await service.startApiServer({ host: api.host, port: api.port, apiKey: api.apiKey, cors: api.cors, metrics: api.metrics, defaults: api.defaults, names: api.names, slots: api.slots, pooling: api.pooling });
       } catch (e) {
         await Promise.allSettled([service.close(), server?.close()]);
         process.stderr.write(`ramforge serve: ${(e as Error).message}\n`);

@@ -35,8 +35,10 @@ export function ApiServerSection() {
   useEffect(() => setTagsText(tagsNow), [tagsNow]);
   const [slots, setSlots] = useState(true);
   useEffect(() => setSlots(state?.slots ?? true), [state?.slots]);
+  const [perToken, setPerToken] = useState(false);
+  useEffect(() => setPerToken(state?.pooling === 'none'), [state?.pooling]);
   const submit = (enabled: boolean, clearKey = false) => {
-    const r = apiServerRequest({ enabled, portText, keyText, clearKey, corsText, defaultsText, aliasText, tagsText, slots });
+    const r = apiServerRequest({ enabled, portText, keyText, clearKey, corsText, defaultsText, aliasText, tagsText, slots, perToken });
     if ('error' in r) return setFormError(r.error);
     setFormError(null);
     setKeyText('');
@@ -67,6 +69,10 @@ export function ApiServerSection() {
         <label className="check" title="Answer llama-server's GET /slots (serve --slots, on by default): each slot's context and whether a request runs in it; no prompts or answers are shown. Off: 501, as serve --no-slots.">
           <input type="checkbox" data-testid="api-slots" checked={slots} disabled={busy} onChange={(e) => setSlots(e.currentTarget.checked)} />
           Answer GET /slots
+        </label>
+        <label className="check" title="Embeddings without pooling (serve --pooling none, llama-server's --pooling none): POST /embeddings gives a vector per token of each text instead of their mean; OpenAI's /v1/embeddings and Ollama's embedding routes then answer 400, as their shapes hold one vector per text.">
+          <input type="checkbox" data-testid="api-pooling-none" checked={perToken} disabled={busy} onChange={(e) => setPerToken(e.currentTarget.checked)} />
+          Embeddings: a vector per token
         </label>
         <div className="row wrap api-actions">
           <button className="btn small" data-testid="api-apply" disabled={busy || state === null} onClick={() => submit(enabled)}>

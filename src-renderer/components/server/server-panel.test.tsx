@@ -38,7 +38,7 @@ describe('ServerPanel', () => {
   });
 
   it('shows the figures of the last server-stats event and the series length', () => {
-    useStore.setState({ apiServer: { enabled: true, url: 'http://127.0.0.1:8080/v1', port: 8080, hasKey: false, error: null, cors: [], defaults: {}, names: { aliases: [], tags: [] }, slots: true } });
+    useStore.setState({ apiServer: { enabled: true, url: 'http://127.0.0.1:8080/v1', port: 8080, hasKey: false, error: null, cors: [], defaults: {}, names: { aliases: [], tags: [] }, slots: true, pooling: 'mean' } });
     api.emit({ type: 'server-stats', stats: stats({ activeRequests: 1 }) });
     api.emit({ type: 'server-stats', stats: stats() });
     const html = panel();
@@ -59,7 +59,7 @@ describe('ServerPanel', () => {
     expect(kpi(html, 'server-url')).toBe('http://127.0.0.1:8080/v1'); // the server's own word, though the setting says off
     expect(kpi(html, 'server-tok-s')).toBe('—');
     expect(kpi(html, 'server-tokens-per-pass')).toBe('—');
-    useStore.setState({ apiServer: { enabled: true, url: null, port: 8080, hasKey: false, error: 'port 8080 is in use', cors: [], defaults: {}, names: { aliases: [], tags: [] }, slots: true }, serverStats: null });
+    useStore.setState({ apiServer: { enabled: true, url: null, port: 8080, hasKey: false, error: 'port 8080 is in use', cors: [], defaults: {}, names: { aliases: [], tags: [] }, slots: true, pooling: 'mean' }, serverStats: null });
     html = panel();
     expect(html).toContain('data-state="off"');
     expect(html).toContain('Not listening: port 8080 is in use');
