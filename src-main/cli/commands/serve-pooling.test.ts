@@ -5,10 +5,10 @@
 // OpenAI's and Ollama's routes, whose shapes hold one vector per text, answer 400 as
 // llama-server's OpenAI route does; a value other than mean or none is a usage error.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serveApi, stopServed, synthModel, type Served } from './serve-api.test-util.js';
+import { serveApi, stopAllServed, synthModel, type Served } from './serve-api.test-util.js';
 import { runCli } from '../built-cli.test-util.js';
 
 let dir = '';
@@ -29,8 +29,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await Promise.all([stopServed(none), stopServed(mean)]);
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await stopAllServed(dir, [none, mean]);
 });
 
 describe('serve --api --pooling none', () => {
