@@ -41,6 +41,8 @@ export interface PlanContext {
   readonly compute?: ComputeLookup;
   /** A mixture of experts: the device's rate in reads of one expert's slice. */
   readonly expertRead?: DiskBandwidth | null;
+  /** A mixture of experts: the share of its cache's reads earlier runs read ahead. */
+  readonly readAheadShare?: number | null;
 }
 
 /** `--disk-bw` when given (a bad value is a UsageError), else null. */
@@ -65,7 +67,7 @@ export function planForView(view: ModelView, flags: ParsedArgs['flags'], c: Plan
     // With a draft the shape makes room for it, as it does for `run --draft`.
     const shape = chooseRunShape({ view, settings: { ...settings, serving: c.serving === true }, physicalCores: physicalCores(), ...(c.draft ? { draft: c.draft } : {}) });
     const kv = flagValues(flags)['kv-bytes'] ?? DEFAULT_KV_ELEMENT_BYTES;
-    const machine = { physicalCores: physicalCores(), machineBytes: totalmem(), diskBandwidthBytesPerS: c.disk.bytesPerS, diskBandwidthSource: c.disk.source, readaheadBytes: c.readaheadBytes, kvTypeBytes: kv, routing: c.routing ?? null, routeTrace: c.routeTrace ?? null, gpus: c.gpus ?? null, rpcNodes: c.rpcNodes ?? [], ...(c.compute ? { compute: c.compute } : {}), ...(c.expertRead ? { expertRead: c.expertRead } : {}) };
+    const machine = { physicalCores: physicalCores(), machineBytes: totalmem(), diskBandwidthBytesPerS: c.disk.bytesPerS, diskBandwidthSource: c.disk.source, readaheadBytes: c.readaheadBytes, kvTypeBytes: kv, routing: c.routing ?? null, routeTrace: c.routeTrace ?? null, gpus: c.gpus ?? null, rpcNodes: c.rpcNodes ?? [], ...(c.compute ? { compute: c.compute } : {}), ...(c.expertRead ? { expertRead: c.expertRead } : {}), readAheadShare: c.readAheadShare ?? null };
     const plan = planForShape(view, settings, shape, machine, settings.ramBytes, c.draft, c.serving === true);
     return { plan, shape };
   } catch (e) {

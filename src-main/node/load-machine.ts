@@ -9,7 +9,7 @@ import { directIoWorks } from './direct-io.js';
 import { ASSUMED_BYTES_PER_S, cachedDiskBandwidth, type DiskBandwidth } from './disk-bw.js';
 import { cachedRouting } from './routing-cache.js';
 import { probeGpus } from './gpu-devices.js';
-import { measuredPopularity, type MeasuredRouting } from '../shared/moe/measured-routing.js';
+import { measuredPopularity, readAheadShare, type MeasuredRouting } from '../shared/moe/measured-routing.js';
 import { computeLookup } from './compute-cache.js';
 import { expertReadChunk } from '../shared/disk-probe-request.js';
 import type { ModelView } from '../shared/gguf/model-view.js';
@@ -17,6 +17,12 @@ import type { ModelView } from '../shared/gguf/model-view.js';
 /** The device's bandwidth as a run takes it: given, else measured earlier (cached), else assumed. */
 export function runDiskBandwidth(file: string, given: DiskBandwidth | null): DiskBandwidth {
   return given ?? cachedDiskBandwidth(file) ?? { bytesPerS: ASSUMED_BYTES_PER_S, source: `assumed ${ASSUMED_BYTES_PER_S / 1e9} GB/s (pass --disk-bw, or run \`ramforge plan\` once to measure)` };
+}
+
+/** The share of the expert cache's reads earlier runs of this file started ahead, when enough were seen. */
+export function readAheadOf(file: string): number | null {
+  const r = cachedRouting(file);
+  return r ? readAheadShare(r) : null;
 }
 
 /** What earlier runs of this file measured of its routing, when it is enough to plan by. */
@@ -46,6 +52,7 @@ export function loadMachine(files: string[], disk: DiskBandwidth, kvTypeBytes?: 
     // Direct reads put nothing in the page cache: no kernel read-ahead to leave room for.
     readaheadBytes: directIoWorks(files) ? 0 : DEFAULT_READAHEAD_BYTES,
     routing: measuredRoutingOf(files[0] as string),
+    readAheadShare: readAheadOf(files[0] as string),
     // What `bench` measured of a schedule's compute on this file's shadow, for the plans of the same schedule.
     compute: computeLookup(files[0] as string),
     ...(expertRead ? { expertRead } : {}),

@@ -51,7 +51,8 @@ export function cachedRouting(file: string): RoutingRecord | null {
 export function routingOfSample(x: ExpertSample | undefined, experts: number | null, used: number | null): RoutingRecord | null {
   if (!x || !experts || !used || x.resident.length === 0) return null;
   const total = x.resident.reduce((s, l) => s + l.uses.reduce((a, b) => a + b, 0), 0);
-  return { experts, used, batches: Math.round(total / (used * x.resident.length)), layers: x.resident.map((l) => ({ layer: l.layer, uses: l.uses })) };
+  // hits and prefetchHits are apart: a routed expert not held was read, on a prediction or when routed.
+  return { experts, used, batches: Math.round(total / (used * x.resident.length)), layers: x.resident.map((l) => ({ layer: l.layer, uses: l.uses })), readAhead: { needed: x.routed - x.hits, covered: x.prefetchHits } };
 }
 
 /** Records what a run's expert cache saw (nothing for a run without one). */

@@ -19,7 +19,7 @@ import { defaultDownloadDir } from '../../node/download-dir.js';
 import { flagValues, flagsNamed } from '../run-flags.js';
 import { rpcNodesFromFlags } from '../rpc-nodes.js';
 import { openDraftInput } from '../draft-input.js';
-import { measuredRoutingOf } from '../../node/load-machine.js';
+import { measuredRoutingOf, readAheadOf } from '../../node/load-machine.js';
 import { draftPlanInput } from '../../shared/draft/draft-budget.js';
 import { probeGpus } from '../../node/gpu-devices.js';
 import { serveParallel } from './serve-api-flags.js';
@@ -65,7 +65,7 @@ export const command: CommandSpec = {
     const chunk = expertReadChunk(m.view);
     const atChunk = remote || chunk === null || givenDiskBandwidth(args.flags) ? null : await diskBandwidthFor(m.shards[0]?.path as string, measureInWorker, chunk);
     const expertRead = atChunk?.source.startsWith('measured') ? atChunk : null;
-    const context = { disk, readaheadBytes, routeTrace, expertRead, routing: remote ? null : measuredRoutingOf(m.shards[0]?.path as string), ...(remote ? {} : { compute: computeLookup(m.shards[0]?.path as string) }), gpus: f.gpu === 'none' ? null : probeGpus(), rpcNodes: await rpcNodesFromFlags(args.flags, Boolean(args.flags.json)) };
+    const context = { disk, readaheadBytes, routeTrace, expertRead, routing: remote ? null : measuredRoutingOf(m.shards[0]?.path as string), readAheadShare: remote ? null : readAheadOf(m.shards[0]?.path as string), ...(remote ? {} : { compute: computeLookup(m.shards[0]?.path as string) }), gpus: f.gpu === 'none' ? null : probeGpus(), rpcNodes: await rpcNodesFromFlags(args.flags, Boolean(args.flags.json)) };
     const withDraft = draft ? { ...context, draft: (ctx: number) => draftPlanInput(m, { path: draft.shards[0]!.path, shards: draft.shards, view: draft.view }, { ctx, max }) } : context;
     // As serve --api loads it: the sequences it would choose (unless given), the embeddings context.
     const serving = args.flags.serve === true;

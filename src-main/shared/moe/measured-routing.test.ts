@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MIN_MEASURED_BATCHES, measuredPopularity, mergeRouting, type RoutingRecord } from './measured-routing.js';
+import { MIN_MEASURED_BATCHES, MIN_READ_AHEAD_NEEDED, measuredPopularity, mergeRouting, readAheadShare, type RoutingRecord } from './measured-routing.js';
 import { lruHitRate } from './routing-model.js';
 
 const rec = (batches: number, layers: number[][]): RoutingRecord => ({ experts: 4, used: 2, batches, layers: layers.map((uses, layer) => ({ layer, uses })) });
@@ -27,5 +27,19 @@ describe('measured routing', () => {
     expect(m.layers).toEqual([{ layer: 0, uses: [5, 5, 5, 5] }, { layer: 1, uses: [1, 1, 1, 1] }]);
     const other: RoutingRecord = { experts: 8, used: 2, batches: 5, layers: [] };
     expect(mergeRouting(rec(40, [[1, 2, 3, 4]]), other)).toBe(other);
+  });
+});
+
+describe("read-ahead's share of the cache's reads", () => {
+  const rec = (readAhead?: { needed: number; covered: number }): RoutingRecord => ({ experts: 4, used: 1, batches: 100, layers: [{ layer: 0, uses: [1, 1, 1, 1] }], ...(readAhead ? { readAhead } : {}) });
+
+  it('adds up over runs, says nothing until enough reads were seen, and older records without it keep theirs', () => {
+    expect(readAheadShare(rec())).toBeNull();
+    expect(readAheadShare(rec({ needed: MIN_READ_AHEAD_NEEDED - 1, covered: 100 }))).toBeNull();
+    const merged = mergeRouting(rec({ needed: 300, covered: 270 }), rec({ needed: 100, covered: 10 }));
+    expect(merged.readAhead).toEqual({ needed: 400, covered: 280 });
+    expect(readAheadShare(merged)).toBeCloseTo(0.7, 9);
+    expect(mergeRouting(rec({ needed: 300, covered: 30 }), rec()).readAhead).toEqual({ needed: 300, covered: 30 });
+    expect(mergeRouting(rec(), rec({ needed: 300, covered: 30 })).readAhead).toEqual({ needed: 300, covered: 30 });
   });
 });

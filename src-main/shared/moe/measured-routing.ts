@@ -9,6 +9,21 @@ export interface RoutingRecord {
   /** Micro-batches routed, counted once per layer (decoded tokens, prompt micro-batches). */
   batches: number;
   layers: { layer: number; uses: number[] }[];
+  /**
+   * Read-ahead under the expert cache: routed experts the cache did not hold (a read each, without
+   * read-ahead), and of them read ahead on a prediction. Absent in records of older runs.
+   */
+  readAhead?: { needed: number; covered: number };
+}
+
+/** Reads needed before read-ahead's share says anything about a model. */
+export const MIN_READ_AHEAD_NEEDED = 200;
+
+/** The share of the reads the expert cache needed that read-ahead had started in time, or null when too few were seen. */
+export function readAheadShare(r: RoutingRecord): number | null {
+  const a = r.readAhead;
+  if (!a || a.needed < MIN_READ_AHEAD_NEEDED) return null;
+  return Math.min(1, Math.max(0, a.covered / a.needed));
 }
 
 export interface MeasuredRouting {
@@ -39,11 +54,12 @@ export function measuredPopularity(r: RoutingRecord): MeasuredRouting | null {
 /** Two records of the same model added together (a later run adds to what earlier ones saw). */
 export function mergeRouting(a: RoutingRecord | null, b: RoutingRecord): RoutingRecord {
   if (!a || a.experts !== b.experts || a.used !== b.used) return b;
+  const ra = a.readAhead && b.readAhead ? { needed: a.readAhead.needed + b.readAhead.needed, covered: a.readAhead.covered + b.readAhead.covered } : (b.readAhead ?? a.readAhead);
   const byLayer = new Map(a.layers.map((l) => [l.layer, [...l.uses]]));
   for (const l of b.layers) {
     const u = byLayer.get(l.layer) ?? new Array<number>(b.experts).fill(0);
     l.uses.forEach((x, i) => (u[i] = (u[i] ?? 0) + x));
     byLayer.set(l.layer, u);
   }
-  return { experts: b.experts, used: b.used, batches: a.batches + b.batches, layers: [...byLayer.entries()].sort((x, y) => x[0] - y[0]).map(([layer, uses]) => ({ layer, uses })) };
+  return { experts: b.experts, used: b.used, batches: a.batches + b.batches, layers: [...byLayer.entries()].sort((x, y) => x[0] - y[0]).map(([layer, uses]) => ({ layer, uses })), ...(ra ? { readAhead: ra } : {}) };
 }

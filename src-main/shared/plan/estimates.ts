@@ -54,17 +54,24 @@ export function runtimeOverheadBytes(weightBytes: number, nVocab: number): Quant
 }
 
 /**
- * Decode speed of an expert cache whose compute was measured: a layer's misses are read once its
+ * Decode speed of an expert cache whose compute was measured. A layer's misses are read once its
  * router has chosen them, and the layer's products wait for them (the experts it holds compute
- * meanwhile, a small part of the token), so a token takes its compute plus its misses' reads:
- * tok/s = 1 / (compute + read / disk_bw).
+ * meanwhile, a small part of the token): a token takes its compute plus its misses' reads. The
+ * share `ahead` of them that read-ahead started while earlier layers computed (measured by
+ * earlier runs of the file) overlaps the compute instead:
+ * tok/s = 1 / (max(compute, ahead × reads) + (1 − ahead) × reads), reads = read / disk_bw.
  */
-export function expertCacheTokS(read: number, diskBw: number, measured: MeasuredCompute, rateSource?: string): Quantity {
+export function expertCacheTokS(read: number, diskBw: number, measured: MeasuredCompute, rateSource?: string, ahead = 0): Quantity {
   const io = read / diskBw;
-  const t = measured.secondsPerToken + io;
+  const c = measured.secondsPerToken;
+  const t = Math.max(c, ahead * io) + (1 - ahead) * io;
   const value = t > 0 ? 1 / t : null;
   const rate = rateSource ? `disk ${fb(diskBw)}/s in reads of one expert (${rateSource})` : `disk ${fb(diskBw)}/s`;
-  return { value, formula: `1 / (compute ${(measured.secondsPerToken * 1000).toFixed(1)} ms (${measured.source}) + misses ${fb(read)} / ${rate} = ${(io * 1000).toFixed(1)} ms) = ${value === null ? '—' : value.toFixed(2)} tok/s` };
+  const ms = (x: number) => `${(x * 1000).toFixed(1)} ms`;
+  const reads = `misses ${fb(read)} / ${rate} = ${ms(io)}`;
+  const compute = `compute ${ms(c)} (${measured.source})`;
+  const text = ahead > 0 ? `max(${compute}, ${(ahead * 100).toFixed(0)} % read ahead of ${reads}, as earlier runs of this file read ahead) + the rest ${ms((1 - ahead) * io)}` : `${compute} + ${reads}`;
+  return { value, formula: `1 / (${text}) = ${value === null ? '—' : value.toFixed(2)} tok/s` };
 }
 
 /**

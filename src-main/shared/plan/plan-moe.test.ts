@@ -193,3 +193,17 @@ describe("planMemory with the device's rate in reads of one expert", () => {
     expect(p.quantities.predictedDecodeTokS.formula).toMatch(/in reads of one expert \(measured now with 864 KiB reads\)/);
   });
 });
+
+describe('planMemory with the share of reads earlier runs read ahead', () => {
+  it("overlaps that share of the misses' reads with the compute; a replayed trace reads nothing ahead", () => {
+    const v = mixtral();
+    const cap = Math.floor(v.fileBytes / 2);
+    const measuredCompute = { secondsPerToken: 0.05, source: 'measured now on the shadow' };
+    const p = valid(planMemory(v, { ...input, ramBytes: cap, measuredCompute, readAheadShare: 0.9 }));
+    const io = (p.quantities.bytesReadPerToken.value as number) / input.diskBandwidthBytesPerS;
+    expect(p.quantities.predictedDecodeTokS.value).toBeCloseTo(1 / (Math.max(0.05, 0.9 * io) + 0.1 * io), 6);
+    expect(p.quantities.predictedDecodeTokS.formula).toMatch(/^1 \/ \(max\(compute 50\.0 ms .*, 90 % read ahead of misses .*as earlier runs of this file read ahead\) \+ the rest/);
+    const none = valid(planMemory(v, { ...input, ramBytes: cap, measuredCompute, readAheadShare: 0 }));
+    expect(none.quantities.predictedDecodeTokS.value).toBeCloseTo(1 / (0.05 + io), 6);
+  });
+});

@@ -30,6 +30,8 @@ export interface DenseBudget {
   readonly measuredCompute?: MeasuredCompute;
   /** The device's rate in reads of one expert's slice (absent: the plan's disk rate). */
   readonly expertRead?: { readonly bytesPerS: number; readonly source: string };
+  /** The share of the reads earlier runs of the file needed that read-ahead started in time. */
+  readonly readAheadShare?: number;
 }
 
 const fb = (n: number): string => formatBytes(n);
@@ -98,7 +100,9 @@ export function withExpertCache(plan: MemoryPlan, view: ModelView, d: DenseBudge
   const measured = d.measuredCompute;
   // Misses are read one expert's slice a request: at the device's rate for reads of that size where it was measured.
   const rate = d.expertRead?.bytesPerS ?? plan.input.diskBandwidthBytesPerS;
-  const speed = measured && vramSlots === 0 ? expertCacheTokS(read, rate, measured, d.expertRead?.source) : predictedTokS(read, rate, ramTouched, plan.input.memoryBandwidthBytesPerS, 0, plan.input.vramBandwidthBytesPerS);
+  // A replayed trace is not what the routers would choose: read-ahead predicts nothing of it.
+  const ahead = d.trace ? 0 : (d.readAheadShare ?? 0);
+  const speed = measured && vramSlots === 0 ? expertCacheTokS(read, rate, measured, d.expertRead?.source, ahead) : predictedTokS(read, rate, ramTouched, plan.input.memoryBandwidthBytesPerS, 0, plan.input.vramBandwidthBytesPerS);
   // The least the runtime runs with: the routed experts of one token in every layer, and the staging buffer.
   const minimum = capWithHeadroom(locked + k * L * bpe + n * bpe);
   const active = m.activeBytesPerToken ?? d.persistentResidentBytes + denseLayer + routed;

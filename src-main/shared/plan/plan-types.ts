@@ -53,6 +53,8 @@ export interface PlanInput {
   readonly measuredCompute?: MeasuredCompute;
   /** A mixture of experts: the device's rate in reads of one expert's slice, as the expert cache reads its misses (absent: diskBandwidthBytesPerS). */
   readonly expertRead?: { readonly bytesPerS: number; readonly source: string };
+  /** A mixture of experts: the share of its cache's reads earlier runs of the file started ahead, on a prediction (absent: none measured). */
+  readonly readAheadShare?: number;
   /** llama.cpp RPC nodes (`--rpc`), as they described themselves: they hold the last layers. */
   readonly remote?: readonly RpcNodeInfo[];
 }
@@ -94,7 +96,7 @@ export interface MemoryPlan {
     readonly fileBytes: number;
     readonly tensorBytes: number;
   };
-  readonly input: Required<Omit<PlanInput, 'vramBytes' | 'threads' | 'diskBandwidthSource' | 'readaheadBytes' | 'parallel' | 'draft' | 'routing' | 'routeTrace' | 'gpuDevice' | 'remote' | 'measuredCompute' | 'expertRead'>> & {
+  readonly input: Required<Omit<PlanInput, 'vramBytes' | 'threads' | 'diskBandwidthSource' | 'readaheadBytes' | 'parallel' | 'draft' | 'routing' | 'routeTrace' | 'gpuDevice' | 'remote' | 'measuredCompute' | 'expertRead' | 'readAheadShare'>> & {
     readonly vramBytes: number | null;
     readonly threads: number | null;
     readonly diskBandwidthSource: string;

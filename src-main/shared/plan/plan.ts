@@ -287,7 +287,7 @@ export function planMemory(view: ModelView, input: PlanInput): MemoryPlan {
   };
   // A mixture of experts: the same budget, with an expert cache beside the locked dense part.
   // (The RAM view's experts: those the device does not hold.)
-  return view.moe && view.moe.layers.length > 0 ? withExpertCache(plan, view, { fixedBytes: fixed, persistentResidentBytes: f.persistentResident, headroomBytes: budget.headroomBytes, readaheadBytes: budget.readaheadBytes, ...(input.routing ? { routing: input.routing } : {}), ...(input.routeTrace ? { trace: input.routeTrace } : {}), ...(input.measuredCompute ? { measuredCompute: input.measuredCompute } : {}), ...(input.expertRead ? { expertRead: input.expertRead } : {}) }) : plan;
+  return view.moe && view.moe.layers.length > 0 ? withExpertCache(plan, view, { fixedBytes: fixed, persistentResidentBytes: f.persistentResident, headroomBytes: budget.headroomBytes, readaheadBytes: budget.readaheadBytes, ...(input.routing ? { routing: input.routing } : {}), ...(input.routeTrace ? { trace: input.routeTrace } : {}), ...(input.measuredCompute ? { measuredCompute: input.measuredCompute } : {}), ...(input.expertRead ? { expertRead: input.expertRead } : {}), ...(input.readAheadShare !== undefined ? { readAheadShare: input.readAheadShare } : {}) }) : plan;
 }
 
 /** Each figure of the plan with the formula that gives it. */

@@ -43,6 +43,8 @@ export interface LoadMachine {
   compute?: ComputeLookup;
   /** A mixture of experts: the device's rate in reads of one expert's slice (node/disk-bw.ts); absent: not measured. */
   expertRead?: { bytesPerS: number; source: string } | null;
+  /** A mixture of experts: the share of the cache's reads earlier runs read ahead (node/routing-cache.ts); null: not measured. */
+  readAheadShare?: number | null;
 }
 
 export interface PrepareInput {
@@ -163,6 +165,7 @@ function planInput(s: RunSettings, shape: RunShape, m: LoadMachine, ramBytes: nu
     ...(m.routeTrace ? { routeTrace: m.routeTrace } : {}),
     ...(measured ? { measuredCompute: measured } : {}),
     ...(m.expertRead ? { expertRead: m.expertRead } : {}),
+    ...(m.readAheadShare != null ? { readAheadShare: m.readAheadShare } : {}),
     ...(m.rpcNodes && m.rpcNodes.length > 0 ? { remote: m.rpcNodes } : {}),
     ...(draft ? { draft: draft(shape.ctx) } : {}),
   };
