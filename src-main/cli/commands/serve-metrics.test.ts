@@ -92,6 +92,10 @@ describe('GET /metrics', () => {
     await reader?.read();
     expect((await metrics())['llamacpp:requests_processing']).toBe(1);
     gone.abort();
+    // The cancelled generation decodes until the worker sees the cancel: the counters of the
+    // tests after this one start once it has ended.
+    for (let i = 0; i < 300 && (await metrics())['llamacpp:requests_processing'] !== 0; i++) await new Promise((r) => setTimeout(r, 100));
+    expect((await metrics())['llamacpp:requests_processing']).toBe(0);
   });
 
   const llama = async (s: Served, body: object) => {
@@ -102,7 +106,14 @@ describe('GET /metrics', () => {
   const value = (m: Record<string, number>, name: string) => m[`llamacpp:${name}`] ?? NaN;
 
   it("counts one sequence's llama_decode calls: the prompt's (one micro-batch here) and one per token after the first; one busy slot each; the longest sequence", async () => {
-    const before = await metrics();
+    // Counted from a server at rest: no decode of an earlier request still in flight.
+    let before = await metrics();
+    for (let i = 0; i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const again = await metrics();
+      if (value(again, 'n_decode_total') === value(before, 'n_decode_total')) break;
+      before = again;
+    }
     // ignore_eos: the answer runs to n_predict, so the count is known.
     const r = await llama(withMetrics, { prompt: 'A prompt shorter than one micro-batch', n_predict: 7, ignore_eos: true });
     expect([r.tokens_predicted, r.stop_type]).toEqual([7, 'limit']);
