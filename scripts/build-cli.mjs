@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
-export async function buildCli() {
+/** `outdir` (default out/cli) and source maps: the GPU bundle builds its own copy, without maps. */
+export async function buildCli({ outdir = 'out/cli', sourcemap = 'linked' } = {}) {
   await build({
     absWorkingDir: root,
     entryPoints: {
@@ -17,7 +18,7 @@ export async function buildCli() {
       'gpu-probe': 'src-main/worker/gpu-probe-main.ts',
       'template-render': 'src-main/worker/template-render-main.ts',
     },
-    outdir: 'out/cli',
+    outdir,
     outExtension: { '.js': '.mjs' },
     bundle: true,
     splitting: true,
@@ -25,7 +26,7 @@ export async function buildCli() {
     platform: 'node',
     target: 'node20',
     packages: 'external',
-    sourcemap: 'linked',
+    sourcemap,
     logLevel: 'warning',
     define: {
       __RAMFORGE_VERSION__: JSON.stringify(pkg.version),

@@ -114,8 +114,6 @@ function copyApp(app) {
   const copy = (rel, filter) => cpSync(join(root, rel), join(app, rel), { recursive: true, filter });
   for (const f of ['package.json', 'bin/ramforge.mjs', 'scripts/llama-cpp.mjs', 'scripts/gpu-check.mjs', 'scripts/gpu-agreement.mjs']) copy(f);
   copy('native', (src) => relative(join(root, 'native'), src).split('/')[0] !== 'build');
-  // Source maps are for debugging here; they would double the CLI's size.
-  copy('out/cli', (src) => !src.endsWith('.map'));
   for (const p of PACKAGES) {
     // node_modules may be a symlink (a worktree's): copy what it points at.
     cpSync(join(root, 'node_modules', p), join(app, 'node_modules', p), { recursive: true, dereference: true });
@@ -132,8 +130,6 @@ const sha256 = (file) => createHash('sha256').update(readFileSync(file)).digest(
 
 export async function makeBundle(dirArg) {
   const dir = resolve(dirArg);
-  log('bundling the CLI and the worker');
-  await buildCli();
   const node = nodeArchive();
   const source = sourceTarball();
   rmSync(dir, { recursive: true, force: true });
@@ -141,6 +137,10 @@ export async function makeBundle(dirArg) {
   copyFileSync(node, join(dir, 'node.tar.xz'));
   copyFileSync(source, join(dir, 'llama.cpp.tar.xz'));
   copyApp(join(dir, 'app'));
+  log('bundling the CLI and the worker');
+  // Into the bundle itself, without source maps (they would double its size): rebuilding the
+  // repository's out/cli in place rewrote files under tests running from it at the same time.
+  await buildCli({ outdir: join(dir, 'app', 'out', 'cli'), sourcemap: false });
   copyFileSync(join(root, 'scripts', 'gpu-bundle-run.sh'), join(dir, 'run'));
   chmodSync(join(dir, 'run'), 0o755);
   writeFileSync(join(dir, 'node-version'), pkg.gpuBundle.node.version + '\n');
